@@ -1,0 +1,236 @@
+"""Read and check a capture bundle (docs/bundle-format.md) without trusting it.
+
+`open_bundle` streams the archive's members into a private temporary directory, refusing links,
+devices, absolute or `..` names, duplicates, oversized members and archives, then validates the
+manifest and checks each listed file's size and SHA-256. Nothing is written to the store here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tarfile
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from pydantic import ValidationError
+
+from .manifest import Manifest, capture_id, describe_validation_error
+
+MANIFEST = "manifest.json"
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_member_bytes: int = int(os.environ.get("IOLENS_MAX_MEMBER_BYTES", 2 << 30))
+    max_total_bytes: int = int(os.environ.get("IOLENS_MAX_BUNDLE_BYTES", 8 << 30))
+    max_members: int = 10_000
+    max_manifest_bytes: int = 16 << 20
+
+
+class BundleError(ValueError):
+    """The bundle is unusable. `detail` says where: file, field, line."""
+
+    def __init__(self, message: str, detail: dict[str, Any] | list[Any] | None = None, status: int = 400):
+        super().__init__(message)
+        self.message = message
+        self.detail = detail
+        self.status = status
+
+    def __str__(self) -> str:
+        if isinstance(self.detail, dict) and self.detail:
+            where = ", ".join(f"{k}={v}" for k, v in self.detail.items() if k != "errors")
+            errors = self.detail.get("errors")
+            extra = ""
+            if errors:
+                extra = "; " + "; ".join(f"{e['field']}: {e['message']}" for e in errors[:5])
+            return f"{self.message} ({where}){extra}" if where else f"{self.message}{extra}"
+        return self.message
+
+
+@dataclass
+class OpenBundle:
+    source: str                 # the name the user knows the bundle by (upload name or path)
+    root: Path                  # temporary directory holding the checked members
+    manifest: Manifest
+    raw_manifest: dict[str, Any]
+    capture_id: str
+    sha256: str                 # of the archive's bytes
+    size: int
+    unlisted: list[str] = field(default_factory=list)
+
+    def path(self, member: str) -> Path:
+        return self.root / member
+
+    def read_text(self, member: str) -> str:
+        data = self.path(member).read_bytes()
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data[: exc.start].count(b"\n") + 1
+            raise BundleError(
+                "file is not valid UTF-8 text", {"file": member, "line": line, "byte": exc.start}
+            ) from exc
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _member_name(name: str) -> str:
+    """Normalise 'a/./b', './manifest.json'; refuse absolute and '..' names."""
+    if name.startswith("/") or "\x00" in name:
+        raise BundleError("archive member has an absolute path", {"file": name})
+    parts = [p for p in PurePosixPath(name).parts if p not in (".", "")]
+    if any(p == ".." for p in parts):
+        raise BundleError("archive member points outside the archive root ('..')", {"file": name})
+    return "/".join(parts)
+
+
+@contextmanager
+def open_bundle(archive: Path, source: str | None = None, limits: Limits = Limits()) -> Iterator[OpenBundle]:
+    """Check `archive` and yield it unpacked in a temporary directory, removed afterwards."""
+    source = source or archive.name
+    size = archive.stat().st_size
+    digest = file_sha256(archive)
+    root = Path(tempfile.mkdtemp(prefix="iolens-bundle-"))
+    try:
+        _extract(archive, source, root, limits)
+        bundle = _check(root, source, limits)
+        bundle.sha256 = digest
+        bundle.size = size
+        yield bundle
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _extract(archive: Path, source: str, root: Path, limits: Limits) -> None:
+    try:
+        tar = tarfile.open(archive, mode="r:*")
+    except (tarfile.TarError, EOFError, OSError) as exc:
+        raise BundleError(
+            f"{source} is not a tar archive (plain or gzip): {exc}", {"file": source}, status=415
+        ) from exc
+    seen: set[str] = set()
+    total = 0
+    count = 0
+    with tar:
+        try:
+            for member in tar:
+                count += 1
+                if count > limits.max_members:
+                    raise BundleError(f"archive has more than {limits.max_members} members", {"file": source}, 413)
+                name = _member_name(member.name)
+                if member.issym() or member.islnk():
+                    raise BundleError("archive member is a link; bundles hold regular files only", {"file": member.name})
+                if member.isdir():
+                    if name:
+                        (root / name).mkdir(parents=True, exist_ok=True)
+                    continue
+                if not member.isreg():
+                    raise BundleError("archive member is not a regular file (device, FIFO...)", {"file": member.name})
+                if not name:
+                    raise BundleError("archive member has an empty name", {"file": member.name})
+                if name in seen:
+                    raise BundleError("archive holds the same member twice", {"file": name})
+                seen.add(name)
+                if member.size > limits.max_member_bytes:
+                    raise BundleError(
+                        f"archive member is larger than the limit of {limits.max_member_bytes} bytes",
+                        {"file": name, "size": member.size, "limit": limits.max_member_bytes},
+                        413,
+                    )
+                total += member.size
+                if total > limits.max_total_bytes:
+                    raise BundleError(
+                        f"archive unpacks to more than {limits.max_total_bytes} bytes", {"file": source}, 413
+                    )
+                target = root / name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                fileobj = tar.extractfile(member)
+                assert fileobj is not None
+                with fileobj, target.open("xb") as out:
+                    shutil.copyfileobj(fileobj, out, 1 << 20)
+        except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
+            if isinstance(exc, BundleError):
+                raise
+            raise BundleError(
+                f"{source} is truncated or corrupt: {exc}", {"file": source, "after_member": count}
+            ) from exc
+
+
+def _check(root: Path, source: str, limits: Limits) -> OpenBundle:
+    manifest_path = root / MANIFEST
+    if not manifest_path.is_file():
+        raise BundleError("bundle has no manifest.json at its root", {"file": source})
+    if manifest_path.stat().st_size > limits.max_manifest_bytes:
+        raise BundleError("manifest.json is too large", {"file": MANIFEST}, 413)
+    text = manifest_path.read_bytes().decode("utf-8", errors="replace")
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BundleError(
+            f"manifest.json is not valid JSON: {exc.msg}",
+            {"file": MANIFEST, "line": exc.lineno, "column": exc.colno},
+        ) from exc
+    if not isinstance(raw, dict):
+        raise BundleError("manifest.json must hold a JSON object", {"file": MANIFEST, "field": "(root)"})
+    try:
+        manifest = Manifest.model_validate(raw)
+    except ValidationError as exc:
+        errors = describe_validation_error(exc)
+        first = errors[0]
+        raise BundleError(
+            f"manifest.json: field {first['field']}: {first['message']}",
+            {"file": MANIFEST, "field": first["field"], "errors": errors},
+            422,
+        ) from exc
+
+    listed: set[str] = set()
+    run_ids: set[str] = set()
+    for i, run in enumerate(manifest.runs):
+        if run.id in run_ids:
+            raise BundleError("two runs have the same id", {"file": MANIFEST, "field": f"runs[{i}].id"}, 422)
+        run_ids.add(run.id)
+    for run_id, art in manifest.all_artifacts():
+        name = _member_name(art.path)
+        where = {"file": name, "field": "artifacts", "run": run_id}
+        if name in listed:
+            raise BundleError("manifest lists the same file twice", where, 422)
+        listed.add(name)
+        path = root / name
+        if not path.is_file():
+            raise BundleError("file listed in manifest.json is missing from the archive", where, 422)
+        actual = path.stat().st_size
+        if actual != art.size:
+            raise BundleError(
+                f"file size {actual} does not match manifest.json ({art.size})", {**where, "field": "size"}, 422
+            )
+        if file_sha256(path) != art.sha256:
+            raise BundleError("file SHA-256 does not match manifest.json", {**where, "field": "sha256"}, 422)
+
+    unlisted = sorted(
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*")
+        if p.is_file() and p.relative_to(root).as_posix() not in listed | {MANIFEST}
+    )
+    return OpenBundle(
+        source=source,
+        root=root,
+        manifest=manifest,
+        raw_manifest=raw,
+        capture_id=capture_id(raw),
+        sha256="",
+        size=0,
+        unlisted=unlisted,
+    )
