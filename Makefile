@@ -1,0 +1,64 @@
+# iolens: `make demo` and `make test` do all set-up on a fresh Debian machine.
+SHELL := /bin/bash
+UV := $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
+DEMO_DIR ?= .demo
+DEMO_DB ?= $(DEMO_DIR)/iolens.duckdb
+HOST ?= 127.0.0.1
+PORT ?= 8000
+DATASETS := $(sort $(wildcard datasets/*/*.iolens.tar.gz))
+
+.PHONY: help deps deps-system deps-python deps-node build api-client demo serve test test-python \
+        test-unit test-e2e typecheck clean
+
+help:
+	@echo "make demo   install, build, load datasets/ and serve on http://$(HOST):$(PORT)/"
+	@echo "make test   install what tests need and run every suite (Python, TypeScript, browser)"
+	@echo "make build  build the frontend into frontend/dist"
+	@echo "make api-client  regenerate frontend/src/api/schema.d.ts from the backend's OpenAPI schema"
+
+deps: deps-system deps-python deps-node
+
+deps-system:
+	@bash scripts/install-system-deps.sh
+
+$(UV):
+	@echo "installing uv (Python package manager) from PyPI ..." >&2
+	python3 -m pip install --quiet --user uv || python3 -m pip install --quiet --break-system-packages --user uv
+
+deps-python: $(UV)
+	$(UV) sync --frozen --quiet
+
+deps-node: node_modules/.package-lock.json
+
+node_modules/.package-lock.json: package-lock.json package.json frontend/package.json
+	npm ci --no-audit --no-fund --loglevel=error
+
+build: deps-python deps-node
+	npm run --silent build
+
+api-client: deps-python deps-node
+	npm run --silent gen:api
+
+demo: deps build
+	@mkdir -p $(DEMO_DIR)
+	$(UV) run iolens ingest --db $(DEMO_DB) $(DATASETS)
+	$(UV) run iolens serve --db $(DEMO_DB) --host $(HOST) --port $(PORT)
+
+serve: build
+	$(UV) run iolens serve --host $(HOST) --port $(PORT)
+
+test: deps build
+	$(MAKE) --no-print-directory test-python test-unit test-e2e
+
+test-python: deps-python
+	$(UV) run pytest -q
+
+test-unit: deps-node
+	npm run --silent typecheck
+	npm run --silent test:unit
+
+test-e2e: build
+	npm run --silent test:e2e
+
+clean:
+	rm -rf frontend/dist $(DEMO_DIR) .pytest_cache frontend/test-results frontend/playwright-report
