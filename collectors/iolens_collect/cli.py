@@ -1,0 +1,153 @@
+"""Command line of iolens-collect (argparse); the work is done in capture.py."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from typing import List, Optional
+
+from . import __version__
+from .capture import EXIT_INTERRUPTED, CaptureError, Options, run
+
+RUN_DESCRIPTION = """\
+Run an fio workload on this host, --repeat times, and write a capture bundle
+(docs/bundle-format.md) with fio's JSON output, the job file and host facts
+(kernel, CPU, memory, cgroup, and the block device and file system under each
+file fio uses).
+
+Safety: the collector never lets fio write to a block device or to a file that
+exists before the capture, unless --allow-destructive is given. Files fio
+creates are removed at the end unless --keep-files.
+"""
+
+RUN_EPILOG = """\
+examples:
+  iolens-collect run --label ext4-4k --tag fs=ext4 --repeat 3 --fio job.fio -o ext4.iolens.tar.gz
+  iolens-collect run --label quick --fio-args='--name=w --rw=randwrite --bs=4k --size=64m \\
+      --filename=/mnt/test/w.dat' -o quick.iolens.tar.gz
+
+exit status: 0 captured; 1 fio failed (the bundle is still written when a run
+produced JSON); 2 bad input; 3 refused by the safety rule; 130 interrupted.
+"""
+
+
+def _tag(text: str):
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected K=V, got {text!r}")
+    return key.strip(), value
+
+
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {n}")
+    return n
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="iolens-collect",
+        description="Capture fio runs and host facts into an iolens bundle.",
+        allow_abbrev=False,
+    )
+    parser.add_argument("--version", action="version", version=f"iolens-collect {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    r = sub.add_parser(
+        "run",
+        help="run an fio workload and write a bundle",
+        description=RUN_DESCRIPTION,
+        epilog=RUN_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
+    )
+    r.add_argument("--label", required=True, metavar="NAME",
+                   help="name of this capture, 1-200 characters (required)")
+    r.add_argument("--tag", action="append", type=_tag, default=[], metavar="K=V",
+                   help="a comparison axis such as fs=ext4; repeat for more (default: no tags)")
+    r.add_argument("--repeat", type=_positive, default=1, metavar="N",
+                   help="run the workload N times; fio failing stops the repeats (default: 1)")
+    src = r.add_mutually_exclusive_group(required=True)
+    src.add_argument("--fio", metavar="JOBFILE", dest="fio_jobfile",
+                     help="fio job file to run ('-' reads standard input); stored in the bundle "
+                          "as workload/job.fio (no default: one of --fio/--fio-args is required)")
+    src.add_argument("--fio-args", metavar="'ARGS'",
+                     help="fio options as one string, split like a shell, e.g. "
+                          "--fio-args '--name=w --rw=write --size=64m'; an equivalent job file "
+                          "is stored as workload/job.fio (no default: one of --fio/--fio-args is "
+                          "required)")
+    r.add_argument("--allow-destructive", action="store_true",
+                   help="let fio write to block devices and to files that already exist "
+                        "(default: off, such targets are refused)")
+    r.add_argument("--keep-files", action="store_true",
+                   help="keep the data files fio created (default: off, they are removed)")
+    r.add_argument("--force", action="store_true",
+                   help="overwrite the bundle file if it exists (default: off, refuse)")
+    r.add_argument("-o", "--output", required=True, metavar="BUNDLE",
+                   help="bundle file to write, by convention NAME.iolens.tar.gz (required)")
+    return parser
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _attach_fio_args(argv: List[str]) -> List[str]:
+    """`--fio-args '--bs=4k'` -> `--fio-args=--bs=4k`: argparse would take a lone '--bs=4k' for an
+    option of ours (a value with a space in it is already accepted as it is)."""
+    out: List[str] = []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--":
+            out.extend(argv[i:])
+            break
+        if argv[i] == "--fio-args" and i + 1 < len(argv):
+            out.append("--fio-args=" + argv[i + 1])
+            i += 2
+            continue
+        out.append(argv[i])
+        i += 1
+    return out
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(_attach_fio_args(argv))  # exits 2 on bad usage, 0 for --help/--version
+    tags = {}
+    for key, value in args.tag:
+        if key in tags:
+            parser.error(f"--tag {key} given twice")
+        tags[key] = value
+    opts = Options(
+        label=args.label, output=args.output, tags=tags, repeat=args.repeat,
+        fio_jobfile=args.fio_jobfile, fio_args=args.fio_args,
+        allow_destructive=args.allow_destructive, keep_files=args.keep_files,
+        force=args.force, argv=argv,
+    )
+    # SIGTERM behaves like Ctrl-C: fio is stopped and its files are removed.
+    previous = None
+    try:
+        previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    except ValueError:  # not the main thread
+        pass
+    try:
+        return run(opts)
+    except CaptureError as exc:
+        sys.stderr.write(f"iolens-collect: error: {exc}\n")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("\niolens-collect: interrupted; fio stopped, its files removed, no bundle written\n")
+        return EXIT_INTERRUPTED
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
