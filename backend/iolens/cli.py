@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import logging
 import mimetypes
@@ -165,23 +164,10 @@ def _ingest_remote(server: str, bundles: list[str]) -> int:
     return 1 if failed else 0
 
 
-CONVERTERS = ("fio-json",)
-
-
 def cmd_convert(args: argparse.Namespace) -> int:
-    from .formats.errors import FormatError
-    from .formats.fio_json import parse_fio_json
+    from . import converters
 
-    text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8", errors="replace")
-    source = "<stdin>" if args.file == "-" else args.file
-    try:
-        result = parse_fio_json(text, source=source)
-    except FormatError as exc:
-        print(f"iolens convert: {exc}", file=sys.stderr)
-        return 1
-    json.dump(dataclasses.asdict(result), sys.stdout, indent=2, default=str)
-    sys.stdout.write("\n")
-    return 0
+    return converters.run(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -212,10 +198,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="upload to a running `iolens serve` instead (e.g. http://127.0.0.1:8000)")
     i.set_defaults(func=cmd_ingest)
 
-    c = sub.add_parser("convert", help="parse a tool's output and print it as JSON rows")
-    c.add_argument("format", choices=CONVERTERS, help="input format")
-    c.add_argument("file", help="input file, or - for standard input")
-    c.add_argument("--to", choices=["json"], default="json", help="output format (default: json)")
+    c = sub.add_parser("convert", help="parse a tool's output and print it (iolens convert FORMAT --help)")
+    from . import converters
+
+    converters.add_parsers(c)
     c.set_defaults(func=cmd_convert)
     return p
 
