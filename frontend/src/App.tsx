@@ -1,0 +1,100 @@
+import { useEffect, useMemo, useState } from 'react';
+import { fetchHealth } from './api/client';
+import { useQuery } from './api/useQuery';
+import { copyText } from './components/copy';
+import { installShortcuts, SHORTCUTS, useShortcut } from './components/shortcuts';
+import { flash, Toast } from './components/Toast';
+import { CapturePage } from './pages/CapturePage';
+import { ComparePage } from './pages/ComparePage';
+import { BadUrlPage, NotFoundPage } from './pages/BadUrlPage';
+import { LibraryPage } from './pages/LibraryPage';
+import { Link, useLocation } from './state/router';
+import { parseUrl } from './state/url';
+
+export function App() {
+  const loc = useLocation();
+  const parsed = useMemo(() => parseUrl(loc.pathname, loc.search), [loc.pathname, loc.search]);
+  const [help, setHelp] = useState(false);
+  const health = useQuery('health', () => fetchHealth());
+
+  useEffect(() => installShortcuts(), []);
+  useShortcut('?', () => setHelp((h) => !h));
+  useShortcut('Escape', () => setHelp(false), help);
+  useShortcut('y', () => {
+    void copyText(window.location.href).then((ok) => flash(ok ? 'Link copied' : 'Could not copy: use the address bar'));
+  });
+
+  const v = parsed.view;
+  useEffect(() => {
+    const titles: Record<string, string> = { library: 'Library', capture: 'Capture', compare: 'Compare', 'not-found': 'Not found', 'bad-url': 'Bad link' };
+    document.title = `${titles[v.page] ?? ''} · iolens`;
+  }, [v.page]);
+
+  return (
+    <div className="app">
+      <header className="topbar">
+        <Link to="/" className="brand">
+          <svg width="16" height="16" viewBox="0 0 16 16" aria-hidden="true">
+            <circle cx="8" cy="8" r="5.5" fill="none" stroke="currentColor" strokeWidth="2.2" />
+            <line x1="12" y1="12" x2="15" y2="15" stroke="currentColor" strokeWidth="2.2" strokeLinecap="round" />
+          </svg>
+          iolens
+        </Link>
+        <nav className="topnav">
+          <Link to="/" className={v.page === 'library' ? 'active' : ''}>
+            Library
+          </Link>
+          {v.page === 'compare' && <span className="active">Compare</span>}
+          {v.page === 'capture' && <span className="active">Capture</span>}
+        </nav>
+        <div className="topbar-right">
+          {health.data && (
+            <span className="muted" title={`iolens server ${health.data.version}, ${health.data.captures} captures`}>
+              v{health.data.version}
+            </span>
+          )}
+          {health.error && (
+            <span className="server-down" title={health.error.message}>
+              server unreachable
+            </span>
+          )}
+          <button type="button" className="link-button" onClick={() => setHelp(true)} title="Keyboard shortcuts (?)">
+            Shortcuts <kbd>?</kbd>
+          </button>
+        </div>
+      </header>
+      <main className="content">
+        {v.page === 'library' && <LibraryPage view={v} problems={parsed.problems} />}
+        {v.page === 'capture' && <CapturePage id={v.id} />}
+        {v.page === 'compare' && <ComparePage view={v} problems={parsed.problems} />}
+        {v.page === 'not-found' && <NotFoundPage path={v.path} />}
+        {v.page === 'bad-url' && <BadUrlPage path={v.path} problems={v.problems} />}
+      </main>
+      {help && (
+        <div className="modal-backdrop" onClick={() => setHelp(false)}>
+          <div className="modal" role="dialog" aria-label="Keyboard shortcuts" onClick={(e) => e.stopPropagation()}>
+            <div className="modal-head">
+              <h2>Keyboard shortcuts</h2>
+              <button type="button" className="icon-button" onClick={() => setHelp(false)} aria-label="Close">
+                ×
+              </button>
+            </div>
+            <table className="shortcuts">
+              <tbody>
+                {SHORTCUTS.map((s) => (
+                  <tr key={s.key}>
+                    <td>
+                      <kbd>{s.key}</kbd>
+                    </td>
+                    <td>{s.what}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </div>
+      )}
+      <Toast />
+    </div>
+  );
+}

@@ -1,0 +1,67 @@
+// The typed API client. Types come from schema.d.ts, generated from the backend's OpenAPI schema
+// by `npm run gen:api`: never edit them by hand, change backend/iolens/api/models.py instead.
+import createClient from 'openapi-fetch';
+import type { components, paths } from './schema';
+
+export type Schemas = components['schemas'];
+export type Health = Schemas['Health'];
+export type CapturePublic = Schemas['CapturePublic'];
+export type CaptureCreated = Schemas['CaptureCreated'];
+export type CaptureDetail = Schemas['CaptureDetail'];
+export type FioComparison = Schemas['FioComparison'];
+export type FioGroup = Schemas['FioGroup'];
+export type MetricRow = Schemas['MetricRow'];
+export type StatCell = Schemas['StatCell'];
+export type ComparedCapture = Schemas['ComparedCapture'];
+export type ErrorBody = Schemas['ErrorBody'];
+
+export const api = createClient<paths>({ baseUrl: '' });
+
+/** An API failure as shown to the user: the server's {error, detail}, or what went wrong on the way. */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly detail: unknown = null,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** Turn whatever came back with a non-2xx status into an ApiError. */
+export function toApiError(status: number, body: unknown, statusText = ''): ApiError {
+  if (body && typeof body === 'object' && 'error' in body && typeof (body as ErrorBody).error === 'string') {
+    const b = body as ErrorBody;
+    return new ApiError(b.error, status, b.detail ?? null);
+  }
+  // FastAPI's own validation errors: {"detail": [...]}.
+  if (body && typeof body === 'object' && 'detail' in body) {
+    const d = (body as { detail: unknown }).detail;
+    return new ApiError(typeof d === 'string' ? d : `Request rejected (HTTP ${status})`, status, typeof d === 'string' ? null : d);
+  }
+  if (typeof body === 'string' && body.trim()) return new ApiError(body.trim().slice(0, 300), status);
+  return new ApiError(`HTTP ${status}${statusText ? ` ${statusText}` : ''}`, status);
+}
+
+/** Unwrap an openapi-fetch result: the data, or an ApiError. */
+export async function unwrap<T>(p: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  let r: { data?: T; error?: unknown; response: Response };
+  try {
+    r = await p;
+  } catch (e) {
+    if (e instanceof DOMException && e.name === 'AbortError') throw e;
+    throw new ApiError(`Cannot reach the iolens server (${e instanceof Error ? e.message : String(e)})`, 0);
+  }
+  if (r.response.ok && r.data !== undefined) return r.data;
+  throw toApiError(r.response.status, r.error, r.response.statusText);
+}
+
+export const fetchHealth = (signal?: AbortSignal) => unwrap(api.GET('/api/health', { signal }));
+export const fetchCaptures = (signal?: AbortSignal) => unwrap(api.GET('/api/captures', { signal }));
+export const fetchCapture = (id: string, signal?: AbortSignal) =>
+  unwrap(api.GET('/api/captures/{capture_id}', { params: { path: { capture_id: id } }, signal }));
+export const fetchFioComparison = (captures: string[], baseline: string, signal?: AbortSignal) =>
+  unwrap(api.GET('/api/compare/fio', { params: { query: { captures: captures.join(','), baseline } }, signal }));
+
+export const bundleUrl = (id: string) => `/api/captures/${encodeURIComponent(id)}/bundle`;

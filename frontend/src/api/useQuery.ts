@@ -1,0 +1,67 @@
+// Fetch-on-render with a small shared cache: components asking for the same key (the notebook
+// header and each fio cell ask for the same comparison) share one request.
+import { useCallback, useEffect, useState } from 'react';
+import { ApiError } from './client';
+
+interface Entry {
+  promise: Promise<unknown>;
+  data?: unknown;
+  error?: ApiError;
+}
+const cache = new Map<string, Entry>();
+const listeners = new Set<() => void>();
+
+function load<T>(key: string, fetcher: () => Promise<T>): Entry {
+  let e = cache.get(key);
+  if (!e) {
+    const entry: Entry = { promise: Promise.resolve() };
+    entry.promise = fetcher().then(
+      (d) => {
+        entry.data = d;
+      },
+      (err: unknown) => {
+        entry.error = err instanceof ApiError ? err : new ApiError(String(err), 0);
+      },
+    );
+    cache.set(key, entry);
+    e = entry;
+  }
+  return e;
+}
+
+/** Forget cached answers whose key starts with `prefix` and re-fetch the ones on screen. */
+export function invalidate(prefix: string): void {
+  for (const k of [...cache.keys()]) if (k.startsWith(prefix)) cache.delete(k);
+  listeners.forEach((l) => l());
+}
+
+export interface QueryResult<T> {
+  data: T | undefined;
+  error: ApiError | undefined;
+  loading: boolean;
+}
+
+export function useQuery<T>(key: string | null, fetcher: () => Promise<T>): QueryResult<T> {
+  const [, setTick] = useState(0);
+  const bump = useCallback(() => setTick((t) => t + 1), []);
+  useEffect(() => {
+    listeners.add(bump);
+    return () => {
+      listeners.delete(bump);
+    };
+  }, [bump]);
+  const entry = key === null ? undefined : load(key, fetcher);
+  useEffect(() => {
+    if (!entry || 'data' in entry || entry.error) return;
+    let live = true;
+    entry.promise.then(() => live && bump());
+    return () => {
+      live = false;
+    };
+  }, [entry, bump]);
+  return {
+    data: entry?.data as T | undefined,
+    error: entry?.error,
+    loading: !!entry && !('data' in entry) && !entry.error,
+  };
+}

@@ -1,0 +1,35 @@
+import type { ComponentType } from 'react';
+
+/** What every cell gets to know about the notebook it sits in. */
+export interface NotebookContext {
+  /** Capture ids in the order of the URL (colours follow this order). */
+  captures: string[];
+  baseline: string;
+}
+
+export interface CellProps<S> {
+  ctx: NotebookContext;
+  state: S;
+  setState: (s: S) => void;
+  /** Whether the cell spans the notebook's full width (wide tables may use more room). */
+  full: boolean;
+}
+
+export interface CellKind<S> {
+  /** URL name of the kind: [a-z][a-z0-9_-]*. Never rename one: old links name it. */
+  kind: string;
+  title: string;
+  /** One line for the "add cell" menu. */
+  description: string;
+  defaultState: S;
+  /** State -> its part of the URL. The default state should encode to ''. */
+  encode: (s: S) => string;
+  /** Its part of the URL -> state, or an Error saying what is wrong. Must not throw. */
+  decode: (s: string) => S | Error;
+  Component: ComponentType<CellProps<S>>;
+}
+
+/** Helper to declare a kind with its state type checked, stored type-erased in the registry. */
+export function defineCell<S>(k: CellKind<S>): CellKind<unknown> {
+  return k as unknown as CellKind<unknown>;
+}

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { formatBytes, formatDate, formatDuration, formatRatio, formatSpread, formatValue, scaleFor } from './format';
+
+describe('formatValue', () => {
+  it.each([
+    [171234, '171.2k IO/s'],
+    [1_600_000, '1.600M IO/s'],
+    [12345, '12.35k IO/s'],
+    [999.96, '1.000k IO/s'],
+    [845, '845 IO/s'],
+    [84.5, '84.5 IO/s'],
+    [0, '0 IO/s'],
+  ])('IOPS %s -> %s', (v, s) => expect(formatValue(v, 'IO/s')).toBe(s));
+
+  it.each([
+    [701374464, '668.9 MiB/s'],
+    [1.5 * 1024 ** 3, '1.500 GiB/s'],
+    [12.5 * 1024, '12.50 KiB/s'],
+    [512, '512 B/s'],
+  ])('bandwidth %s -> %s', (v, s) => expect(formatValue(v, 'B/s')).toBe(s));
+
+  it.each([
+    [845_100, '845 µs'],
+    [1_234_000, '1.23 ms'],
+    [84_500, '84.5 µs'],
+    [999, '999 ns'],
+    [999_700, '1.00 ms'],
+    [2_500_000_000, '2.50 s'],
+    [450, '450 ns'],
+  ])('latency %s ns -> %s', (v, s) => expect(formatValue(v, 'ns')).toBe(s));
+
+  it('CPU percent', () => {
+    expect(formatValue(12.34, '%')).toBe('12.3 %');
+    expect(formatValue(0, '%')).toBe('0.0 %');
+  });
+
+  it('missing values and unknown units', () => {
+    expect(formatValue(null, 'ns')).toBe('–');
+    expect(formatValue(Number.NaN, 'ns')).toBe('–');
+    expect(formatValue(1500, 'inodes/s')).toBe('1.5k inodes/s');
+  });
+
+  it('negative values keep an ASCII minus', () => {
+    expect(formatValue(-1234000, 'ns')).toBe('-1.23 ms');
+  });
+});
+
+describe('formatSpread', () => {
+  it('± stddev in the scale and decimals of the mean when n >= 3', () => {
+    expect(formatSpread({ n: 3, mean: 171234, stddev: 1245, min: 170010, max: 172500 }, 'IO/s')).toBe('±1.2k');
+    expect(formatSpread({ n: 3, mean: 845_100, stddev: 5_150, min: 839_900, max: 850_200 }, 'ns')).toBe('±5 µs');
+    expect(formatSpread({ n: 3, mean: 1_234_000, stddev: 52_000, min: 1e6, max: 1.3e6 }, 'ns')).toBe('±0.05 ms');
+    expect(formatSpread({ n: 4, mean: 701374464, stddev: 5e6, min: 6e8, max: 7e8 }, 'B/s')).toBe('±4.8 MiB/s');
+  });
+  it('min–max when n = 2', () => {
+    expect(formatSpread({ n: 2, mean: 171255, stddev: 1760, min: 170010, max: 172500 }, 'IO/s')).toBe('170.0–172.5k');
+    expect(formatSpread({ n: 2, mean: 12.5, stddev: 0.4, min: 12.1, max: 12.9 }, '%')).toBe('12.1–12.9 %');
+  });
+  it('nothing for a single repeat', () => {
+    expect(formatSpread({ n: 1, mean: 5, stddev: null, min: 5, max: 5 }, '%')).toBe('');
+    expect(formatSpread({ n: 0, mean: null, stddev: null, min: null, max: null }, '%')).toBe('');
+  });
+});
+
+describe('formatRatio', () => {
+  it.each([
+    [1.123, '+12.3 %'],
+    [0.919, '-8.1 %'],
+    [1, '±0.0 %'],
+    [1.00004, '±0.0 %'],
+    [0.5, '-50.0 %'],
+    [25, '×25'],
+  ])('%s -> %s', (r, s) => expect(formatRatio(r)).toBe(s));
+  it('empty for missing ratios', () => {
+    expect(formatRatio(null)).toBe('');
+    expect(formatRatio(Number.POSITIVE_INFINITY)).toBe('');
+  });
+});
+
+describe('scaleFor', () => {
+  it('picks one scale for a mean so spread aligns', () => {
+    expect(scaleFor(171234, 'IO/s')).toEqual({ factor: 1000, suffix: 'k IO/s', decimals: 1 });
+    expect(scaleFor(845100, 'ns')).toEqual({ factor: 1000, suffix: ' µs', decimals: 0 });
+  });
+});
+
+describe('dates, durations, sizes', () => {
+  it('formats timestamps in UTC', () => {
+    expect(formatDate('2026-11-22T02:50:11.123456Z')).toBe('2026-11-22 02:50');
+    expect(formatDate('2026-11-22T03:50:11+01:00')).toBe('2026-11-22 02:50');
+    expect(formatDate('2026-11-22T02:50:11Z', true)).toBe('2026-11-22 02:50:11');
+    expect(formatDate('yesterday')).toBe('yesterday');
+    expect(formatDate(null)).toBe('–');
+  });
+  it('durations', () => {
+    expect(formatDuration('2026-11-22T02:50:12.000000Z', '2026-11-22T02:50:22.500000Z')).toBe('10.5 s');
+    expect(formatDuration('2026-11-22T02:50:00Z', '2026-11-22T02:52:03Z')).toBe('2 min 03 s');
+    expect(formatDuration(null, '2026-11-22T02:52:03Z')).toBe('');
+  });
+  it('sizes', () => {
+    expect(formatBytes(512)).toBe('512 B');
+    expect(formatBytes(18234)).toBe('17.8 KiB');
+    expect(formatBytes(48213)).toBe('47.1 KiB');
+    expect(formatBytes(3 * 1024 ** 3)).toBe('3.00 GiB');
+  });
+});

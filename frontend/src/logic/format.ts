@@ -1,0 +1,161 @@
+// Numbers with units, as shown everywhere in the UI. Pure; tests in format.test.ts.
+//
+// Units come from the API (MetricRow.unit): 'IO/s', 'B/s', 'ns', '%'. A value is shown in a
+// "scale" (k IO/s, MiB/s, µs, ...) chosen from its magnitude; a spread (± stddev, min–max) is
+// shown in the scale and with the decimals of the mean it belongs to, so the two line up.
+import { format as d3format } from 'd3-format';
+
+export interface Scale {
+  /** Divide a raw value by this. */
+  factor: number;
+  /** Text after the number: 'k IO/s', ' MiB/s', ' µs', ' %'. Starts with a space unless it is an SI prefix. */
+  suffix: string;
+  /** Decimals to print in this scale. */
+  decimals: number;
+}
+
+const BIN = ['B/s', 'KiB/s', 'MiB/s', 'GiB/s', 'TiB/s', 'PiB/s'];
+const SI = ['', 'k', 'M', 'G', 'T'];
+
+/** Decimals that give `sig` significant digits to a number of this magnitude (clamped to [0, max]). */
+function decimalsFor(scaled: number, sig: number, max: number): number {
+  const a = Math.abs(scaled);
+  if (!Number.isFinite(a) || a === 0) return 0;
+  const d = sig - 1 - Math.floor(Math.log10(a) + 1e-9);
+  return Math.max(0, Math.min(max, d));
+}
+
+/** The scale in which to show `v` of unit `unit`. */
+export function scaleFor(v: number, unit: string): Scale {
+  const a = Math.abs(v);
+  switch (unit) {
+    case 'IO/s': {
+      let i = 0;
+      while (i < SI.length - 1 && a >= 1000 ** (i + 1) * 0.99995) i++;
+      const factor = 1000 ** i;
+      const prefix = SI[i] ?? '';
+      // Plain counts below 1000 IO/s keep at most one decimal.
+      const decimals = i === 0 ? decimalsFor(v, 3, 1) : decimalsFor(v / factor, 4, 3);
+      return { factor, suffix: `${prefix} IO/s`, decimals };
+    }
+    case 'B/s': {
+      let i = 0;
+      while (i < BIN.length - 1 && a >= 1024 ** (i + 1) * 0.99995) i++;
+      const factor = 1024 ** i;
+      return { factor, suffix: ` ${BIN[i]}`, decimals: i === 0 ? 0 : decimalsFor(v / factor, 4, 3) };
+    }
+    case 'ns': {
+      // Three significant digits: 845 ns, 84.5 µs, 1.23 ms, 2.50 s.
+      const [factor, name] = a < 999.5 ? [1, 'ns'] : a < 999_500 ? [1e3, 'µs'] : a < 999_500_000 ? [1e6, 'ms'] : [1e9, 's'];
+      return { factor, suffix: ` ${name}`, decimals: factor === 1 ? 0 : decimalsFor(v / factor, 3, 2) };
+    }
+    case '%':
+      return { factor: 1, suffix: ' %', decimals: 1 };
+    default: {
+      return { factor: 1, suffix: unit ? ` ${unit}` : '', decimals: decimalsFor(v, 4, 3) };
+    }
+  }
+}
+
+const fixed = (v: number, decimals: number) => d3format(`,.${decimals}f`)(v).replace(/−/g, '-');
+
+/** A number in a given scale, without its unit: '171.2'. */
+export function formatInScale(v: number, s: Scale): string {
+  return fixed(v / s.factor, s.decimals);
+}
+
+/** A value with its unit: '171.2k IO/s', '668.9 MiB/s', '845 µs', '1.23 ms', '12.3 %'. */
+export function formatValue(v: number | null | undefined, unit: string): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
+  if (unit === '' || !['IO/s', 'B/s', 'ns', '%'].includes(unit)) {
+    return d3format('.4~s')(v).replace(/−/g, '-') + (unit ? ` ${unit}` : '');
+  }
+  const s = scaleFor(v, unit);
+  return formatInScale(v, s) + s.suffix;
+}
+
+/** Text after a spread number in the scale of its mean: the SI prefix alone for IO/s ('k'), the full unit otherwise. */
+function spreadSuffix(s: Scale, unit: string): string {
+  return unit === 'IO/s' ? s.suffix.replace(' IO/s', '') : s.suffix;
+}
+
+export interface SpreadInput {
+  n: number;
+  mean: number | null;
+  stddev: number | null;
+  min: number | null;
+  max: number | null;
+}
+
+/**
+ * The spread of repeats, in the scale of the mean: '±1.3k' (n >= 3, sample stddev),
+ * '170.0–172.5k' (n = 2: min–max), '' (n < 2).
+ */
+export function formatSpread(c: SpreadInput, unit: string): string {
+  if (c.mean === null || c.n < 2) return '';
+  const s = scaleFor(c.mean, unit);
+  const suffix = spreadSuffix(s, unit);
+  if (c.n >= 3 && c.stddev !== null) return `±${formatInScale(c.stddev, s)}${suffix}`;
+  if (c.min !== null && c.max !== null) return `${formatInScale(c.min, s)}–${formatInScale(c.max, s)}${suffix}`;
+  return '';
+}
+
+/** Ratio to the baseline as a signed percentage: 1.123 -> '+12.3 %', 0.919 -> '-8.1 %'. */
+export function formatRatio(ratio: number | null | undefined): string {
+  if (ratio === null || ratio === undefined || !Number.isFinite(ratio)) return '';
+  const pct = (ratio - 1) * 100;
+  const rounded = Math.round(pct * 10) / 10;
+  if (Math.abs(rounded) >= 1000) return `×${d3format('.3~r')(ratio)}`;
+  const sign = rounded > 0 ? '+' : rounded < 0 ? '-' : '±';
+  return `${sign}${fixed(Math.abs(rounded), 1)} %`;
+}
+
+/** A raw number for tooltips: full precision but readable ('171234.5', '0.0123'). */
+export function formatRaw(v: number): string {
+  if (Number.isInteger(v)) return String(v);
+  return d3format('.6~g')(v).replace(/−/g, '-');
+}
+
+/** Sizes of files: '18.2 KiB', '512 B'. */
+export function formatBytes(n: number | null | undefined): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return '–';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  let v = n;
+  while (i < units.length - 1 && Math.abs(v) >= 1024) {
+    v /= 1024;
+    i++;
+  }
+  return i === 0 ? `${v} B` : `${fixed(v, v >= 100 ? 0 : v >= 10 ? 1 : 2)} ${units[i]}`;
+}
+
+/** A timestamp as shown in tables, always UTC: '2026-11-22 02:50'. Unparseable input is returned as is. */
+export function formatDate(iso: string | null | undefined, seconds = false): string {
+  if (!iso) return '–';
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) {
+    // Date.parse rejects more than 3 fraction digits in some engines: retry without them.
+    const trimmed = iso.replace(/(\.\d{3})\d+/, '$1');
+    const t2 = Date.parse(trimmed);
+    if (Number.isNaN(t2)) return iso;
+    return fmtUtc(t2, seconds);
+  }
+  return fmtUtc(t, seconds);
+}
+
+function fmtUtc(t: number, seconds: boolean): string {
+  const s = new Date(t).toISOString(); // always UTC
+  return `${s.slice(0, 10)} ${s.slice(11, seconds ? 19 : 16)}`;
+}
+
+/** Wall time between two timestamps: '10.5 s', '2 min 03 s'; '' when either is missing. */
+export function formatDuration(startIso: string | null | undefined, endIso: string | null | undefined): string {
+  if (!startIso || !endIso) return '';
+  const a = Date.parse(startIso.replace(/(\.\d{3})\d+/, '$1'));
+  const b = Date.parse(endIso.replace(/(\.\d{3})\d+/, '$1'));
+  if (Number.isNaN(a) || Number.isNaN(b)) return '';
+  const s = (b - a) / 1000;
+  if (s < 60) return `${fixed(s, s < 10 ? 2 : 1)} s`;
+  const m = Math.floor(s / 60);
+  return `${m} min ${String(Math.round(s - m * 60)).padStart(2, '0')} s`;
+}

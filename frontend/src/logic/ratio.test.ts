@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { rangesOverlap, ratioTone } from './ratio';
+
+const c = (min: number, max: number, n = 3) => ({ n, mean: (min + max) / 2, min, max });
+
+describe('ratioTone', () => {
+  it('green when higher-is-better and clearly higher', () => {
+    expect(ratioTone(c(110, 120), c(90, 100), 'higher')).toBe('better');
+  });
+  it('red when higher-is-better and clearly lower', () => {
+    expect(ratioTone(c(80, 85), c(90, 100), 'higher')).toBe('worse');
+  });
+  it('lower-is-better flips the colours (latency, CPU)', () => {
+    expect(ratioTone(c(80, 85), c(90, 100), 'lower')).toBe('better');
+    expect(ratioTone(c(110, 120), c(90, 100), 'lower')).toBe('worse');
+  });
+  it('grey when the min–max ranges overlap, whatever the direction', () => {
+    expect(ratioTone(c(95, 120), c(90, 100), 'higher')).toBe('same');
+    expect(ratioTone(c(100, 120), c(90, 100), 'lower')).toBe('same'); // touching counts
+  });
+  it('single repeats are judged by direction alone', () => {
+    expect(ratioTone(c(101, 101, 1), c(100, 100, 1), 'higher')).toBe('better');
+    expect(ratioTone(c(100, 100, 1), c(100, 100, 1), 'higher')).toBe('same');
+  });
+  it('no tone for the baseline itself or missing values', () => {
+    expect(ratioTone(c(1, 2), c(1, 2), 'higher', true)).toBe('none');
+    expect(ratioTone({ n: 0, mean: null, min: null, max: null }, c(1, 2), 'higher')).toBe('none');
+  });
+  it('rangesOverlap is false when a range is missing', () => {
+    expect(rangesOverlap({ n: 0, mean: null, min: null, max: null }, c(1, 2))).toBe(false);
+  });
+});

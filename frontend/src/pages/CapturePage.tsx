@@ -1,0 +1,189 @@
+import { useMemo, useState, type ReactNode } from 'react';
+import { bundleUrl, fetchCapture, type CaptureDetail } from '../api/client';
+import { useQuery } from '../api/useQuery';
+import { ErrorBox } from '../components/ErrorBox';
+import { formatBytes, formatDate, formatDuration } from '../logic/format';
+import { shellJoin } from '../logic/shell';
+import { Link } from '../state/router';
+
+export function CapturePage({ id }: { id: string }) {
+  const q = useQuery(`capture:${id}`, () => fetchCapture(id));
+  return (
+    <div className="page">
+      <div className="breadcrumb">
+        <Link to="/">Captures</Link> / <span className="mono">{id}</span>
+      </div>
+      {q.loading && <p className="muted">Loading capture…</p>}
+      {q.error && <ErrorBox error={q.error} title={`Cannot show capture ${id}`} />}
+      {q.data && <CaptureBody c={q.data} />}
+    </div>
+  );
+}
+
+function CaptureBody({ c }: { c: CaptureDetail }) {
+  const [factFilter, setFactFilter] = useState('');
+  const facts = useMemo(() => {
+    const f = factFilter.toLowerCase();
+    return f ? c.host.filter((h) => h.key.toLowerCase().includes(f) || (h.value ?? '').toLowerCase().includes(f)) : c.host;
+  }, [c.host, factFilter]);
+  const artifactsByRun = useMemo(() => {
+    const m = new Map<string, number>();
+    for (const a of c.artifacts) if (a.run_id) m.set(a.run_id, (m.get(a.run_id) ?? 0) + 1);
+    return m;
+  }, [c.artifacts]);
+
+  return (
+    <>
+      <div className="toolbar">
+        <h1>{c.label}</h1>
+        <span className="chips">
+          {Object.entries(c.tags).map(([k, v]) => (
+            <span key={k} className="chip">
+              <span className="chip-key">{k}</span>
+              {v}
+            </span>
+          ))}
+        </span>
+        <div className="spacer" />
+        <a className="button" href={bundleUrl(c.id)} download>
+          Download bundle <span className="muted">({formatBytes(c.bundle_bytes)})</span>
+        </a>
+      </div>
+
+      <dl className="facts-grid">
+        <Fact k="Capture id" v={<span className="mono">{c.id}</span>} />
+        <Fact k="Kernel" v={<span className="mono">{c.kernel ?? '–'}</span>} />
+        <Fact k="Host" v={c.hostname ?? '–'} />
+        <Fact k="Captured (UTC)" v={formatDate(c.created_at, true)} />
+        <Fact k="Ingested (UTC)" v={formatDate(c.ingested_at, true)} />
+        <Fact k="Workload" v={<><span className="kind-badge">{c.workload_kind}</span> {c.workload_summary ?? ''}</>} />
+        <Fact k="Runs" v={`${c.runs} (up to ${c.repeats} repeats of one point)`} />
+        <Fact k="Collector" v={`${String(c.collector['name'] ?? '')} ${String(c.collector['version'] ?? '')}`} />
+        <Fact k="Bundle sha256" v={<span className="mono small">{c.bundle_sha256}</span>} />
+      </dl>
+
+      {(c.warnings.length > 0 || c.notes.length > 0) && (
+        <section className="section">
+          <h2>Notes and warnings</h2>
+          <ul className="notes">
+            {c.warnings.map((w) => (
+              <li key={`w${w}`} className="warn">
+                ⚠ {w}
+              </li>
+            ))}
+            {c.notes.map((n) => (
+              <li key={`n${n}`}>{n}</li>
+            ))}
+          </ul>
+        </section>
+      )}
+
+      <section className="section">
+        <h2>
+          Runs <span className="muted count">{c.runs_detail.length}</span>
+        </h2>
+        <div className="table-scroll">
+          <table className="data-table">
+            <thead>
+              <tr>
+                <th>Run</th>
+                <th className="num">#</th>
+                <th className="num">Repeat</th>
+                <th>Parameters</th>
+                <th>Started (UTC)</th>
+                <th className="num">Duration</th>
+                <th className="num">Exit</th>
+                <th className="num">Files</th>
+                <th>Command</th>
+              </tr>
+            </thead>
+            <tbody>
+              {c.runs_detail.map((r) => (
+                <tr key={r.id}>
+                  <td className="mono">{r.id}</td>
+                  <td className="num">{r.index}</td>
+                  <td className="num">{r.repeat}</td>
+                  <td className="mono small">
+                    {Object.entries(r.params)
+                      .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+                      .join(' ') || <span className="muted">–</span>}
+                  </td>
+                  <td className="num" title={`${r.started_at ?? ''} → ${r.ended_at ?? ''}`}>
+                    {formatDate(r.started_at, true)}
+                  </td>
+                  <td className="num">{formatDuration(r.started_at, r.ended_at)}</td>
+                  <td className={`num ${r.exit_code ? 'status-bad' : ''}`}>{r.exit_code ?? '–'}</td>
+                  <td className="num">{artifactsByRun.get(r.id) ?? 0}</td>
+                  <td className="mono small cmdline">{shellJoin(r.cmdline)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+
+      <div className="two-col">
+        <section className="section">
+          <h2>
+            Host facts <span className="muted count">{c.host.length}</span>
+          </h2>
+          <input type="search" className="small-filter" placeholder="Filter facts…" value={factFilter} onChange={(e) => setFactFilter(e.target.value)} aria-label="Filter host facts" />
+          <table className="data-table kv-table">
+            <tbody>
+              {facts.map((h) => (
+                <tr key={h.key}>
+                  <th className="mono">{h.key}</th>
+                  <td className="mono">{h.value ?? <span className="muted">null</span>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+        <section className="section">
+          <h2>
+            Artifacts <span className="muted count">{c.artifacts.length}</span>
+          </h2>
+          <table className="data-table">
+            <thead>
+              <tr>
+                <th>Run</th>
+                <th>Kind</th>
+                <th>Path</th>
+                <th className="num">Size</th>
+                <th>sha256</th>
+              </tr>
+            </thead>
+            <tbody>
+              {c.artifacts.map((a) => (
+                <tr key={a.path}>
+                  <td className="mono">{a.run_id ?? <span className="muted">capture</span>}</td>
+                  <td>
+                    <span className="kind-badge">{a.kind}</span>
+                  </td>
+                  <td className="mono small">{a.path}</td>
+                  <td className="num" title={`${a.size} bytes`}>
+                    {formatBytes(a.size)}
+                  </td>
+                  <td className="mono small muted" title={a.sha256}>
+                    {a.sha256.slice(0, 12)}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <h2 className="section-gap">Workload</h2>
+          <pre className="json">{JSON.stringify(c.workload, null, 2)}</pre>
+        </section>
+      </div>
+    </>
+  );
+}
+
+function Fact({ k, v }: { k: string; v: ReactNode }) {
+  return (
+    <div>
+      <dt>{k}</dt>
+      <dd>{v}</dd>
+    </div>
+  );
+}

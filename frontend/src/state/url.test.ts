@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import { compareUrl, encodeQueryValue, parseUrl, upgraders, URL_VERSION, viewToUrl, type View } from './url';
+
+const parse = (url: string) => {
+  const u = new URL(url, 'http://x');
+  return parseUrl(u.pathname, u.search);
+};
+const roundTrip = (v: View) => {
+  const url = viewToUrl(v);
+  const p = parse(url);
+  expect(p.problems).toEqual([]);
+  expect(p.view).toEqual(v);
+  return url;
+};
+
+describe('URL state round trip', () => {
+  it('compare notebook with several cells and states', () => {
+    const url = roundTrip({
+      page: 'compare',
+      captures: ['aaaa1111', 'bbbb2222', 'cccc3333'],
+      baseline: 'bbbb2222',
+      cells: [
+        { kind: 'fio', full: false, state: { metrics: null, strips: true } },
+        { kind: 'note', full: true, state: { text: 'ext4 loses 11 % & p99: see "sys CPU"; 100%=ok #1 +x' } },
+        { kind: 'fio', full: true, state: { metrics: ['iops', 'clat_p99_ns'], strips: false } },
+      ],
+    });
+    expect(url).toBe(
+      '/compare?v=1&captures=aaaa1111,bbbb2222,cccc3333&baseline=bbbb2222&cell=fio' +
+        '&cell=note.full:ext4%20loses%2011%20%25%20%26%20p99:%20see%20%22sys%20CPU%22;%20100%25=ok%20%231%20%2Bx' +
+        '&cell=fio.full:m=iops,clat_p99_ns;strip=0',
+    );
+  });
+
+  it('an empty notebook stays empty', () => {
+    roundTrip({ page: 'compare', captures: ['a', 'b'], baseline: 'a', cells: [] });
+  });
+
+  it('library filter and sort', () => {
+    expect(roundTrip({ page: 'library', query: 'xfs 6.18', sort: { key: 'label', desc: false } })).toBe('/?v=1&q=xfs%206.18&sort=label');
+    expect(roundTrip({ page: 'library', query: '', sort: { key: 'date', desc: true } })).toBe('/');
+  });
+
+  it('capture page', () => {
+    expect(roundTrip({ page: 'capture', id: '3f9a1c2b4d5e6f70' })).toBe('/captures/3f9a1c2b4d5e6f70');
+  });
+
+  it('compareUrl starts a notebook with the default cells', () => {
+    expect(compareUrl(['a1', 'b2'], 'b2')).toBe('/compare?v=1&captures=a1,b2&baseline=b2&cell=fio');
+  });
+
+  it('query values keep readable separators and escape the rest', () => {
+    expect(encodeQueryValue('a,b:c;d=e/f@g')).toBe('a,b:c;d=e/f@g');
+    expect(encodeQueryValue('a&b+c d#e%')).toBe('a%26b%2Bc%20d%23e%25');
+  });
+});
+
+describe('URL versions', () => {
+  it('has an upgrader for every version up to the current one', () => {
+    for (let v = 1; v <= URL_VERSION; v++) expect(upgraders[v]).toBeTypeOf('function');
+  });
+
+  it('v0 (no v): base= becomes baseline=, and the default fio cell is added', () => {
+    const p = parse('/compare?captures=aaaa,bbbb&base=bbbb');
+    expect(p.problems).toEqual([]);
+    expect(p.view).toEqual({
+      page: 'compare',
+      captures: ['aaaa', 'bbbb'],
+      baseline: 'bbbb',
+      cells: [{ kind: 'fio', full: false, state: { metrics: null, strips: true } }],
+    });
+    expect(viewToUrl(p.view)).toBe('/compare?v=1&captures=aaaa,bbbb&baseline=bbbb&cell=fio');
+  });
+
+  it('v0 with cells keeps them', () => {
+    const p = parse('/compare?captures=aaaa,bbbb&cell=note:hi');
+    expect(p.view.page === 'compare' && p.view.cells.map((c) => c.kind)).toEqual(['note']);
+  });
+
+  it('v1 without cells is an empty notebook (not upgraded again)', () => {
+    const p = parse('/compare?v=1&captures=aaaa,bbbb');
+    expect(p.view.page === 'compare' && p.view.cells).toEqual([]);
+  });
+
+  it('a newer version is refused with a message, not guessed', () => {
+    const p = parse('/compare?v=99&captures=aaaa,bbbb');
+    expect(p.view.page).toBe('bad-url');
+    expect(p.view.page === 'bad-url' && p.view.problems[0]).toMatch(/version 99.*newer iolens/);
+  });
+});
+
+describe('bad URLs give messages, never a throw', () => {
+  const bad = (url: string, re: RegExp) => {
+    const p = parse(url);
+    expect(p.view.page).toBe('bad-url');
+    expect(p.view.page === 'bad-url' && p.view.problems.join(' ')).toMatch(re);
+  };
+
+  it('fatal: nothing to compare, bad ids, bad version', () => {
+    bad('/compare?v=1', /No captures/);
+    bad('/compare?v=1&captures=', /No captures/);
+    bad('/compare?v=1&captures=a%20b,c', /'a b' is not a capture id/);
+    bad('/compare?v=abc&captures=a', /v=abc is not a version/);
+    bad('/captures/..%2Fetc', /not a capture id/);
+  });
+
+  it('non-fatal: unknown baseline, duplicate captures, bad cells are reported and the rest shown', () => {
+    const p = parse('/compare?v=1&captures=aa,bb,aa&baseline=zz&cell=flame&cell=fio:m=&cell=fio.wide:strip=2&cell=FIO!!&cell=note');
+    expect(p.view.page).toBe('compare');
+    if (p.view.page !== 'compare') return;
+    expect(p.view.captures).toEqual(['aa', 'bb']);
+    expect(p.view.baseline).toBe('aa');
+    expect(p.view.cells.map((c) => c.kind)).toEqual(['fio', 'fio', 'note']);
+    expect(p.view.cells[1]!.state).toEqual({ metrics: null, strips: true });
+    const text = p.problems.join('\n');
+    expect(text).toMatch(/listed twice/);
+    expect(text).toMatch(/baseline 'zz' is not one of the compared captures/);
+    expect(text).toMatch(/cell 1 \(flame\): unknown cell kind 'flame'/);
+    expect(text).toMatch(/cell 2: fio comparison: m= lists no metric; shown with its default settings/);
+    expect(text).toMatch(/cell 3: unknown option \.wide ignored; fio comparison: strip must be 0 or 1/);
+    expect(text).toMatch(/cell 4 \(FIO!!\): not KIND/);
+  });
+
+  it('unknown paths and sort keys', () => {
+    expect(parse('/nope/x').view).toEqual({ page: 'not-found', path: '/nope/x' });
+    const p = parse('/?sort=-colour');
+    expect(p.view).toEqual({ page: 'library', query: '', sort: { key: 'date', desc: true } });
+    expect(p.problems[0]).toMatch(/sort=-colour/);
+  });
+
+  it('survives garbage', () => {
+    const junk = ['/compare?%E0%A4%A', '/compare?captures=%%%', '/compare?captures=a&cell=%00:%ff', '/captures/%E0%A4%A'];
+    for (const u of junk) expect(() => parse(u)).not.toThrow();
+    expect(parseUrl('//compare//', '?captures=a,b').view.page).toBe('compare');
+  });
+});
