@@ -118,8 +118,12 @@ def _extract(archive: Path, source: str, root: Path, limits: Limits) -> None:
     try:
         tar = tarfile.open(archive, mode="r:*")
     except (tarfile.TarError, EOFError, OSError) as exc:
+        # tarfile's message lists every compression it tried; the user needs only the verdict.
         raise BundleError(
-            f"{source} is not a tar archive (plain or gzip): {exc}", {"file": source}, status=415
+            f"{source} is not a tar archive (plain or gzip-compressed); expected an .iolens.tar.gz "
+            "bundle written by iolens-collect",
+            {"file": source},
+            status=415,
         ) from exc
     seen: set[str] = set()
     total = 0
