@@ -95,9 +95,9 @@ $(grep -E '^(r[0-9]+|mean) ' "$WORK/$label.log")
 \`\`\`
 
 ## Notes
-- The machine was otherwise idle during the capture (checked with \`ps\` every 2 s) apart from the
+- Made on a machine meant to be otherwise idle (check with \`ps\` while it runs) apart from the
   busy-loops that the cpuhog capture adds on purpose.
-- The first repeat is always slower (here about 65-70 % of the later ones, 15-20 % with the CPU hogs).
+- The first repeat is always slower (on the machine above, about 65-70 % of the later ones).
   While it ran, \`ps\` showed the host-side kworkers \`ext4-rsv-conversion\` and \`flush-7:0\`: the
   loop device writes through the page cache into a sparse image file, so the first pass over the
   image allocates and converts its extents on the host file system. That is a real effect of
