@@ -114,6 +114,9 @@ def test_compare_statistics_and_host_diff(api, tmp_path):
     assert rows["clat_p99"]["cells"][idb]["ratio"] == pytest.approx(145_000 / 200_000)
     assert rows["clat_p99"]["better"] == "lower" and rows["clat_p99"]["unit"] == "ns"
     assert cmp["fio_commands"][ida][0] == "fio"
+    # CPU time per I/O: (usr 1 % + sys 10 %) of a CPU at 1000 IO/s = 110 us per I/O in run r000
+    assert rows["cpu_per_io"]["cells"][ida]["values"][0] == pytest.approx(0.11 * 1e9 / 1000)
+    assert rows["usr_cpu"]["better"] == "neutral" and rows["cpu_per_io"]["better"] == "lower"
 
     # the baseline may be any of the captures; order of columns is the order asked for
     swapped = api.get("/api/compare/fio", params={"captures": f"{ida},{idb}", "baseline": idb}).json()
@@ -140,6 +143,21 @@ def test_numjobs_entries_are_merged_with_percentiles_from_bins(api, tmp_path):
     # merged bins 1000:600, 2000:900, 5000:400, 9000:100 -> 50% of 2000 reached at 2000; 99% at 9000
     assert rows["clat_p50"]["mean"] == 2000
     assert rows["clat_p99"]["mean"] == 9000
+
+
+def test_cpu_per_io_counts_a_mixed_job_once(api, tmp_path):
+    # fio reports one usr/sys CPU per job; a randrw job has read and write rows that share it.
+    m, files = fio_capture("mixed", [[{"name": "rw", "ddir": "read", "iops": 300, "usr": 2, "sys": 8}]])
+    job = json.loads(files["runs/r000/fio.json"])
+    job["jobs"][0]["write"] = dict(job["jobs"][0]["read"], iops=700.0)
+    m["runs"][0]["artifacts"] = []
+    add_file(m, files, "runs/r000/fio.json", json.dumps(job), "fio-json", run=0)
+    cid = upload(api, write_bundle(tmp_path / "mixed.tar.gz", m, files)).json()["id"]
+    groups = api.get(f"/api/compare/fio?captures={cid}").json()["groups"]
+    assert [g["ddir"] for g in groups] == ["read", "write"]
+    for g in groups:
+        cpu = next(r for r in g["metrics"] if r["metric"] == "cpu_per_io")["cells"][cid]["mean"]
+        assert cpu == pytest.approx(0.10 * 1e9 / 1000)  # 10 % of a CPU over 300 + 700 IO/s
 
 
 def _bad_bundles(tmp_path: Path) -> dict[str, tuple[Path, int, str]]:

@@ -105,7 +105,10 @@ class MetricRow(BaseModel):
     metric: str
     label: str
     unit: str = Field(description="'IO/s', 'B/s', 'ns' or '%'.")
-    better: Literal["higher", "lower"]
+    better: Literal["higher", "lower", "neutral"] = Field(
+        description="Which direction is an improvement; 'neutral' when neither is (CPU % of a fixed-time run)."
+    )
+    description: str = Field(description="What the metric is and how it is computed, for tooltips.")
     cells: dict[str, StatCell] = Field(description="Keyed by capture id; a capture without this job is absent.")
 
 

@@ -18,21 +18,30 @@ from ..store.db import Store
 @dataclass(frozen=True)
 class Metric:
     key: str
-    column: str
+    expr: str  # SQL over fio_results f, per run
     label: str
     unit: str
-    better: Literal["higher", "lower"]
+    better: Literal["higher", "lower", "neutral"]
+    description: str
 
 
 METRICS: tuple[Metric, ...] = (
-    Metric("iops", "iops", "IOPS", "IO/s", "higher"),
-    Metric("bw", "bw_bytes", "Bandwidth", "B/s", "higher"),
-    Metric("clat_mean", "clat_mean_ns", "clat mean", "ns", "lower"),
-    Metric("clat_p50", "clat_p50_ns", "clat p50", "ns", "lower"),
-    Metric("clat_p99", "clat_p99_ns", "clat p99", "ns", "lower"),
-    Metric("clat_p99_9", "clat_p99_9_ns", "clat p99.9", "ns", "lower"),
-    Metric("usr_cpu", "usr_cpu", "usr CPU", "%", "lower"),
-    Metric("sys_cpu", "sys_cpu", "sys CPU", "%", "lower"),
+    Metric("iops", "f.iops", "IOPS", "IO/s", "higher", "fio's iops for the direction, summed over the job's entries"),
+    Metric("bw", "f.bw_bytes", "Bandwidth", "B/s", "higher", "fio's bw_bytes (bw x 1024 before fio 3)"),
+    Metric("clat_mean", "f.clat_mean_ns", "clat mean", "ns", "lower", "completion latency, mean"),
+    Metric("clat_p50", "f.clat_p50_ns", "clat p50", "ns", "lower", "completion latency, 50th percentile"),
+    Metric("clat_p99", "f.clat_p99_ns", "clat p99", "ns", "lower", "completion latency, 99th percentile"),
+    Metric("clat_p99_9", "f.clat_p99_9_ns", "clat p99.9", "ns", "lower", "completion latency, 99.9th percentile"),
+    # CPU time spent per I/O: the cost of an I/O, comparable between runs of different speed.
+    # fio's usr/sys CPU belong to the job, not to a direction: divide by the job's I/Os in every
+    # direction of the run, so a randrw job is not counted twice.
+    Metric("cpu_per_io", "(f.usr_cpu + f.sys_cpu) / 100 * 1e9 / nullif(sum(f.iops) OVER job, 0)",
+           "CPU per I/O", "ns", "lower",
+           "(usr + sys CPU %) / 100 x 1 s / IOPS of the job in all directions: CPU time per I/O"),
+    Metric("usr_cpu", "f.usr_cpu", "usr CPU", "%", "neutral",
+           "fio's usr_cpu: % of one CPU over the run; neither better nor worse alone"),
+    Metric("sys_cpu", "f.sys_cpu", "sys CPU", "%", "neutral",
+           "fio's sys_cpu: % of one CPU over the run; neither better nor worse alone"),
 )
 _BY_KEY = {m.key: m for m in METRICS}
 
@@ -41,9 +50,10 @@ _BY_KEY = {m.key: m for m in METRICS}
 _STATS_SQL = f"""
 WITH per_run AS (
     SELECT f.capture_id, f.run_id, r.run_index, f.jobname, f.ddir,
-           {", ".join(f"f.{m.column} AS {m.key}" for m in METRICS)}
+           {", ".join(f"{m.expr} AS {m.key}" for m in METRICS)}
     FROM fio_results f JOIN runs r USING (capture_id, run_id)
     WHERE list_contains($captures, f.capture_id)
+    WINDOW job AS (PARTITION BY f.capture_id, f.run_id, f.jobname)
 ),
 long AS (
     UNPIVOT per_run ON {", ".join(m.key for m in METRICS)} INTO NAME metric VALUE value
@@ -60,8 +70,20 @@ GROUP BY capture_id, jobname, ddir, metric
 
 _DDIR_ORDER = {"read": 0, "write": 1, "trim": 2}
 
-# Facts expected to differ between any two captures and of no use in a comparison.
-_IGNORED_FACT_PREFIXES = ("targets.0.device.size_bytes",)
+# Facts listed first when they differ: what a kernel engineer looks for before anything else.
+# Anything else (paths, device numbers...) follows in key order.
+_FACT_ORDER = (
+    "kernel.release", "kernel.cmdline", "filesystem.type", "filesystem.options", "device.model",
+    "device.firmware", "device.scheduler", "device.nr_requests", "device.rotational",
+    "device.write_cache", "cgroup.", "cpu.", "memory.", "virtualization", "tools.",
+)
+
+
+def _fact_rank(key: str) -> tuple[int, str]:
+    for rank, pattern in enumerate(_FACT_ORDER):
+        if key.startswith(pattern) or f".{pattern}" in key:
+            return rank, key
+    return len(_FACT_ORDER), key
 
 
 class UnknownCaptures(LookupError):
@@ -114,7 +136,8 @@ def compare_fio(store: Store, capture_ids: list[str], baseline: str | None = Non
     for (job, ddir) in sorted(groups, key=lambda k: (k[0], _DDIR_ORDER.get(k[1], 9), k[1])):
         by_metric = groups[(job, ddir)]
         rows = [
-            models.MetricRow(metric=m.key, label=m.label, unit=m.unit, better=m.better, cells=by_metric[m.key])
+            models.MetricRow(metric=m.key, label=m.label, unit=m.unit, better=m.better,
+                             description=m.description, cells=by_metric[m.key])
             for m in METRICS
             if m.key in by_metric
         ]
@@ -148,15 +171,11 @@ def host_diff(store: Store, ids: list[str]) -> list[models.HostDiff]:
                       FROM grid g LEFT JOIN host_facts h USING (key, capture_id))
            SELECT key, map_from_entries(list(struct_pack(k := capture_id, v := value))) AS vals
            FROM v GROUP BY key
-           HAVING count(DISTINCT value) + (count(*) FILTER (WHERE value IS NULL) > 0)::INTEGER > 1
-           ORDER BY key""",
+           HAVING count(DISTINCT value) + (count(*) FILTER (WHERE value IS NULL) > 0)::INTEGER > 1""",
         {"ids": ids},
     ).rows
-    return [
-        models.HostDiff(key=key, values={k: v for k, v in dict(vals).items()})
-        for key, vals in rows
-        if not key.startswith(_IGNORED_FACT_PREFIXES)
-    ]
+    diffs = [models.HostDiff(key=key, values=dict(vals)) for key, vals in rows]
+    return sorted(diffs, key=lambda d: _fact_rank(d.key))
 
 
 def _first_commands(store: Store, ids: list[str]) -> dict[str, list[str]]:

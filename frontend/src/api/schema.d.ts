@@ -365,9 +365,10 @@ export interface components {
         MetricRow: {
             /**
              * Better
+             * @description Which direction is an improvement; 'neutral' when neither is (CPU % of a fixed-time run).
              * @enum {string}
              */
-            better: "higher" | "lower";
+            better: "higher" | "lower" | "neutral";
             /**
              * Cells
              * @description Keyed by capture id; a capture without this job is absent.
@@ -375,6 +376,11 @@ export interface components {
             cells: {
                 [key: string]: components["schemas"]["StatCell"];
             };
+            /**
+             * Description
+             * @description What the metric is and how it is computed, for tooltips.
+             */
+            description: string;
             /** Label */
             label: string;
             /** Metric */

@@ -4,7 +4,7 @@
 import type { FioComparison, StatCell } from '../api/client';
 import { captureColor } from './colors';
 import { formatRatio, formatRaw, formatSpread, formatValue } from './format';
-import { ratioTone, toneWords, type Tone } from './ratio';
+import { ratioTone, toneWords, type Better, type Tone } from './ratio';
 
 export interface Column {
   id: string;
@@ -33,7 +33,8 @@ export interface TableRow {
   metric: string;
   label: string;
   unit: string;
-  better: 'higher' | 'lower';
+  better: Better;
+  description: string;
   /** Extent of every repeat's value of this row over all captures: the shared x scale of the dot strips. */
   domain: [number, number] | null;
   baselineMean: number | null;
@@ -72,13 +73,14 @@ export function orderColumns(cmp: Pick<FioComparison, 'captures' | 'baseline'>):
 export function cellTitle(
   col: Column,
   base: Column | undefined,
-  row: { label: string; unit: string; better: 'higher' | 'lower' },
+  row: { label: string; unit: string; better: Better; description?: string },
   group: { job: string; ddir: string },
   stat: StatCell | null,
   tone: Tone,
 ): string {
   const lines = [`${col.label} (${col.id})${col.isBaseline ? ' — baseline' : ''}`];
   lines.push(`${row.label} [${row.unit}], job '${group.job}' ${group.ddir}`);
+  if (row.description) lines.push(row.description);
   if (!stat || stat.mean === null) {
     lines.push('no value: this capture has no such job/direction or metric');
     return lines.join('\n');
@@ -158,6 +160,7 @@ export function buildFioTable(cmp: FioComparison, metrics: readonly string[] | n
           label: m.label,
           unit: m.unit,
           better: m.better,
+          description: m.description,
           domain: lo <= hi ? ([lo, hi] as [number, number]) : null,
           baselineMean: baseStat?.mean ?? null,
           cells,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rangesOverlap, ratioTone } from './ratio';
+import { rangesOverlap, ratioTone, toneWords } from './ratio';
 
 const c = (min: number, max: number, n = 3) => ({ n, mean: (min + max) / 2, min, max });
 
@@ -28,5 +28,14 @@ describe('ratioTone', () => {
   });
   it('rangesOverlap is false when a range is missing', () => {
     expect(rangesOverlap({ n: 0, mean: null, min: null, max: null }, c(1, 2))).toBe(false);
+  });
+});
+
+describe('neutral metrics', () => {
+  it('are never coloured better or worse, only told apart from noise', () => {
+    const base = { n: 3, mean: 40, min: 39, max: 41 };
+    expect(ratioTone({ n: 3, mean: 60, min: 59, max: 61 }, base, 'neutral')).toBe('neutral');
+    expect(ratioTone({ n: 3, mean: 40.5, min: 40, max: 41 }, base, 'neutral')).toBe('same');
+    expect(toneWords('neutral', 'neutral')).toMatch(/neither direction/);
   });
 });

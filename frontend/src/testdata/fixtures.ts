@@ -27,11 +27,11 @@ const runsA = ['r000', 'r001', 'r002'];
 const runsB = ['r000', 'r001', 'r002'];
 const runsC = ['r000', 'r001'];
 
-function row(metric: string, label: string, unit: string, better: 'higher' | 'lower', a: number[], b: number[], c?: number[]): MetricRow {
+function row(metric: string, label: string, unit: string, better: 'higher' | 'lower' | 'neutral', a: number[], b: number[], c?: number[]): MetricRow {
   const base = a.reduce((x, y) => x + y, 0) / a.length;
   const cells: Record<string, StatCell> = { [A]: stat(a, runsA), [B]: stat(b, runsB, base) };
   if (c) cells[C] = stat(c, runsC, base);
-  return { metric, label, unit, better, cells };
+  return { metric, label, unit, better, description: `${label} (fixture)`, cells };
 }
 
 export const comparison: FioComparison = {
@@ -58,8 +58,8 @@ export const comparison: FioComparison = {
         row('clat_p50_ns', 'clat p50', 'ns', 'lower', [798720, 806912, 790528], [897024, 905216, 888832], [5210112, 5734400]),
         row('clat_p99_ns', 'clat p99', 'ns', 'lower', [1236992, 1253376, 1269760], [1286144, 1220608, 1302528], [9764864, 11337728]),
         row('clat_p99_9_ns', 'clat p99.9', 'ns', 'lower', [2342912, 2506752, 2277376], [2473984, 2605056, 2342912], [16580608, 18481152]),
-        row('usr_cpu', 'usr CPU', '%', 'lower', [12.3, 12.9, 12.1], [11.2, 11.9, 11.5], [4.1, 4.4]),
-        row('sys_cpu', 'sys CPU', '%', 'lower', [41.2, 40.8, 42.0], [47.5, 48.1, 46.9], [62.0, 61.1]),
+        row('usr_cpu', 'usr CPU', '%', 'neutral', [12.3, 12.9, 12.1], [11.2, 11.9, 11.5], [4.1, 4.4]),
+        row('sys_cpu', 'sys CPU', '%', 'neutral', [41.2, 40.8, 42.0], [47.5, 48.1, 46.9], [62.0, 61.1]),
       ],
     },
   ],

@@ -105,8 +105,8 @@ function FioGroupTable({ table, group, strips }: { table: FioTable; group: FioTa
           <tbody>
             {group.rows.map((r) => (
               <tr key={r.metric} data-metric={r.metric}>
-                <th className="metric-col" title={`${r.label} [${r.unit}]: ${r.better} is better`}>
-                  {r.label} <span className="better-mark">{r.better === 'higher' ? '↑' : '↓'}</span>
+                <th className="metric-col" title={`${r.label} [${r.unit}]: ${r.better === 'neutral' ? 'neither direction is better' : `${r.better} is better`}\n${r.description}`}>
+                  {r.label} <span className="better-mark">{r.better === 'higher' ? '↑' : r.better === 'lower' ? '↓' : ''}</span>
                 </th>
                 {r.cells.map((cell) => (
                   <Fragment key={cell.column.id}>
@@ -149,7 +149,7 @@ function Legend() {
         <span className="tone-better">green</span> better, <span className="tone-worse">red</span> worse than the baseline;{' '}
         <span className="tone-same">grey</span>: the repeats' min–max ranges overlap.
       </span>
-      <span>↑/↓: higher/lower is better. Hover a number for its capture, runs and raw values.</span>
+      <span>↑/↓: higher/lower is better; unmarked rows have no better direction. Hover a number for its capture, runs and raw values.</span>
     </div>
   );
 }
