@@ -6,15 +6,18 @@ DEMO_DB ?= $(DEMO_DIR)/iolens.duckdb
 HOST ?= 127.0.0.1
 PORT ?= 8000
 DATASETS := $(sort $(wildcard datasets/*/*.iolens.tar.gz))
+# backend/native (Rust) is built by `uv sync` through maturin, which needs cargo; rustup puts it here.
+export PATH := $(HOME)/.cargo/bin:$(PATH)
 
 .PHONY: help deps deps-system deps-python deps-node build api-client demo serve test test-python \
-        test-unit test-e2e typecheck clean
+        test-unit test-e2e typecheck clean bench
 
 help:
 	@echo "make demo   install, build, load datasets/ and serve on http://$(HOST):$(PORT)/"
 	@echo "make test   install what tests need and run every suite (Python, TypeScript, browser)"
 	@echo "make build  build the frontend into frontend/dist"
 	@echo "make api-client  regenerate frontend/src/api/schema.d.ts from the backend's OpenAPI schema"
+	@echo "make bench  run every benchmark in bench/ (needs root and perf; not part of make test)"
 
 deps: deps-system deps-python deps-node
 
@@ -26,6 +29,7 @@ $(UV):
 	python3 -m pip install --quiet --user uv || python3 -m pip install --quiet --break-system-packages --user uv
 
 deps-python: $(UV)
+	@command -v cargo >/dev/null || { echo "iolens builds backend/native with Rust: install cargo (rustup)" >&2; exit 1; }
 	$(UV) sync --frozen --quiet
 
 deps-node: node_modules/.package-lock.json
@@ -59,6 +63,10 @@ test-unit: deps-node
 
 test-e2e: build
 	npm run --silent test:e2e
+
+# Each bench/*.py is one benchmark: it prints its figures and exits non-zero when a target is missed.
+bench: deps-python
+	@set -e; for b in bench/*.py; do echo "== $$b"; $(UV) run python $$b; done
 
 clean:
 	rm -rf frontend/dist $(DEMO_DIR) .pytest_cache frontend/test-results frontend/playwright-report

@@ -1,0 +1,228 @@
+//! iolens' compiled core, exposed to Python as `iolens_native` (PyO3, abi3).
+//!
+//! - `fold`, `fold_write`: `perf script` text -> folded stacks, exactly as inferno-collapse-perf
+//!   0.12.8 folds them (see fold.rs), on several threads (see stream.rs).
+//! - `write_tables`: the same parse, keeping every sample's timestamp, CPU, pid, tid, comm and
+//!   event, written as CSV for DuckDB (see tables.rs).
+//!
+//! The Python wrapper with the documented API is iolens/formats/perf_script_native.py; the
+//! pure-Python reference of the same rules is iolens/formats/perf_script.py.
+
+pub mod compact;
+pub mod fold;
+pub mod fxhash;
+pub mod stream;
+pub mod tables;
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::mem::ManuallyDrop;
+use std::os::fd::FromRawFd;
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyString};
+
+use fold::Options;
+use stream::{Source, DEFAULT_CHUNK_BYTES};
+
+fn source_of(obj: &Bound<'_, PyAny>) -> PyResult<Source> {
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        return Ok(Source::Bytes(b.as_bytes().to_vec()));
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        let s = s.to_str()?;
+        return Ok(if s == "-" {
+            Source::Stdin
+        } else {
+            Source::Path(s.to_string())
+        });
+    }
+    Err(PyTypeError::new_err(
+        "source must be a path (str, '-' for standard input) or bytes",
+    ))
+}
+
+fn threads(n: usize) -> usize {
+    if n == 0 {
+        stream::default_threads()
+    } else {
+        n
+    }
+}
+
+fn chunk(n: usize) -> usize {
+    if n == 0 {
+        DEFAULT_CHUNK_BYTES
+    } else {
+        n
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn options(
+    pid: bool,
+    tid: bool,
+    kernel: bool,
+    jit: bool,
+    addrs: bool,
+    skip_after: Vec<String>,
+) -> Options {
+    Options {
+        include_pid: pid || tid,
+        include_tid: tid,
+        annotate_kernel: kernel,
+        annotate_jit: jit,
+        include_addrs: addrs,
+        skip_after,
+    }
+}
+
+fn info<'py>(py: Python<'py>, r: &stream::FoldResult) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("bytes", r.bytes)?;
+    d.set_item("event", r.event_filter.as_deref())?;
+    d.set_item("weird_lines", r.weird_lines)?;
+    d.set_item("stacks", r.fold.len())?;
+    d.set_item("total", r.fold.total())?;
+    Ok(d)
+}
+
+/// Folds perf script text like inferno-collapse-perf. Returns ({folded_stack: count}, info).
+///
+/// source: a path ('-' = standard input) or bytes; gzip is detected. pid, tid, kernel, jit,
+/// addrs, event_filter, skip_after: inferno's options (all off by default; event_filter None =
+/// the first event of the input). nthreads 0 = one per CPU; chunk_bytes 0 = 4 MiB.
+#[pyfunction]
+#[pyo3(signature = (source, *, pid=false, tid=false, kernel=false, jit=false, addrs=false,
+                    event_filter=None, skip_after=Vec::new(), nthreads=0, chunk_bytes=0))]
+#[pyo3(name = "fold")]
+#[allow(clippy::too_many_arguments)]
+fn py_fold<'py>(
+    py: Python<'py>,
+    source: &Bound<'py, PyAny>,
+    pid: bool,
+    tid: bool,
+    kernel: bool,
+    jit: bool,
+    addrs: bool,
+    event_filter: Option<String>,
+    skip_after: Vec<String>,
+    nthreads: usize,
+    chunk_bytes: usize,
+) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+    let src = source_of(source)?;
+    let opt = options(pid, tid, kernel, jit, addrs, skip_after);
+    let r = py.detach(|| {
+        stream::fold(
+            src,
+            &opt,
+            event_filter,
+            threads(nthreads),
+            chunk(chunk_bytes),
+        )
+    })?;
+    let mut pairs: Vec<(String, u64)> = Vec::with_capacity(r.fold.len());
+    r.fold.for_each_sorted(|k, v| {
+        pairs.push((String::from_utf8_lossy(k).into_owned(), v));
+        Ok(())
+    })?;
+    let d = PyDict::new(py);
+    for (k, v) in pairs {
+        d.set_item(k, v)?;
+    }
+    Ok((d, info(py, &r)?))
+}
+
+/// Like `fold`, but writes inferno's output ("stack count" lines, sorted) to file descriptor
+/// `fd` (left open). Returns info: bytes read, event kept, stacks (lines), total count.
+#[pyfunction]
+#[pyo3(signature = (source, fd, *, pid=false, tid=false, kernel=false, jit=false, addrs=false,
+                    event_filter=None, skip_after=Vec::new(), nthreads=0, chunk_bytes=0))]
+#[allow(clippy::too_many_arguments)]
+fn fold_write<'py>(
+    py: Python<'py>,
+    source: &Bound<'py, PyAny>,
+    fd: i32,
+    pid: bool,
+    tid: bool,
+    kernel: bool,
+    jit: bool,
+    addrs: bool,
+    event_filter: Option<String>,
+    skip_after: Vec<String>,
+    nthreads: usize,
+    chunk_bytes: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let src = source_of(source)?;
+    let opt = options(pid, tid, kernel, jit, addrs, skip_after);
+    let r = py.detach(|| -> io::Result<stream::FoldResult> {
+        let r = stream::fold(
+            src,
+            &opt,
+            event_filter,
+            threads(nthreads),
+            chunk(chunk_bytes),
+        )?;
+        // SAFETY: the caller owns fd and keeps it open; ManuallyDrop leaves it open.
+        let file = ManuallyDrop::new(unsafe { File::from_raw_fd(fd) });
+        let mut w = BufWriter::with_capacity(1 << 20, &*file);
+        r.fold.for_each_sorted(|k, v| {
+            w.write_all(k)?;
+            writeln!(w, " {}", v)
+        })?;
+        w.flush()?;
+        Ok(r)
+    })?;
+    info(py, &r)
+}
+
+/// Parses perf script text into two headerless CSV files for DuckDB: `stacks_csv` (stack_id,
+/// folded_stack) and `samples_csv` (ts_ns, cpu, pid, tid, comm, stack_id, weight, event).
+/// Every event is kept. Returns a summary dict.
+#[pyfunction]
+#[pyo3(signature = (source, stacks_csv, samples_csv, *, nthreads=0, chunk_bytes=0))]
+fn write_tables<'py>(
+    py: Python<'py>,
+    source: &Bound<'py, PyAny>,
+    stacks_csv: String,
+    samples_csv: String,
+    nthreads: usize,
+    chunk_bytes: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let src = source_of(source)?;
+    let s = py.detach(|| {
+        tables::write_tables(
+            src,
+            &stacks_csv,
+            &samples_csv,
+            threads(nthreads),
+            chunk(chunk_bytes),
+        )
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("bytes", s.bytes)?;
+    d.set_item("samples", s.samples)?;
+    d.set_item("stacks", s.stacks)?;
+    d.set_item("stackless_samples", s.stackless_samples)?;
+    d.set_item("weird_lines", s.weird_lines)?;
+    d.set_item("first_event", s.first_event)?;
+    let events = PyDict::new(py);
+    for (name, n, w) in &s.events {
+        events.set_item(name, (n, w))?;
+    }
+    d.set_item("events", events)?;
+    d.set_item("ts_min_ns", s.ts_min_ns)?;
+    d.set_item("ts_max_ns", s.ts_max_ns)?;
+    Ok(d)
+}
+
+#[pymodule]
+fn iolens_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(py_fold, m)?)?;
+    m.add_function(wrap_pyfunction!(fold_write, m)?)?;
+    m.add_function(wrap_pyfunction!(write_tables, m)?)?;
+    m.add("DEFAULT_CHUNK_BYTES", DEFAULT_CHUNK_BYTES)?;
+    m.add("INFERNO_VERSION", "0.12.8")?;
+    Ok(())
+}

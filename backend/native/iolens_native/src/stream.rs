@@ -1,0 +1,425 @@
+//! Reading the input in chunks and folding them on several threads.
+//!
+//! A chunk ends right after a blank line whenever the chunk holds one: the folder's state is
+//! reset by a blank line (inferno's `after_event`), so such chunks fold independently, in any
+//! order, on any thread, exactly as inferno's own threads do. When a chunk holds no blank line
+//! (a single huge stack, or a file without call graphs) it ends at a line boundary instead and
+//! is marked `continues`: the next chunk then goes to the same thread, which keeps its state.
+//! Memory stays bounded by (threads x queue depth x chunk size) plus the folded map.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::thread;
+
+use crate::compact::CompactFold;
+use crate::fold::{Emit, Folder, Options};
+
+pub const DEFAULT_CHUNK_BYTES: usize = 4 << 20;
+const QUEUE_DEPTH: usize = 2;
+
+/// Where the text comes from.
+pub enum Source {
+    Path(String),
+    Stdin,
+    Bytes(Vec<u8>),
+}
+
+/// Opens the source, decompressing gzip (detected from the first two bytes, like `open_text`).
+pub fn open(source: Source) -> io::Result<Box<dyn Read + Send>> {
+    let mut reader: BufReader<Box<dyn Read + Send>> = match source {
+        Source::Path(p) => BufReader::with_capacity(1 << 20, Box::new(File::open(p)?)),
+        Source::Stdin => BufReader::with_capacity(1 << 20, Box::new(io::stdin())),
+        Source::Bytes(b) => BufReader::new(Box::new(io::Cursor::new(b))),
+    };
+    let head = loop {
+        match reader.fill_buf() {
+            Ok(b) => break b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    };
+    if head.len() >= 2 && head[0] == 0x1f && head[1] == 0x8b {
+        Ok(Box::new(flate2::read::MultiGzDecoder::new(reader)))
+    } else {
+        Ok(Box::new(reader))
+    }
+}
+
+pub struct Chunk {
+    pub data: Vec<u8>,
+    /// The chunk ends inside a sample: the next chunk continues this one's state.
+    pub continues: bool,
+    /// The chunk reaches the end of the input (the final chunk may be empty).
+    pub last: bool,
+    pub seq: u64,
+}
+
+pub struct Chunker {
+    src: Box<dyn Read + Send>,
+    target: usize,
+    carry: Vec<u8>,
+    eof: bool,
+    done: bool,
+    seq: u64,
+    pub bytes: u64,
+}
+
+#[inline]
+fn is_blank_byte(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c)
+}
+
+/// The end (exclusive) of the last blank line of `buf` that is followed by more text, if any.
+fn last_blank_line_end(buf: &[u8]) -> Option<usize> {
+    let mut end = memchr::memrchr(b'\n', buf)?; // index of the newline ending the line
+    loop {
+        let start = memchr::memrchr(b'\n', &buf[..end])
+            .map(|i| i + 1)
+            .unwrap_or(0);
+        if buf[start..end].iter().all(|&b| is_blank_byte(b)) {
+            return Some(end + 1);
+        }
+        if start == 0 {
+            return None;
+        }
+        end = start - 1;
+    }
+}
+
+impl Chunker {
+    pub fn new(src: Box<dyn Read + Send>, target: usize) -> Self {
+        Chunker {
+            src,
+            target: target.max(1),
+            carry: Vec::new(),
+            eof: false,
+            done: false,
+            seq: 0,
+            bytes: 0,
+        }
+    }
+
+    fn fill(&mut self, buf: &mut Vec<u8>, want: usize) -> io::Result<()> {
+        while buf.len() < want && !self.eof {
+            let old = buf.len();
+            // read at most 1 MiB at a time: a huge target must not allocate (or zero) up front
+            let room = (want - old).min(1 << 20);
+            buf.resize(old + room, 0);
+            let n = loop {
+                match self.src.read(&mut buf[old..]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        buf.truncate(old);
+                        return Err(e);
+                    }
+                }
+            };
+            buf.truncate(old + n);
+            self.bytes += n as u64;
+            if n == 0 {
+                self.eof = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// The next chunk; always ends with one chunk whose `last` is set (possibly empty).
+    pub fn next_chunk(&mut self) -> io::Result<Option<Chunk>> {
+        if self.done {
+            return Ok(None);
+        }
+        // Reserve the whole chunk at once: growing by doubling would leave up to twice the
+        // memory in every chunk in flight.
+        let carry = std::mem::take(&mut self.carry);
+        let mut buf = Vec::with_capacity(self.target.max(carry.len()) + 1);
+        buf.extend_from_slice(&carry);
+        let mut want = self.target;
+        loop {
+            self.fill(&mut buf, want)?;
+            if self.eof {
+                self.done = true;
+                return Ok(Some(self.make(buf, false, true)));
+            }
+            let split = match last_blank_line_end(&buf) {
+                Some(p) => Some((p, false)),
+                None => memchr::memrchr(b'\n', &buf).map(|p| (p + 1, true)),
+            };
+            match split {
+                Some((p, continues)) => {
+                    self.carry = buf[p..].to_vec();
+                    buf.truncate(p);
+                    return Ok(Some(self.make(buf, continues, false)));
+                }
+                // one line longer than the chunk: read on
+                None => want = buf.len() + self.target,
+            }
+        }
+    }
+
+    fn make(&mut self, data: Vec<u8>, continues: bool, last: bool) -> Chunk {
+        let seq = self.seq;
+        self.seq += 1;
+        Chunk {
+            data,
+            continues,
+            last,
+            seq,
+        }
+    }
+}
+
+pub fn default_threads() -> usize {
+    thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}
+
+/// Sends chunks to `nthreads` worker queues: round robin, except that a chunk continuing the
+/// previous one goes to the same worker.
+fn dispatch(
+    chunker: &mut Chunker,
+    txs: &[SyncSender<Chunk>],
+    mut prev_continues: bool,
+) -> io::Result<()> {
+    let mut w = txs.len() - 1;
+    while let Some(c) = chunker.next_chunk()? {
+        if !prev_continues {
+            w = (w + 1) % txs.len();
+        }
+        prev_continues = c.continues;
+        if txs[w].send(c).is_err() {
+            break; // the worker died (panic): join reports it
+        }
+    }
+    Ok(())
+}
+
+fn join<T>(h: thread::ScopedJoinHandle<'_, T>) -> io::Result<T> {
+    h.join()
+        .map_err(|_| io::Error::other("iolens_native: a worker thread panicked"))
+}
+
+pub struct FoldResult {
+    pub fold: CompactFold,
+    pub bytes: u64,
+    pub event_filter: Option<String>,
+    pub weird_lines: u64,
+}
+
+/// Folds the whole input like `inferno-collapse-perf` with `opt` (and `--event-filter`).
+pub fn fold(
+    source: Source,
+    opt: &Options,
+    event_filter: Option<String>,
+    nthreads: usize,
+    chunk_bytes: usize,
+) -> io::Result<FoldResult> {
+    let mut chunker = Chunker::new(open(source)?, chunk_bytes);
+    let nthreads = nthreads.max(1);
+    let mut result = CompactFold::default();
+    let mut main = Folder::new(opt, event_filter, false);
+
+    // Until the event to keep is known (the first event of the input, as in inferno), fold on
+    // this thread; also until a chunk ends at a blank line, so the workers start fresh.
+    let mut prev_continues = false;
+    let mut finished = false;
+    loop {
+        if main.event_filter.is_some() && !prev_continues && nthreads > 1 {
+            break;
+        }
+        let Some(c) = chunker.next_chunk()? else {
+            break;
+        };
+        main.feed_bytes(&c.data, &mut result);
+        prev_continues = c.continues;
+        if c.last {
+            main.finish(&mut result);
+            finished = true;
+            break;
+        }
+    }
+    let filter = main.event_filter.clone();
+    let mut weird = main.weird_lines;
+    drop(main);
+
+    if !finished {
+        thread::scope(|s| -> io::Result<()> {
+            let mut txs = Vec::with_capacity(nthreads);
+            let mut handles = Vec::with_capacity(nthreads);
+            for _ in 0..nthreads {
+                let (tx, rx): (SyncSender<Chunk>, Receiver<Chunk>) = sync_channel(QUEUE_DEPTH);
+                let filter = filter.clone();
+                handles.push(s.spawn(move || {
+                    let mut f = Folder::new(opt, filter, false);
+                    let mut fold = CompactFold::default();
+                    for c in rx {
+                        f.feed_bytes(&c.data, &mut fold);
+                        if c.last {
+                            f.finish(&mut fold);
+                        }
+                    }
+                    (fold, f.weird_lines)
+                }));
+                txs.push(tx);
+            }
+            let sent = dispatch(&mut chunker, &txs, false);
+            drop(txs);
+            for h in handles {
+                let (fold, w) = join(h)?;
+                weird += w;
+                result.merge(fold);
+            }
+            sent
+        })?;
+    }
+    Ok(FoldResult {
+        fold: result,
+        bytes: chunker.bytes,
+        event_filter: filter,
+        weird_lines: weird,
+    })
+}
+
+/// Runs `make_emit()`-built emitters over the chunks on `nthreads` workers and hands each
+/// chunk's output, in input order, to `consume` on the calling thread.
+pub fn map_ordered<E, M, C>(
+    source: Source,
+    opt: &Options,
+    nthreads: usize,
+    chunk_bytes: usize,
+    make_emit: M,
+    mut consume: C,
+) -> io::Result<(u64, u64)>
+where
+    E: Emit + Send,
+    M: Fn() -> E + Sync,
+    C: FnMut(E) -> io::Result<()>,
+{
+    let mut chunker = Chunker::new(open(source)?, chunk_bytes);
+    let nthreads = nthreads.max(1);
+    let make_emit = &make_emit;
+    let mut weird = 0;
+    let mut bytes_read = 0;
+    thread::scope(|s| -> io::Result<()> {
+        let (out_tx, out_rx) = sync_channel::<(u64, E)>(nthreads * QUEUE_DEPTH);
+        let mut txs = Vec::with_capacity(nthreads);
+        let mut handles = Vec::with_capacity(nthreads);
+        for _ in 0..nthreads {
+            let (tx, rx): (SyncSender<Chunk>, Receiver<Chunk>) = sync_channel(QUEUE_DEPTH);
+            let out_tx = out_tx.clone();
+            handles.push(s.spawn(move || {
+                let mut f = Folder::new(opt, None, true);
+                for c in rx {
+                    let mut e = make_emit();
+                    f.feed_bytes(&c.data, &mut e);
+                    if c.last {
+                        f.finish(&mut e);
+                    }
+                    if out_tx.send((c.seq, e)).is_err() {
+                        break;
+                    }
+                }
+                f.weird_lines
+            }));
+            txs.push(tx);
+        }
+        drop(out_tx);
+        let reader = s.spawn(move || {
+            let r = dispatch(&mut chunker, &txs, false);
+            (r, chunker.bytes)
+        });
+        // Reorder the chunks' outputs by sequence number.
+        let mut next = 0u64;
+        let mut waiting: std::collections::BTreeMap<u64, E> = std::collections::BTreeMap::new();
+        let mut failed: Option<io::Error> = None;
+        for (seq, e) in out_rx {
+            waiting.insert(seq, e);
+            while let Some(e) = waiting.remove(&next) {
+                next += 1;
+                if failed.is_none() {
+                    if let Err(err) = consume(e) {
+                        failed = Some(err);
+                    }
+                }
+            }
+        }
+        let (r, bytes) = join(reader)?;
+        for h in handles {
+            weird += join(h)?;
+        }
+        r?;
+        if let Some(err) = failed {
+            return Err(err);
+        }
+        bytes_read = bytes;
+        Ok(())
+    })?;
+    Ok((bytes_read, weird))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fold_str(text: &str, nthreads: usize, chunk: usize) -> Vec<(Vec<u8>, u64)> {
+        let r = fold(
+            Source::Bytes(text.as_bytes().to_vec()),
+            &Options::default(),
+            None,
+            nthreads,
+            chunk,
+        )
+        .unwrap();
+        let mut v = Vec::new();
+        r.fold
+            .for_each_sorted(|k, c| {
+                v.push((k.to_vec(), c));
+                Ok(())
+            })
+            .unwrap();
+        v
+    }
+
+    #[test]
+    fn chunk_sizes_agree() {
+        let mut text = String::new();
+        for i in 0..200 {
+            text.push_str(&format!(
+                "comm{} {} [000] 1.{}: {} cycles:\n",
+                i % 3,
+                i,
+                i,
+                i + 1
+            ));
+            for j in 0..(i % 5) {
+                text.push_str(&format!("\tffff f{} (/lib/m.so)\n", (i + j) % 7));
+            }
+            text.push_str(if i % 4 == 0 { "\n \n" } else { "\n" });
+            if i % 50 == 0 {
+                text.push_str("other 1 1.0: 5 instructions:\n\tffff g (/lib/m.so)\n\n");
+            }
+        }
+        let want = fold_str(&text, 1, 1 << 20);
+        for chunk in [1, 7, 64, 333, 4096] {
+            for n in [1, 2, 3] {
+                assert_eq!(
+                    fold_str(&text, n, chunk),
+                    want,
+                    "chunk {} threads {}",
+                    chunk,
+                    n
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn blank_split() {
+        assert_eq!(last_blank_line_end(b"a\n\nb\n"), Some(3));
+        assert_eq!(last_blank_line_end(b"a\nb\n"), None);
+        assert_eq!(last_blank_line_end(b"\nb\n"), Some(1));
+        assert_eq!(last_blank_line_end(b"a\n \t\nb"), Some(5));
+    }
+}

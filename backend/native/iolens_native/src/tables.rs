@@ -1,0 +1,215 @@
+//! Tables mode: every sample of every event, with what folding throws away (timestamp, CPU,
+//! pid, tid, comm, event), and its stack folded with inferno's default rules. Written as two
+//! headerless CSV files (RFC 4180 quoting, empty unquoted field = NULL) for DuckDB's read_csv:
+//!
+//!   stacks:  stack_id, folded_stack
+//!   samples: ts_ns, cpu, pid, tid, comm, stack_id, weight, event
+//!
+//! Stack ids count from 0 in order of first appearance in the input.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+
+use crate::fold::{Emit, Meta, Options, Stack};
+use crate::fxhash::FxHashMap;
+use crate::stream::{map_ordered, Source};
+
+pub struct Row {
+    ts_ns: Option<i64>,
+    cpu: Option<i64>,
+    pid: Option<i64>,
+    tid: Option<i64>,
+    comm: u32,
+    stack: Option<u32>,
+    weight: u64,
+    event: Option<u32>,
+}
+
+/// One chunk's samples, with chunk-local stack and string ids.
+#[derive(Default)]
+pub struct ChunkTables {
+    stacks: Vec<Box<[u8]>>,
+    stack_index: FxHashMap<Box<[u8]>, u32>,
+    strings: Vec<String>,
+    string_index: FxHashMap<String, u32>,
+    rows: Vec<Row>,
+    key: Vec<u8>,
+}
+
+impl ChunkTables {
+    fn intern(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.string_index.get(s) {
+            return i;
+        }
+        let i = self.strings.len() as u32;
+        self.strings.push(s.to_string());
+        self.string_index.insert(s.to_string(), i);
+        i
+    }
+
+    fn row(&mut self, meta: &Meta, stack: Option<u32>, weight: u64) {
+        let comm = self.intern(&meta.comm);
+        let event = meta.event.as_deref().map(|e| self.intern(e));
+        self.rows.push(Row {
+            ts_ns: meta.ts_ns,
+            cpu: meta.cpu,
+            pid: meta.pid,
+            tid: meta.tid,
+            comm,
+            stack,
+            weight,
+            event,
+        });
+    }
+}
+
+impl Emit for ChunkTables {
+    const META: bool = true;
+
+    fn stack(&mut self, stack: &Stack<'_>, weight: u64, meta: Option<&Meta>) {
+        let Some(meta) = meta else { return };
+        let mut key = std::mem::take(&mut self.key);
+        stack.join_into(&mut key);
+        let id = match self.stack_index.get(&key[..]) {
+            Some(&i) => i,
+            None => {
+                let i = self.stacks.len() as u32;
+                self.stacks.push(key[..].into());
+                self.stack_index.insert(key[..].into(), i);
+                i
+            }
+        };
+        self.key = key;
+        self.row(meta, Some(id), weight);
+    }
+
+    fn stackless(&mut self, weight: u64, meta: &Meta) {
+        self.row(meta, None, weight);
+    }
+}
+
+#[derive(Default, Debug)]
+pub struct Summary {
+    pub bytes: u64,
+    pub samples: u64,
+    pub stacks: u64,
+    pub stackless_samples: u64,
+    pub weird_lines: u64,
+    /// The first event name of the input: the one inferno-collapse-perf keeps by default.
+    pub first_event: Option<String>,
+    /// event name ("" for none) -> (samples, summed weight), in order of first appearance.
+    pub events: Vec<(String, u64, u64)>,
+    pub ts_min_ns: Option<i64>,
+    pub ts_max_ns: Option<i64>,
+}
+
+fn quoted(w: &mut impl Write, s: &[u8]) -> io::Result<()> {
+    w.write_all(b"\"")?;
+    let mut rest = s;
+    while let Some(i) = memchr::memchr(b'"', rest) {
+        w.write_all(&rest[..=i])?;
+        w.write_all(b"\"")?;
+        rest = &rest[i + 1..];
+    }
+    w.write_all(rest)?;
+    w.write_all(b"\"")
+}
+
+fn opt_int(w: &mut impl Write, v: Option<i64>) -> io::Result<()> {
+    if let Some(v) = v {
+        write!(w, "{}", v)?;
+    }
+    Ok(())
+}
+
+pub fn write_tables(
+    source: Source,
+    stacks_csv: &str,
+    samples_csv: &str,
+    nthreads: usize,
+    chunk_bytes: usize,
+) -> io::Result<Summary> {
+    let opt = Options::default();
+    let mut stacks_out = BufWriter::with_capacity(1 << 20, File::create(stacks_csv)?);
+    let mut samples_out = BufWriter::with_capacity(1 << 20, File::create(samples_csv)?);
+    let mut ids: FxHashMap<Box<[u8]>, u32> = FxHashMap::default();
+    let mut events: FxHashMap<String, usize> = FxHashMap::default();
+    let mut summary = Summary::default();
+    let mut local_to_global: Vec<u32> = Vec::new();
+
+    let (bytes, weird) = map_ordered(
+        source,
+        &opt,
+        nthreads,
+        chunk_bytes,
+        ChunkTables::default,
+        |chunk| {
+            local_to_global.clear();
+            for key in chunk.stacks {
+                let id = match ids.get(&key) {
+                    Some(&i) => i,
+                    None => {
+                        // first appearance: write it out
+                        let i = ids.len() as u32;
+                        write!(stacks_out, "{},", i)?;
+                        quoted(&mut stacks_out, &key)?;
+                        stacks_out.write_all(b"\n")?;
+                        ids.insert(key, i);
+                        i
+                    }
+                };
+                local_to_global.push(id);
+            }
+            for r in &chunk.rows {
+                let event = r.event.map(|e| chunk.strings[e as usize].as_str());
+                let ev_name = event.unwrap_or("");
+                let slot = match events.get(ev_name) {
+                    Some(&i) => i,
+                    None => {
+                        events.insert(ev_name.to_string(), summary.events.len());
+                        summary.events.push((ev_name.to_string(), 0, 0));
+                        summary.events.len() - 1
+                    }
+                };
+                summary.events[slot].1 += 1;
+                summary.events[slot].2 += r.weight;
+                if summary.first_event.is_none() {
+                    if let Some(e) = event {
+                        summary.first_event = Some(e.to_string());
+                    }
+                }
+                if let Some(ts) = r.ts_ns {
+                    summary.ts_min_ns = Some(summary.ts_min_ns.map_or(ts, |m| m.min(ts)));
+                    summary.ts_max_ns = Some(summary.ts_max_ns.map_or(ts, |m| m.max(ts)));
+                }
+                summary.samples += 1;
+                opt_int(&mut samples_out, r.ts_ns)?;
+                samples_out.write_all(b",")?;
+                opt_int(&mut samples_out, r.cpu)?;
+                samples_out.write_all(b",")?;
+                opt_int(&mut samples_out, r.pid)?;
+                samples_out.write_all(b",")?;
+                opt_int(&mut samples_out, r.tid)?;
+                samples_out.write_all(b",")?;
+                quoted(&mut samples_out, chunk.strings[r.comm as usize].as_bytes())?;
+                samples_out.write_all(b",")?;
+                match r.stack {
+                    Some(s) => write!(samples_out, "{}", local_to_global[s as usize])?,
+                    None => summary.stackless_samples += 1,
+                }
+                write!(samples_out, ",{},", r.weight)?;
+                if let Some(e) = event {
+                    quoted(&mut samples_out, e.as_bytes())?;
+                }
+                samples_out.write_all(b"\n")?;
+            }
+            Ok(())
+        },
+    )?;
+    stacks_out.flush()?;
+    samples_out.flush()?;
+    summary.bytes = bytes;
+    summary.weird_lines = weird;
+    summary.stacks = ids.len() as u64;
+    Ok(summary)
+}
