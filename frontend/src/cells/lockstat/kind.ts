@@ -1,0 +1,15 @@
+import { defineCell } from '../types';
+import { LockStatCell } from './LockStatCell';
+import { decodeLockStat, defaultLockStatState, encodeLockStat, type LockStatState } from './state';
+
+/** Lock contention from /proc/lock_stat: the captures compared class by class, or one capture's top classes. */
+export const lockStatCell = defineCell<LockStatState>({
+  kind: 'lockstat',
+  title: 'Lock contention',
+  description: 'lock_stat classes compared: change in wait per I/O, classes that appear or vanish, call sites',
+  defaultState: defaultLockStatState,
+  encode: encodeLockStat,
+  decode: decodeLockStat,
+  Component: LockStatCell,
+  starter: (caps) => caps.some((c) => (c.artifact_kinds ?? []).includes('lock-stat')),
+});
