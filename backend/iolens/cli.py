@@ -3,6 +3,7 @@
     iolens serve [--db PATH] [--host H] [--port N]
     iolens ingest BUNDLE... [--db PATH | --server URL]
     iolens convert FORMAT FILE [--to json]
+    iolens export NOTEBOOK [--format text|html] [--server URL | --db PATH]
 """
 
 from __future__ import annotations
@@ -36,6 +37,19 @@ def _human_bytes(n: float) -> str:
     return f"{n:.1f} GiB"
 
 
+def read_token(token_file: str | None, what: str) -> str | None:
+    """The access token: the first line of --token-file, else $IOLENS_TOKEN, else none."""
+    if token_file:
+        try:
+            token = Path(token_file).read_text(encoding="utf-8").strip().splitlines()
+        except OSError as exc:
+            raise SystemExit(f"iolens {what}: cannot read the token file: {exc}") from None
+        if not token or not token[0].strip():
+            raise SystemExit(f"iolens {what}: the token file {token_file} is empty")
+        return token[0].strip()
+    return os.environ.get("IOLENS_TOKEN") or None
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -43,7 +57,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .store.db import StoreError
 
     db = Path(args.db)
-    settings = Settings(db_path=db, data_dir=db.parent, frontend_dist=default_frontend_dist())
+    settings = Settings(db_path=db, data_dir=db.parent, frontend_dist=default_frontend_dist(),
+                        token=read_token(args.token_file, "serve"))
+    if args.public_url:
+        settings.public_url = args.public_url
     try:
         app = create_app(settings)
     except StoreError as exc:
@@ -52,6 +69,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"iolens {__version__}: database {db}", file=sys.stderr)
     if settings.frontend_dist is None:
         print("iolens serve: frontend not built (run `make build`); serving the API only", file=sys.stderr)
+    print(f"iolens: uploads and saves {'need the access token' if settings.token else 'are open to anyone who can reach this port'}",
+          file=sys.stderr)
     print(f"iolens: open http://{args.host}:{args.port}/", file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     return 0
@@ -59,7 +78,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     if args.server:
-        return _ingest_remote(args.server.rstrip("/"), args.bundles)
+        return _ingest_remote(args.server.rstrip("/"), args.bundles, read_token(args.token_file, "ingest"))
     from .bundle import BundleError
     from .ingest import ingest_file
     from .store.db import Store, StoreError
@@ -125,7 +144,7 @@ def _stream(path: Path, head: bytes, tail: bytes, label: str) -> Iterator[bytes]
     yield tail
 
 
-def _ingest_remote(server: str, bundles: list[str]) -> int:
+def _ingest_remote(server: str, bundles: list[str], token: str | None = None) -> int:
     failed = 0
     for i, name in enumerate(bundles, 1):
         path = Path(name)
@@ -140,7 +159,8 @@ def _ingest_remote(server: str, bundles: list[str]) -> int:
             f"{server}/api/captures",
             data=_stream(path, head, tail, label),
             method="POST",
-            headers={"Content-Type": f"multipart/form-data; boundary={boundary}", "Content-Length": str(length)},
+            headers={"Content-Type": f"multipart/form-data; boundary={boundary}", "Content-Length": str(length),
+                     **({"Authorization": f"Bearer {token}"} if token else {})},
         )
         try:
             with urllib.request.urlopen(req) as resp:
@@ -162,6 +182,12 @@ def _ingest_remote(server: str, bundles: list[str]) -> int:
         for w in body.get("warnings", []):
             print(f"    warning: {w}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from .notebook import export_cli
+
+    return export_cli.run(args)
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
@@ -188,6 +214,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
     s.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"],
                    help="uvicorn log level (default: info)")
+    s.add_argument("--token-file", metavar="FILE",
+                   help="uploads and notebook saves need this token (first line of FILE) as "
+                        "'Authorization: Bearer TOKEN'; reads never do (default: $IOLENS_TOKEN, else no token)")
+    s.add_argument("--public-url", metavar="URL",
+                   help="base of the permalinks in exports, e.g. https://iolens.example.org "
+                        "(default: $IOLENS_PUBLIC_URL, else the URL each request came to)")
     s.set_defaults(func=cmd_serve)
 
     i = sub.add_parser("ingest", help="check and store capture bundles (one transaction per bundle)")
@@ -196,7 +228,23 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--db", default=str(default_db_path()), help=db_help)
     where.add_argument("--server", metavar="URL",
                        help="upload to a running `iolens serve` instead (e.g. http://127.0.0.1:8000)")
+    i.add_argument("--token-file", metavar="FILE",
+                   help="with --server: the server's access token, first line of FILE (default: $IOLENS_TOKEN)")
     i.set_defaults(func=cmd_ingest)
+
+    e = sub.add_parser("export", help="a saved notebook as plain text (for email) or one static HTML file")
+    e.add_argument("notebook", metavar="NOTEBOOK",
+                   help="notebook version id, or its permalink (http://HOST:PORT/n/ID: implies --server)")
+    e.add_argument("--format", choices=["text", "html"], default="text",
+                   help="text: ASCII, 72 columns, permalink on top; html: one self-contained file (default: text)")
+    ewhere = e.add_mutually_exclusive_group()
+    ewhere.add_argument("--db", help=f"read the notebook from this DuckDB file (default: $IOLENS_DB or {default_db_path()})")
+    ewhere.add_argument("--server", metavar="URL", help="ask a running `iolens serve` (e.g. http://127.0.0.1:8000)")
+    e.add_argument("--url", metavar="BASE",
+                   help="with --db: base of the permalink printed in the export "
+                        "(default: $IOLENS_PUBLIC_URL, else http://127.0.0.1:8000)")
+    e.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default: standard output)")
+    e.set_defaults(func=cmd_export)
 
     c = sub.add_parser("convert", help="parse a tool's output and print it (iolens convert FORMAT --help)")
     from . import converters

@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import shutil
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -22,6 +23,10 @@ import duckdb
 from .bundle import BundleError, Limits, OpenBundle, open_bundle
 from .formats.errors import FormatError
 from .formats.fio_json import FioResult, parse_fio_json
+from .ingest_block import BLOCK_RUN_COLUMNS, block_artifact, perf_stat_block_artifact
+from .ingest_sched import TABLE_COLUMNS as SCHED_TABLE_COLUMNS, perf_stat_artifact, sched_artifact
+from .formats.lock_stat import parse_lock_stat
+from .formats import perf_script_native
 from .manifest import Artifact
 from .store.db import Store
 
@@ -38,6 +43,16 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     ),
     "fio_clat_percentiles": ("capture_id", "run_id", "job_index", "ddir", "percentile", "value_ns"),
     "fio_clat_bins": ("capture_id", "run_id", "job_index", "ddir", "bin_ns", "count"),
+    "lock_stat_dumps": ("capture_id", "run_id", "path", "version", "debug_locks_off", "classes", "warnings"),
+    "lock_stat_classes": (
+        "capture_id", "run_id", "path", "class", "occurrence", "rw", "base_name", "subclass", "seq", "con_bounces",
+        "contentions", "wait_min_ns", "wait_max_ns", "wait_total_ns", "wait_avg_ns", "acq_bounces", "acquisitions",
+        "hold_min_ns", "hold_max_ns", "hold_total_ns", "hold_avg_ns",
+    ),
+    "lock_stat_points": ("capture_id", "run_id", "path", "class", "occurrence", "kind", "idx", "count", "address",
+                         "symbol", "function_name", "module"),
+    "block_runs": BLOCK_RUN_COLUMNS,
+    **SCHED_TABLE_COLUMNS,  # sched_traces, sched_checks, perf_stat
 }
 
 
@@ -50,11 +65,24 @@ class IngestResult:
     warnings: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class BulkCsv:
+    """Rows too many for executemany: a headerless CSV file loaded by `Writer.insert_csv`."""
+
+    table: str
+    path: Path                               # inside the bundle's temporary directory
+    columns: tuple[tuple[str, str], ...]     # (name, DuckDB type) in file order
+    constants: tuple[tuple[str, Any], ...]   # (name, value) for every row: capture_id, run_id
+
+
 @dataclass
 class Parsed:
     rows: Rows = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     fio: list[FioResult] = field(default_factory=list)
+    bulk: list[BulkCsv] = field(default_factory=list)
+    # derived tables computed in the write transaction after the bulk loads (block tiles)
+    derive: list[Callable[[Any], None]] = field(default_factory=list)
 
     def add(self, table: str, rows: list[tuple[Any, ...]]) -> None:
         self.rows.setdefault(table, []).extend(rows)
@@ -87,9 +115,62 @@ def _fio_json(bundle: OpenBundle, run_id: str | None, art: Artifact, out: Parsed
             ])
 
 
+def _perf_script(bundle: OpenBundle, run_id: str | None, art: Artifact, out: Parsed) -> None:
+    """perf script text (gzip or not) -> perf_stacks and perf_samples, parsed by the Rust core
+    into CSV files beside the unpacked bundle, loaded in bulk by _write."""
+    where = {"file": art.path, "field": "kind"}
+    if run_id is None:
+        raise BundleError("perf-script artifact must belong to a run", where, 422)
+    if any(b.table == "perf_stacks" and ("run_id", run_id) in b.constants for b in out.bulk):
+        raise BundleError(f"run {run_id} has more than one perf-script artifact", where, 422)
+    tmp = Path(tempfile.mkdtemp(prefix=".iolens-perf-", dir=bundle.root))
+    stacks, samples = tmp / "perf_stacks.csv", tmp / "perf_samples.csv"
+    summary = perf_script_native.write_tables(bundle.path(art.path), stacks, samples, name=art.path)
+    const = (("capture_id", bundle.capture_id), ("run_id", run_id))
+    out.bulk.append(BulkCsv("perf_stacks", stacks, perf_script_native.STACK_COLUMNS, const))
+    out.bulk.append(BulkCsv("perf_samples", samples, perf_script_native.SAMPLE_COLUMNS, const))
+    if summary.samples == 0:
+        out.warnings.append(f"{art.path}: no perf samples found (is it the output of `perf script`?)")
+    elif summary.stacks == 0:
+        out.warnings.append(f"{art.path}: perf samples without call stacks (recorded without -g?)")
+    if len(summary.events) > 1:
+        names = ", ".join(f"{e or '(none)'} ({n} samples)" for e, (n, _) in summary.events.items())
+        out.warnings.append(f"{art.path}: several perf events: {names}; a flame graph shows one at a time")
+
+
+def _lock_stat(bundle: OpenBundle, run_id: str | None, art: Artifact, out: Parsed) -> None:
+    """/proc/lock_stat text -> lock_stat_dumps, lock_stat_classes, lock_stat_points. At most one dump
+    per run, and one for the capture (run_id NULL), so that no count is added twice."""
+    if any(r[0] == bundle.capture_id and r[1] == run_id for r in out.rows.get("lock_stat_dumps", [])):
+        where = f"run {run_id}" if run_id else "the capture"
+        raise BundleError(f"{where} has more than one lock-stat artifact", {"file": art.path, "field": "kind"}, 422)
+    dump = parse_lock_stat(bundle.read_text(art.path), source=art.path)
+    cid = bundle.capture_id
+    out.warnings.extend(f"{art.path}: {w}" for w in dump.warnings)
+    out.add("lock_stat_dumps", [(cid, run_id, art.path, dump.version, dump.debug_locks_off, len(dump.classes),
+                                 json.dumps(dump.warnings))])
+    for seq, c in enumerate(dump.classes):
+        out.add("lock_stat_classes", [(
+            cid, run_id, art.path, c.name, c.occurrence, r.rw, c.base_name, c.subclass, seq, r.con_bounces,
+            r.contentions, r.wait_min_ns, r.wait_max_ns, r.wait_total_ns, r.wait_avg_ns, r.acq_bounces,
+            r.acquisitions, r.hold_min_ns, r.hold_max_ns, r.hold_total_ns, r.hold_avg_ns,
+        ) for r in c.rows])
+        out.add("lock_stat_points", [
+            (cid, run_id, art.path, c.name, c.occurrence, p.kind, p.index, p.count, p.address, p.symbol, p.function,
+             p.module) for p in c.contention_points + c.contending_points
+        ])
+
+
 # kind -> parser. Kinds not listed are kept in the bundle and listed, not parsed.
 ARTIFACT_PARSERS: dict[str, Callable[[OpenBundle, str | None, Artifact, Parsed], None]] = {
     "fio-json": _fio_json,
+    "perf-script": _perf_script,
+    "lock-stat": _lock_stat,
+    "blkparse": block_artifact,
+    "perf-block": block_artifact,
+    "perf-stat-block": perf_stat_block_artifact,
+    "perf-sched": sched_artifact,
+    "perf-stat": perf_stat_artifact,
 }
 KEPT_KINDS = {"fio-stderr", "fio-jobfile", "stdout", "stderr"}
 
@@ -300,4 +381,8 @@ def _write(store: Store, bundle: OpenBundle, parsed: Parsed) -> None:
         )
         for table, rows in parsed.rows.items():
             w.insert(table, COLUMNS[table], rows)
+        for b in parsed.bulk:
+            w.insert_csv(b.table, b.path, b.columns, b.constants)
+        for step in parsed.derive:
+            step(w)
         w.execute(DERIVE_FIO_RESULTS, {"cid": cid})

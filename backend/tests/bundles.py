@@ -115,3 +115,20 @@ def write_tar(path: Path, members: dict[str, bytes | None], gz: bool = True,
 
 def write_bundle(path: Path, m: dict[str, Any], files: dict[str, bytes], gz: bool = True) -> Path:
     return write_tar(path, {"manifest.json": json.dumps(m, indent=2).encode(), **files}, gz=gz)
+
+
+def block_capture(label: str, runs: list[list[tuple[str, str, bytes | str, dict[str, Any]]]],
+                  **over: Any) -> tuple[dict, dict[str, bytes]]:
+    """A manifest and its files with block artifacts: runs[i] = [(kind, name, data, extra), ...],
+    kind blkparse / perf-block / perf-stat-block; extra fields go into the artifact entry
+    (e.g. {"trace_clock_at_start_ns": 0})."""
+    m = manifest(label, **over)
+    files: dict[str, bytes] = {}
+    for i, arts in enumerate(runs):
+        m["runs"].append({"id": f"r{i:03d}", "index": i, "repeat": i, "params": {},
+                          "started_at": f"2026-11-22T02:5{i}:00Z", "ended_at": f"2026-11-22T02:5{i}:10Z",
+                          "exit_code": 0, "cmdline": ["fio", "job.fio"], "artifacts": []})
+        for kind, name, data, extra in arts:
+            add_file(m, files, f"runs/r{i:03d}/{name}", data, kind, run=i)
+            m["runs"][i]["artifacts"][-1].update(extra)
+    return m, files

@@ -55,7 +55,8 @@ def two_captures(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def test_health_and_openapi(api):
-    assert api.get("/api/health").json() == {"status": "ok", "version": "0.1.0", "captures": 0}
+    assert api.get("/api/health").json() == {"status": "ok", "version": "0.1.0", "captures": 0,
+                                             "writes_need_token": False}
     schema = api.get("/openapi.json").json()
     assert {"/api/captures", "/api/compare/fio", "/api/health"} <= set(schema["paths"])
 

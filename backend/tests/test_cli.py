@@ -20,10 +20,14 @@ def iolens(*args: str, **kw) -> subprocess.CompletedProcess:
 
 def test_help_documents_every_command():
     out = iolens("--help").stdout
-    for cmd in ("serve", "ingest", "convert"):
+    for cmd in ("serve", "ingest", "convert", "export"):
         assert cmd in out
     assert "--db" in iolens("ingest", "--help").stdout
-    assert "default: 8000" in iolens("serve", "--help").stdout
+    assert "--token-file" in iolens("ingest", "--help").stdout
+    serve = iolens("serve", "--help").stdout
+    assert "default: 8000" in serve and "--token-file" in serve and "IOLENS_TOKEN" in serve
+    export = iolens("export", "--help").stdout
+    assert "--format" in export and "--server" in export and "--db" in export
 
 
 def test_ingest_reports_each_file_and_stores_atomically(tmp_path):

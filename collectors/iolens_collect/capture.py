@@ -1,8 +1,11 @@
 """``iolens-collect run``: put the probes together and write one bundle.
 
 Order: check -o, load the workload, resolve and check its targets (nothing has run yet),
-find fio, say what will be created, record host facts, run fio once per repeat, remove what fio
-created, write the bundle. Exit status: 0 done; 1 fio failed (the bundle is still written
+find fio, say what will be created, record host facts, turn lock_stat on (--lock-stat), set up
+the perf probes and the workload's cgroup (--stacks, --sched, --block, --cgroup, --cpus:
+probes.py), run fio once per repeat (lock_stat cleared before and kept after each, perf started
+before and stopped after each), set lock_stat back, stop perf and remove the cgroup, remove what
+fio created, write the bundle. Exit status: 0 done; 1 fio failed (the bundle is still written
 if at least one run produced JSON); 2 bad input; 3 refused by the safety rule; 130
 interrupted.
 """
@@ -10,6 +13,7 @@ interrupted.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -17,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from . import __version__, bundle, fio, host, progress, safety
+from . import __version__, bundle, fio, host, lockstat, probes, progress, safety
 
 __all__ = ["Options", "CaptureError", "run", "EXIT_OK", "EXIT_FIO", "EXIT_USAGE",
            "EXIT_REFUSED", "EXIT_INTERRUPTED"]
@@ -49,6 +53,9 @@ class Options:
     keep_files: bool = False
     force: bool = False
     argv: List[str] = field(default_factory=list)  # the collector's own arguments
+    lock_stat: bool = False  # clear /proc/lock_stat before each repeat, keep it after
+    lock_stat_snapshot: Optional[str] = None  # a lock_stat dump taken by hand, for the capture
+    probes: probes.Settings = field(default_factory=probes.Settings)  # --stacks, --sched, --block, --cgroup, --cpus
 
 
 def _listing(paths: List[str], limit: int = 8) -> str:
@@ -67,7 +74,26 @@ def _tail(path: str, lines: int = 12) -> List[str]:
     return [ln for ln in text.splitlines() if ln.strip()][-lines:]
 
 
-def run(opts: Options, err=None, out=None) -> int:
+def _snapshot_name(path: str) -> str:
+    """lock_stat/<the file's name>, with characters other than [A-Za-z0-9._-] replaced."""
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", os.path.basename(path)) or "lock_stat.txt"
+    return "lock_stat/" + ("_" + name if name.startswith(".") else name)
+
+
+def _read_snapshot(path: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise CaptureError(f"--lock-stat-snapshot {path}: {exc.strerror or exc}") from None
+    problem = lockstat.check_dump(data.decode("utf-8", errors="replace"))
+    if problem:
+        raise CaptureError(f"--lock-stat-snapshot {path}: not a usable /proc/lock_stat dump: {problem}")
+    return data
+
+
+def run(opts: Options, err=None, out=None, proc_root: str = "/") -> int:
+    """Capture as `opts` say. `proc_root` is where /proc is read (tests point it at a fake tree)."""
     err = err if err is not None else sys.stderr
     out = out if out is not None else sys.stdout
 
@@ -102,6 +128,11 @@ def run(opts: Options, err=None, out=None) -> int:
     fio_bin = shutil.which("fio")
     if fio_bin is None:
         raise CaptureError("fio not found on PATH; install it (Debian: apt-get install fio)")
+    snapshot = _read_snapshot(opts.lock_stat_snapshot) if opts.lock_stat_snapshot else None
+    try:
+        extra = probes.Probes(opts.probes)  # checks the options; nothing runs yet
+    except probes.ProbeError as exc:
+        raise CaptureError(str(exc)) from None
 
     if plan.create:
         verb = "will create (kept afterwards: --keep-files)" if opts.keep_files else "will create and remove"
@@ -128,21 +159,60 @@ def run(opts: Options, err=None, out=None) -> int:
     stage = tempfile.mkdtemp(prefix="iolens-collect-")
     records: List[fio.RunRecord] = []
     failed: Optional[fio.RunRecord] = None
+    lock_dumps: Dict[str, str] = {}  # run id -> its lock_stat dump in the stage
+    lock: Optional[lockstat.Probe] = None
     try:
         os.makedirs(os.path.join(stage, "workload"))
         with open(os.path.join(stage, JOBFILE_REL), "wb") as f:
             f.write(workload.jobfile_bytes)
+        snapshot_rel = _snapshot_name(opts.lock_stat_snapshot) if snapshot is not None else None
+        if snapshot_rel is not None:
+            os.makedirs(os.path.join(stage, "lock_stat"))
+            with open(os.path.join(stage, snapshot_rel), "wb") as f:
+                f.write(snapshot)
 
         names = [j.name for j in workload.jobs]
         more = len(names) - 1
         shown = names[0] + (f" (+{more} job{'s' if more > 1 else ''})" if more else "")
         prog = progress.Progress(opts.repeat, shown, progress.expected_duration(workload.jobs), stream=err)
         try:
+            if opts.lock_stat:
+                lock = lockstat.Probe(proc_root)
+                problem = lock.start()
+                if problem:
+                    lock = None
+                    notes.append(problem)
+                    say(f"{problem}; {lockstat.ALTERNATIVE}")
+                else:
+                    was = "" if lock.previous == "1" else f" (it was {lock.previous}; set back at the end)"
+                    say(f"lock_stat: collecting{was}; {lockstat.PROC} is cleared before each repeat and "
+                        "kept after it")
+            try:
+                extra.start(host_facts, say)
+            except probes.ProbeError as exc:
+                raise CaptureError(str(exc)) from None
             for i in range(opts.repeat):
+                run_id = f"r{i:03d}"
+                extra.before(run_id, say)  # perf started and enabled before lock_stat is cleared
+                if lock is not None:
+                    lock.clear()
                 prog.start(i + 1)
-                rec = fio.run_fio(fio_bin, stage, f"r{i:03d}", i, i, workload, JOBFILE_REL,
-                                  cwd=cwd, tick=prog.tick)
+                t0_ns = time.clock_gettime_ns(time.CLOCK_MONOTONIC)  # perf records on this clock
+                rec = fio.run_fio(fio_bin, stage, run_id, i, i, workload, JOBFILE_REL,
+                                  cwd=cwd, tick=prog.tick, preexec_fn=extra.preexec,
+                                  on_start=extra.on_start(run_id))
                 records.append(rec)
+                extra.stop()
+                if lock is not None:
+                    rel = f"runs/{run_id}/lock_stat.txt"
+                    try:
+                        lock.snapshot(os.path.join(stage, rel))
+                        lock_dumps[run_id] = rel
+                    except OSError as exc:
+                        problem = f"lock_stat: run {run_id}: cannot read {lockstat.PROC} ({exc.strerror or exc})"
+                        notes.append(problem)
+                        say(problem)
+                extra.after(run_id, stage, t0_ns, say)  # perf script etc., after lock_stat is read
                 summary = progress.summarize(rec.json)
                 result = progress.format_summary(summary) if rec.json else ""
                 errors = progress.job_errors(rec.json)
@@ -163,6 +233,12 @@ def run(opts: Options, err=None, out=None) -> int:
                     notes.append(f"run {rec.run_id}: fio {how}; later repeats were not run")
                     break
         finally:
+            extra.close(say)
+            if lock is not None:
+                problem = lock.restore()
+                if problem:
+                    notes.append(problem)
+                    say(problem)
             if opts.keep_files:
                 if plan.create:
                     say(f"kept fio's files (--keep-files): {_listing([p for p in plan.create if os.path.lexists(p)])}")
@@ -170,6 +246,7 @@ def run(opts: Options, err=None, out=None) -> int:
                 for problem in safety.cleanup(plan):
                     say(problem)
 
+        notes.extend(extra.notes)
         with_json = [r for r in records if r.json is not None]
         if not with_json:
             raise CaptureError("no fio run produced JSON output; no bundle written", EXIT_FIO)
@@ -184,7 +261,11 @@ def run(opts: Options, err=None, out=None) -> int:
             ]
             if rec.stdout_rel:
                 arts.append(bundle.artifact(stage, rec.stdout_rel, "stdout"))
-            runs.append({
+            if rec.run_id in lock_dumps:
+                arts.append(bundle.artifact(stage, lock_dumps[rec.run_id], "lock-stat"))
+            for a in extra.artifacts(rec.run_id):
+                arts.append(dict(bundle.artifact(stage, a.rel, a.kind), **a.extra))
+            entry = {
                 "id": rec.run_id,
                 "index": rec.index,
                 "repeat": rec.repeat,
@@ -194,7 +275,10 @@ def run(opts: Options, err=None, out=None) -> int:
                 "exit_code": rec.exit_code,
                 "cmdline": rec.cmdline,
                 "artifacts": arts,
-            })
+            }
+            if extra.info(rec.run_id):
+                entry["probes"] = extra.info(rec.run_id)
+            runs.append(entry)
         manifest = {
             "format": bundle.FORMAT,
             "format_version": bundle.FORMAT_VERSION,
@@ -211,9 +295,11 @@ def run(opts: Options, err=None, out=None) -> int:
                 "fio_args": workload.fio_args,
                 "targets": resolution.targets,
                 "cwd": cwd,
+                **({"cpus": probes.cgroup_mod.format_cpus(extra.cpus)} if extra.cpus is not None else {}),
             },
             "runs": runs,
-            "artifacts": [bundle.artifact(stage, JOBFILE_REL, "fio-jobfile")],
+            "artifacts": [bundle.artifact(stage, JOBFILE_REL, "fio-jobfile")]
+            + ([bundle.artifact(stage, snapshot_rel, "lock-stat")] if snapshot_rel else []),
             "notes": notes,
         }
         try:
@@ -229,6 +315,8 @@ def run(opts: Options, err=None, out=None) -> int:
         s = progress.summarize(rec.json)
         summaries.append(s)
         out.write(f"{rec.run_id}  exit {rec.exit_code}  {progress.format_summary(s)}\n")
+        for line in extra.summaries(rec.run_id):
+            out.write(line + "\n")
     good = [s for s in summaries if s]
     if len(good) > 1:
         mean = {}

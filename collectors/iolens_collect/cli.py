@@ -24,6 +24,7 @@ creates are removed at the end unless --keep-files.
 RUN_EPILOG = """\
 examples:
   iolens-collect run --label ext4-4k --tag fs=ext4 --repeat 3 --fio job.fio -o ext4.iolens.tar.gz
+  iolens-collect run --label xfs-locks --repeat 3 --lock-stat --fio job.fio -o xfs.iolens.tar.gz
   iolens-collect run --label quick --fio-args='--name=w --rw=randwrite --bs=4k --size=64m \\
       --filename=/mnt/test/w.dat' -o quick.iolens.tar.gz
 
@@ -88,6 +89,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep the data files fio created (default: off, they are removed)")
     r.add_argument("--force", action="store_true",
                    help="overwrite the bundle file if it exists (default: off, refuse)")
+    lock = r.add_mutually_exclusive_group()
+    lock.add_argument("--lock-stat", action="store_true",
+                      help="record the kernel's lock contention statistics of each repeat: turn "
+                           "/proc/sys/kernel/lock_stat on, clear /proc/lock_stat before each repeat "
+                           "(system-wide) and keep it after, set it back at the end; needs root and a "
+                           "kernel with CONFIG_LOCK_STAT, else a note says why and the capture goes on "
+                           "(default: off)")
+    lock.add_argument("--lock-stat-snapshot", metavar="FILE",
+                      help="attach a /proc/lock_stat dump taken by hand to the capture as a whole "
+                           "(default: none)")
     r.add_argument("-o", "--output", required=True, metavar="BUNDLE",
                    help="bundle file to write, by convention NAME.iolens.tar.gz (required)")
     return parser
@@ -129,6 +140,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         fio_jobfile=args.fio_jobfile, fio_args=args.fio_args,
         allow_destructive=args.allow_destructive, keep_files=args.keep_files,
         force=args.force, argv=argv,
+        lock_stat=args.lock_stat, lock_stat_snapshot=args.lock_stat_snapshot,
     )
     # SIGTERM behaves like Ctrl-C: fio is stopped and its files are removed.
     previous = None

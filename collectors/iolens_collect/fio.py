@@ -574,12 +574,16 @@ def run_fio(
     cwd: Optional[str] = None,
     tick: Optional[Callable[[float], None]] = None,
     tick_interval: float = 0.5,
+    preexec_fn: Optional[Callable[[], None]] = None,
+    on_start: Optional[Callable[[subprocess.Popen], None]] = None,
 ) -> RunRecord:
     """Run fio once with its output in ``stage/runs/<run_id>/``.
 
     The command that runs uses absolute paths into the stage; the one recorded uses the same
     paths relative to the bundle. fio's stdout is a file, so fio prints no ETA line (its
     default eta=auto shows it only on a terminal) and does not fight with our progress.
+    ``preexec_fn`` runs in the child before exec (the cgroup and CPU affinity of --cgroup and
+    --cpus); ``on_start`` gets the process once it runs (to read /proc/PID/cgroup).
     """
     run_rel = f"runs/{run_id}"
     run_dir = os.path.join(stage, run_rel)
@@ -604,8 +608,10 @@ def run_fio(
     with open(os.path.join(stage, stderr_rel), "wb") as err, \
             open(os.path.join(stage, stdout_rel), "wb") as out:
         proc = subprocess.Popen(argv, executable=fio_bin, stdout=out, stderr=err,
-                                stdin=subprocess.DEVNULL, cwd=cwd)
+                                stdin=subprocess.DEVNULL, cwd=cwd, preexec_fn=preexec_fn)
         try:
+            if on_start is not None:
+                on_start(proc)
             while True:
                 try:
                     proc.wait(timeout=tick_interval)

@@ -146,3 +146,69 @@ test('real data: two bundles through the real server', async ({ page }) => {
   await expect(page.locator('.facts-grid')).toBeVisible();
   await shot(page, '17-real-capture');
 });
+
+// Notebooks, against the real server: starter notebook, SQL cell with chart and tables panel,
+// a refused query, saved version, draft of a saved version, export dialog, the HTML file from
+// disk, the notebook list (empty and full), the token dialog.
+test('notebook pages and states', async ({ page, browser }) => {
+  const fs = await import('node:fs');
+  const files = (process.env.IOLENS_E2E_BUNDLES ?? '').split(path.delimiter).filter(Boolean).slice(0, 2);
+  test.skip(files.length < 2, 'needs two bundles');
+  await page.goto('/notebooks');
+  await expect(page.getByTestId('notebooks-empty')).toBeVisible();
+  await shot(page, '20-notebooks-empty', false);
+  const caps: { id: string; label: string }[] = [];
+  for (const f of files) {
+    const r = await page.request.post('/api/captures', { multipart: { file: { name: path.basename(f), mimeType: 'application/gzip', buffer: fs.readFileSync(f) } } });
+    caps.push((await r.json()) as { id: string; label: string });
+  }
+  await page.goto('/');
+  for (const c of caps) await page.getByRole('checkbox', { name: `Select ${c.label}`, exact: true }).check();
+  await page.getByRole('button', { name: /^Compare 2/ }).click();
+  await expect(page.locator('.fio-table').first()).toBeVisible();
+  await shot(page, '21-notebook-starter');
+  await page.getByRole('button', { name: '+ Add cell' }).click();
+  await shot(page, '22-notebook-add-cell', false);
+  await page.getByRole('menuitem', { name: /^SQL/ }).click();
+  const sql = page.locator('section.cell[data-kind="sql"]');
+  await expect(sql.locator('.sql-result')).toBeVisible();
+  await sql.getByLabel('Chart').selectOption('bar');
+  await sql.getByRole('button', { name: 'Tables' }).click();
+  await expect(sql.locator('.tables-panel')).toContainText('fio_results');
+  await sql.screenshot({ path: path.join(dir!, '23-sql-cell-chart-tables.png') });
+  await page.keyboard.press('Control+s');
+  await expect(page).toHaveURL(/\/n\//);
+  await expect(page.locator('.fio-table').first()).toBeVisible();
+  await shot(page, '24-notebook-saved');
+  const permalink = page.url();
+  await page.getByRole('button', { name: 'Export ▾' }).click();
+  await shot(page, '25-export-menu', false);
+  await page.getByRole('menuitem', { name: /Text report/ }).click();
+  await expect(page.getByTestId('export-text')).toBeVisible();
+  await shot(page, '26-export-text', false);
+  await page.keyboard.press('Escape');
+  const download = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Export ▾' }).click();
+  await page.getByRole('menuitem', { name: /HTML file/ }).click();
+  const file = path.join(dir!, 'notebook-export.html');
+  await (await download).saveAs(file);
+  const disk = await (await browser.newContext({ offline: true })).newPage();
+  await disk.goto('file://' + file);
+  await disk.screenshot({ path: path.join(dir!, '27-export-html-from-disk.png'), fullPage: true });
+  await page.locator('section.cell[data-kind="fio"]').getByRole('button', { name: 'Full width' }).click();
+  await expect(page.getByTestId('save-status')).toContainText('unsaved changes');
+  await sql.getByRole('textbox', { name: 'SQL query' }).fill("SELECT * FROM read_csv('/etc/passwd')");
+  await sql.getByRole('button', { name: /^Run/ }).click();
+  await expect(sql.locator('.error-box')).toBeVisible();
+  await shot(page, '28-notebook-draft-sql-refused', false);
+  await sql.screenshot({ path: path.join(dir!, '29-sql-refused.png') });
+  await page.goto('/notebooks');
+  await expect(page.locator('.notebook-table')).toBeVisible();
+  await shot(page, '30-notebooks', false);
+  await page.goto('/');
+  await shot(page, '31-library-with-notebooks', false);
+  await page.route('**/api/health', (r) => r.fulfill({ json: { status: 'ok', version: '0.1.0', captures: 2, writes_need_token: true } }));
+  await page.goto(permalink);
+  await page.getByRole('button', { name: 'Enter token' }).click();
+  await shot(page, '32-token-dialog', false);
+});

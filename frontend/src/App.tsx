@@ -6,6 +6,10 @@ import { installShortcuts, SHORTCUTS, useShortcut } from './components/shortcuts
 import { flash, Toast } from './components/Toast';
 import { CapturePage } from './pages/CapturePage';
 import { ComparePage } from './pages/ComparePage';
+import { NotebookPage } from './pages/NotebookPage';
+import { NotebooksPage } from './pages/NotebooksPage';
+import { TokenDialog } from './components/TokenDialog';
+import { getToken } from './api/auth';
 import { BadUrlPage, NotFoundPage } from './pages/BadUrlPage';
 import { LibraryPage } from './pages/LibraryPage';
 import { Link, useLocation } from './state/router';
@@ -15,6 +19,7 @@ export function App() {
   const loc = useLocation();
   const parsed = useMemo(() => parseUrl(loc.pathname, loc.search), [loc.pathname, loc.search]);
   const [help, setHelp] = useState(false);
+  const [tokenOpen, setTokenOpen] = useState(false);
   const health = useQuery('health', () => fetchHealth());
 
   useEffect(() => installShortcuts(), []);
@@ -26,9 +31,10 @@ export function App() {
 
   const v = parsed.view;
   useEffect(() => {
-    const titles: Record<string, string> = { library: 'Library', capture: 'Capture', compare: 'Compare', 'not-found': 'Not found', 'bad-url': 'Bad link' };
-    document.title = `${titles[v.page] ?? ''} · iolens`;
-  }, [v.page]);
+    const titles: Record<string, string> = { library: 'Library', capture: 'Capture', compare: 'Notebook', notebook: 'Notebook', notebooks: 'Notebooks', 'not-found': 'Not found', 'bad-url': 'Bad link' };
+    const title = v.page === 'compare' && v.title ? v.title : v.page === 'notebook' ? `Notebook ${v.id}` : (titles[v.page] ?? '');
+    document.title = `${title} · iolens`;
+  }, [v]);
 
   return (
     <div className="app">
@@ -44,7 +50,10 @@ export function App() {
           <Link to="/" className={v.page === 'library' ? 'active' : ''}>
             Library
           </Link>
-          {v.page === 'compare' && <span className="active">Compare</span>}
+          <Link to="/notebooks" className={v.page === 'notebooks' ? 'active' : ''}>
+            Notebooks
+          </Link>
+          {(v.page === 'compare' || v.page === 'notebook') && <span className="active">Notebook</span>}
           {v.page === 'capture' && <span className="active">Capture</span>}
         </nav>
         <div className="topbar-right">
@@ -52,6 +61,11 @@ export function App() {
             <span className="muted" title={`iolens server ${health.data.version}, ${health.data.captures} captures`}>
               v{health.data.version}
             </span>
+          )}
+          {health.data?.writes_need_token && (
+            <button type="button" className="link-button token-button" onClick={() => setTokenOpen(true)} title="Uploads and saves on this server need its access token">
+              {getToken() ? 'Token set' : 'Enter token'}
+            </button>
           )}
           {health.error && (
             <span className="server-down" title={health.error.message}>
@@ -67,6 +81,8 @@ export function App() {
         {v.page === 'library' && <LibraryPage view={v} problems={parsed.problems} />}
         {v.page === 'capture' && <CapturePage id={v.id} />}
         {v.page === 'compare' && <ComparePage view={v} problems={parsed.problems} />}
+        {v.page === 'notebook' && <NotebookPage key={v.id} id={v.id} />}
+        {v.page === 'notebooks' && <NotebooksPage query={v.query} />}
         {v.page === 'not-found' && <NotFoundPage path={v.path} />}
         {v.page === 'bad-url' && <BadUrlPage path={v.path} problems={v.problems} />}
       </main>
@@ -94,6 +110,7 @@ export function App() {
           </div>
         </div>
       )}
+      <TokenDialog open={tokenOpen} onClose={() => setTokenOpen(false)} />
       <Toast />
     </div>
   );

@@ -5,24 +5,34 @@ Routes are thin: they call views/ and ingest, and map errors to `{"error", "deta
 
 from __future__ import annotations
 
+import hmac
 import logging
 import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import Depends, FastAPI, File, HTTPException, Query, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
 from ..bundle import BundleError, Limits
 from ..ingest import ingest_file
+from ..notebook import html as notebook_html
+from ..notebook import render as notebook_render
+from ..notebook import store as notebooks
+from ..notebook import text as notebook_text
 from ..store.db import Store, StoreError
+from ..store.sandbox import Sandbox, SqlRefused
+from ..store.tabledocs import capture_tables
+from ..views import block as block_view
 from ..views import captures as captures_view
 from ..views import fio_compare
+from ..views import lock_stat as lock_stat_view
+from ..views import sched as sched_view
 from . import models
 
 log = logging.getLogger("iolens.api")
@@ -38,6 +48,12 @@ class Settings:
     frontend_dist: Path | None = None
     max_upload_bytes: int = int(os.environ.get("IOLENS_MAX_UPLOAD_BYTES", 8 << 30))
     limits: Limits = field(default_factory=Limits)
+    # Writes (uploads, notebook saves) need `Authorization: Bearer <token>` when set; reads never do.
+    token: str | None = field(default_factory=lambda: os.environ.get("IOLENS_TOKEN") or None)
+    # Base of the permalinks printed in exports (default: the URL the request came to).
+    public_url: str | None = field(default_factory=lambda: os.environ.get("IOLENS_PUBLIC_URL") or None)
+    sql_time_limit_s: float = float(os.environ.get("IOLENS_SQL_TIME_LIMIT", 5))
+    sql_max_rows: int = int(os.environ.get("IOLENS_SQL_MAX_ROWS", 5000))
 
     @property
     def bundles_dir(self) -> Path:
@@ -60,6 +76,34 @@ def get_store(request: Request) -> Store:
 StoreDep = Annotated[Store, Depends(get_store)]
 
 
+def require_write_token(request: Request) -> None:
+    """Uploads and saves: when the server has a token, the request must carry it."""
+    token = request.app.state.settings.token
+    if not token:
+        return
+    sent = request.headers.get("authorization", "")
+    scheme, _, value = sent.partition(" ")
+    if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(), token.encode()):
+        raise HTTPException(
+            401,
+            {"error": "this server needs an access token for uploads and saves: send 'Authorization: Bearer TOKEN' "
+                      "(iolens ingest --token-file FILE, or enter the token in the app)"
+                      + ("; the token sent is not the right one" if sent else ""),
+             "detail": {"header": "Authorization"}},
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+
+
+WriteDep = Annotated[None, Depends(require_write_token)]
+
+
+def get_sandbox(request: Request) -> Sandbox:
+    return request.app.state.sandbox
+
+
+SandboxDep = Annotated[Sandbox, Depends(get_sandbox)]
+
+
 def error_response(status: int, error: str, detail: object = None) -> JSONResponse:
     return JSONResponse(status_code=status, content={"error": error, "detail": detail})
 
@@ -76,6 +120,7 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     )
     app.state.store = store
     app.state.settings = settings
+    app.state.sandbox = Sandbox(store, time_limit_s=settings.sql_time_limit_s, max_rows=settings.sql_max_rows)
 
     @app.exception_handler(BundleError)
     async def _bundle_error(_: Request, exc: BundleError) -> JSONResponse:
@@ -84,13 +129,21 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         if isinstance(exc.detail, dict) and "error" in exc.detail:
-            return JSONResponse(status_code=exc.status_code, content=exc.detail)
+            return JSONResponse(status_code=exc.status_code, content=exc.detail, headers=exc.headers)
         return error_response(exc.status_code, str(exc.detail))
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
         errors = [{"field": ".".join(str(p) for p in e["loc"]), "message": e["msg"]} for e in exc.errors()]
         return error_response(422, f"invalid request: {errors[0]['field']}: {errors[0]['message']}", errors)
+
+    @app.exception_handler(notebooks.NotebookError)
+    async def _notebook_error(_: Request, exc: notebooks.NotebookError) -> JSONResponse:
+        return error_response(exc.status, exc.message, exc.detail)
+
+    @app.exception_handler(SqlRefused)
+    async def _sql_refused(_: Request, exc: SqlRefused) -> JSONResponse:
+        return error_response(400, exc.message, exc.detail)
 
     @app.exception_handler(StoreError)
     async def _store_error(_: Request, exc: StoreError) -> JSONResponse:
@@ -100,7 +153,7 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     @app.get("/api/health", response_model=models.Health, tags=["meta"])
     def health(s: StoreDep) -> models.Health:
         n = s.query("SELECT count(*) FROM captures").scalar()
-        return models.Health(status="ok", version=__version__, captures=n)
+        return models.Health(status="ok", version=__version__, captures=n, writes_need_token=bool(settings.token))
 
     @app.get("/api/captures", response_model=list[models.CapturePublic], tags=["captures"])
     def list_captures(s: StoreDep) -> list[models.CapturePublic]:
@@ -110,10 +163,11 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
         "/api/captures",
         response_model=models.CaptureCreated,
         status_code=201,
-        responses={200: {"model": models.CaptureCreated, "description": "Already ingested"}, **ERRORS},
+        responses={200: {"model": models.CaptureCreated, "description": "Already ingested"}, **ERRORS,
+                   401: {"model": models.ErrorBody}},
         tags=["captures"],
     )
-    def upload_capture(s: StoreDep, file: Annotated[UploadFile, File(description="A capture bundle (.iolens.tar.gz)")]):
+    def upload_capture(s: StoreDep, _: WriteDep, file: Annotated[UploadFile, File(description="A capture bundle (.iolens.tar.gz)")]):
         name = file.filename or "upload"
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=settings.data_dir, prefix=".upload-", delete=True) as tmp:
@@ -167,8 +221,258 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
         except fio_compare.UnknownCaptures as exc:
             raise HTTPException(404, {"error": str(exc), "detail": {"missing": exc.missing}}) from exc
 
+    @app.get("/api/compare/lock-stat", response_model=models.LockStatComparison, responses=ERRORS, tags=["compare"])
+    def compare_lock_stat(
+        s: StoreDep,
+        captures: Annotated[str, Query(description="Comma-separated capture ids, in column order.")],
+        baseline: Annotated[str | None, Query(description="Capture id of the baseline (default: the first).")] = None,
+        limit: Annotated[int, Query(ge=1, le=5000, description="Rows to return, largest change first.")] = 200,
+    ) -> models.LockStatComparison:
+        ids = [c for c in (x.strip() for x in captures.split(",")) if c]
+        if not ids:
+            raise HTTPException(422, "captures: give at least one capture id")
+        try:
+            return lock_stat_view.compare(s, ids, baseline, limit)
+        except fio_compare.UnknownCaptures as exc:
+            raise HTTPException(404, {"error": str(exc), "detail": {"missing": exc.missing}}) from exc
+
+    @app.get("/api/captures/{capture_id}/lock-stat", response_model=models.LockStatTop, responses=ERRORS,
+             tags=["captures"])
+    def lock_stat_top(
+        capture_id: str,
+        s: StoreDep,
+        by: Annotated[lock_stat_view.TopKey, Query(description="Order: total wait, contentions, or average wait.")]
+        = "wait_total",
+        limit: Annotated[int, Query(ge=1, le=5000, description="Rows to return.")] = 50,
+    ) -> models.LockStatTop:
+        try:
+            return lock_stat_view.top_classes(s, capture_id, by, limit)
+        except fio_compare.UnknownCaptures as exc:
+            raise HTTPException(404, f"no capture with id {capture_id}") from exc
+
+    @app.get("/api/captures/{capture_id}/lock-stat/points", response_model=models.LockStatPoints, responses=ERRORS,
+             tags=["captures"])
+    def lock_stat_points(
+        capture_id: str,
+        s: StoreDep,
+        lock_class: Annotated[str, Query(alias="class", description="Class name as printed (lock_class of a row).")],
+        occurrence: Annotated[int, Query(ge=0, description="The row's occurrence (default 0).")] = 0,
+    ) -> models.LockStatPoints:
+        try:
+            return lock_stat_view.class_points(s, capture_id, lock_class, occurrence)
+        except fio_compare.UnknownCaptures as exc:
+            raise HTTPException(404, f"no capture with id {capture_id}") from exc
+
+    @app.post("/api/notebooks", response_model=models.NotebookSaved, status_code=201, tags=["notebooks"],
+              responses={200: {"model": models.NotebookSaved, "description": "Already saved"}, 401: {"model": models.ErrorBody},
+                         **ERRORS})
+    def save_notebook(body: models.NotebookCreate, s: StoreDep, _: WriteDep):
+        saved = notebooks.save(s, body)
+        return JSONResponse(status_code=201 if saved.created else 200, content=saved.model_dump())
+
+    @app.get("/api/notebooks", response_model=models.NotebookList, tags=["notebooks"])
+    def list_notebooks(
+        s: StoreDep,
+        q: Annotated[str, Query(description="Words that must all occur: title, text, SQL, capture labels, tags, kernels.")] = "",
+        limit: Annotated[int, Query(ge=1, le=1000)] = 200,
+    ) -> models.NotebookList:
+        return notebooks.search(s, q, limit)
+
+    @app.get("/api/notebooks/{notebook_id}", response_model=models.NotebookVersion, responses=ERRORS, tags=["notebooks"])
+    def get_notebook(notebook_id: str, s: StoreDep) -> models.NotebookVersion:
+        return notebooks.get(s, notebook_id)
+
+    @app.get("/api/notebooks/{notebook_id}/export", responses={**ERRORS, 200: {"content": {"text/plain": {}, "text/html": {}}}},
+             tags=["notebooks"], response_class=PlainTextResponse)
+    def export_notebook(
+        notebook_id: str, request: Request, s: StoreDep, sandbox: SandboxDep,
+        format: Annotated[Literal["text", "html"], Query(description="text: for a mailing list; html: one static file.")] = "text",
+        download: Annotated[bool, Query(description="Send as an attachment (Content-Disposition).")] = False,
+    ):
+        version = notebooks.get(s, notebook_id)
+        base = settings.public_url or str(request.base_url)
+        ctx = notebook_render.context(s, sandbox, version, base)
+        name = f"iolens-{notebook_id}.{'txt' if format == 'text' else 'html'}"
+        headers = {"Content-Disposition": f'{"attachment" if download else "inline"}; filename="{name}"'}
+        if format == "html":
+            return HTMLResponse(notebook_html.render(ctx), headers=headers)
+        return PlainTextResponse(notebook_text.render(ctx), headers=headers)
+
+    @app.get("/api/sql", response_model=models.SqlResult, responses=ERRORS, tags=["sql"])
+    def run_sql(
+        sandbox: SandboxDep,
+        sql: Annotated[str, Query(description="One SELECT over the capture tables (see /api/sql/tables).")],
+        captures: Annotated[str, Query(description="Comma-separated capture ids: the tables show only their rows.")],
+        max_rows: Annotated[int | None, Query(ge=1, description="At most this many rows (capped by the server).")] = None,
+    ) -> models.SqlResult:
+        a = sandbox.run(sql, [c.strip() for c in captures.split(",")], max_rows)
+        return models.SqlResult(columns=[models.SqlColumn(name=n, type=t) for n, t in a.columns], rows=a.rows,
+                                truncated=a.truncated, elapsed_ms=a.elapsed_ms, max_rows=a.max_rows,
+                                time_limit_ms=a.time_limit_ms)
+
+    @app.get("/api/sql/tables", response_model=models.SqlTables, tags=["sql"])
+    def sql_tables(s: StoreDep, sandbox: SandboxDep) -> models.SqlTables:
+        return models.SqlTables(
+            tables=[models.SqlTableDoc(name=t.name, description=t.description,
+                                       columns=[models.SqlColumnDoc(**vars(c)) for c in t.columns])
+                    for t in capture_tables(s)],
+            max_rows=sandbox.max_rows,
+            time_limit_ms=int(sandbox.time_limit_s * 1000),
+            notes=[
+                "One SELECT per cell; every table shows only the notebook's captures.",
+                "Read-only: no INSERT/COPY/ATTACH/INSTALL/SET; no files (read_csv...) and no network.",
+                f"Stopped after {sandbox.time_limit_s:g} s; at most {sandbox.max_rows} rows are returned.",
+            ],
+        )
+
+    # --- block layer (docs/block.md): every view takes the same series, range and device ---
+    @app.get("/api/block/runs", response_model=list[models.BlockRunPublic], responses=ERRORS, tags=["block"])
+    def block_runs(s: StoreDep, captures: BlockCapturesQ) -> list[models.BlockRunPublic]:
+        return block_view.runs(s, _ids(captures))
+
+    @app.get("/api/block/queue-depth", response_model=models.BlockQueueDepth, responses=ERRORS, tags=["block"])
+    def block_queue_depth(s: StoreDep, series: BlockSeriesQ, from_ns: FromQ = None, to_ns: ToQ = None,
+                          buckets: BucketsQ = block_view.DEFAULT_BUCKETS, device: DeviceQ = None):
+        return _block(block_view.queue_depth, s, _ids(series), from_ns, to_ns, buckets, device)
+
+    @app.get("/api/block/iops", response_model=models.BlockIops, responses=ERRORS, tags=["block"])
+    def block_iops(s: StoreDep, series: BlockSeriesQ, from_ns: FromQ = None, to_ns: ToQ = None,
+                   buckets: BucketsQ = block_view.DEFAULT_BUCKETS, device: DeviceQ = None):
+        return _block(block_view.iops, s, _ids(series), from_ns, to_ns, buckets, device)
+
+    @app.get("/api/block/latency", response_model=models.BlockLatency, responses=ERRORS, tags=["block"])
+    def block_latency(s: StoreDep, series: BlockSeriesQ, from_ns: FromQ = None, to_ns: ToQ = None,
+                      buckets: BucketsQ = block_view.DEFAULT_BUCKETS, device: DeviceQ = None,
+                      op: Annotated[str | None, Query(description="Only this operation (read, write, ...).")] = None):
+        return _block(block_view.latency, s, _ids(series), from_ns, to_ns, buckets, device, op=op)
+
+    @app.get("/api/block/latency-histogram", response_model=models.BlockLatencyHistogram, responses=ERRORS,
+             tags=["block"])
+    def block_latency_histogram(s: StoreDep, series: BlockSeriesQ, from_ns: FromQ = None, to_ns: ToQ = None,
+                                device: DeviceQ = None):
+        return _block(block_view.latency_histogram, s, _ids(series), from_ns, to_ns, device=device)
+
+    @app.get("/api/block/sizes", response_model=models.BlockSizes, responses=ERRORS, tags=["block"])
+    def block_sizes(s: StoreDep, series: BlockSeriesQ, from_ns: FromQ = None, to_ns: ToQ = None,
+                    device: DeviceQ = None):
+        return _block(block_view.sizes, s, _ids(series), from_ns, to_ns, device=device)
+
+    @app.get("/api/block/scatter", response_model=models.BlockScatter, responses=ERRORS, tags=["block"])
+    def block_scatter(
+        s: StoreDep, series: BlockSeriesQ, from_ns: FromQ = None, to_ns: ToQ = None, device: DeviceQ = None,
+        max_points: Annotated[int, Query(description="Most points per series (a sample beyond).")] = block_view.DEFAULT_POINTS,
+        sector_from: Annotated[int | None, Query(description="Lowest sector shown (y zoom).")] = None,
+        sector_to: Annotated[int | None, Query(description="Sector after the highest shown.")] = None,
+    ):
+        return _block(block_view.scatter, s, _ids(series), from_ns, to_ns, max_points=max_points,
+                      sector_from=sector_from, sector_to=sector_to, device=device)
+
+    # --- scheduler (views/sched.py): every answer carries its runs' loss checks ---
+    @app.get("/api/captures/{capture_id}/sched", response_model=models.SchedOverview, responses=ERRORS,
+             tags=["sched"])
+    def sched_overview(capture_id: str, s: StoreDep, run: SchedRunQ = None):
+        return _sched(sched_view.overview, s, capture_id, run)
+
+    @app.get("/api/captures/{capture_id}/sched/switch-rate", response_model=models.SchedSwitchRate,
+             responses=ERRORS, tags=["sched"])
+    def sched_switch_rate(capture_id: str, s: StoreDep, run: SchedRunQ = None, cpus: SchedCpusQ = "all",
+                          step_ms: Annotated[int, Query(description="Interval, ms (a multiple of 100).")] = 1000):
+        return _sched(sched_view.switch_rate, s, capture_id, run, cpus, step_ms)
+
+    @app.get("/api/captures/{capture_id}/sched/tasks", response_model=models.SchedTasks, responses=ERRORS,
+             tags=["sched"])
+    def sched_tasks(capture_id: str, s: StoreDep, run: SchedRunQ = None, cpus: SchedCpusQ = "all",
+                    group_by: SchedGroupQ = "task", limit: SchedLimitQ = sched_view.DEFAULT_LIMIT):
+        return _sched(sched_view.tasks, s, capture_id, run, cpus, group_by, limit)
+
+    @app.get("/api/captures/{capture_id}/sched/pairs", response_model=models.SchedPairs, responses=ERRORS,
+             tags=["sched"])
+    def sched_pairs(capture_id: str, s: StoreDep, run: SchedRunQ = None, cpus: SchedCpusQ = "all",
+                    group_by: SchedGroupQ = "task", limit: SchedLimitQ = sched_view.DEFAULT_LIMIT):
+        return _sched(sched_view.pairs, s, capture_id, run, cpus, group_by, limit)
+
+    @app.get("/api/captures/{capture_id}/sched/pingpong", response_model=models.SchedPingPong, responses=ERRORS,
+             tags=["sched"])
+    def sched_pingpong(
+        capture_id: str, s: StoreDep, run: SchedRunQ = None, cpus: SchedCpusQ = "all", group_by: SchedGroupQ = "task",
+        window_us: Annotated[int, Query(description="Longest run of the brief task in a round trip, us.")]
+        = sched_view.DEFAULT_WINDOW_US,
+        limit: SchedLimitQ = 20,
+    ):
+        return _sched(sched_view.pingpong, s, capture_id, run, cpus, group_by, window_us, limit)
+
+    @app.get("/api/captures/{capture_id}/sched/delays", response_model=models.SchedDelays, responses=ERRORS,
+             tags=["sched"])
+    def sched_delays(
+        capture_id: str, s: StoreDep, run: SchedRunQ = None, cpus: SchedCpusQ = "all", group_by: SchedGroupQ = "group",
+        reason: Annotated[Literal["all", "woken", "preempted"], Query(
+            description="woken: ready since a wakeup; preempted: ready since switched out runnable.")] = "all",
+        limit: SchedLimitQ = sched_view.DEFAULT_LIMIT,
+    ):
+        return _sched(sched_view.delays, s, capture_id, run, cpus, group_by, reason, limit)
+
+    @app.get("/api/captures/{capture_id}/sched/runtime", response_model=models.SchedRuntime, responses=ERRORS,
+             tags=["sched"])
+    def sched_runtime(capture_id: str, s: StoreDep, run: SchedRunQ = None, cpus: SchedCpusQ = "workload",
+                      group_by: SchedGroupQ = "task", limit: SchedLimitQ = sched_view.DEFAULT_LIMIT):
+        return _sched(sched_view.runtime, s, capture_id, run, cpus, group_by, limit)
+
+    @app.get("/api/compare/sched", response_model=models.SchedComparison, responses=ERRORS, tags=["compare"])
+    def compare_sched(
+        s: StoreDep,
+        captures: Annotated[str, Query(description="Comma-separated capture ids, in column order.")],
+        baseline: Annotated[str | None, Query(description="Capture id of the baseline (default: the first).")] = None,
+    ):
+        return _sched(sched_view.compare, s, _ids(captures), baseline)
+
     _mount_frontend(app, settings.frontend_dist)
     return app
+
+
+BlockCapturesQ = Annotated[str, Query(description="Comma-separated capture ids.")]
+BlockSeriesQ = Annotated[str, Query(
+    description="Comma-separated series: CAPTURE (each of its runs with block data) or CAPTURE:RUN, drawn in this order.")]
+FromQ = Annotated[int | None, Query(description="Range start, ns since run start (default 0).")]
+ToQ = Annotated[int | None, Query(description="Range end, ns since run start (default: end of the longest series).")]
+BucketsQ = Annotated[int, Query(description="Buckets wanted over the range (1-2000); the server rounds the interval "
+                                            "up to 1, 2 or 5 x 10^k ns and returns the grid it used.")]
+DeviceQ = Annotated[str | None, Query(description="'MAJ,MIN', or 'all' to sum every device; default: each run's busiest device.")]
+
+
+SchedRunQ = Annotated[str | None, Query(description="Run id, or several comma-separated; default: every run with a trace.")]
+SchedCpusQ = Annotated[str, Query(description="'all', 'workload' (the CPUs it was pinned to) or a list like '1,3-4'.")]
+SchedGroupQ = Annotated[Literal["task", "group"], Query(
+    description="task: per thread (pid and comm); group: per task group (kworker/*, ksoftirqd/*, comm).")]
+SchedLimitQ = Annotated[int, Query(description="Most rows returned (1-5000).")]
+
+
+def _sched(fn, store: Store, *args):
+    """Call a sched view; unknown capture or no trace -> 404, a bad parameter -> 422."""
+    try:
+        return fn(store, *args)
+    except sched_view.UnknownCapture as exc:
+        raise HTTPException(404, {"error": str(exc), "detail": {"missing": exc.missing}}) from exc
+    except sched_view.NoSchedData as exc:
+        raise HTTPException(404, str(exc)) from exc
+    except sched_view.BadQuery as exc:
+        raise HTTPException(422, str(exc)) from exc
+
+
+def _ids(csv: str) -> list[str]:
+    ids = [c for c in (x.strip() for x in csv.split(",")) if c]
+    if not ids:
+        raise HTTPException(422, "give at least one capture id")
+    return ids
+
+
+def _block(fn, store: Store, ids: list[str], *args, **kwargs):
+    """Call a block view; unknown series -> 404, a bad range or size -> 422."""
+    try:
+        return fn(store, ids, *args, **kwargs)
+    except block_view.UnknownSeries as exc:
+        raise HTTPException(404, {"error": str(exc), "detail": {"missing": exc.missing}}) from exc
+    except block_view.BadRange as exc:
+        raise HTTPException(422, str(exc)) from exc
 
 
 def _mount_frontend(app: FastAPI, dist: Path | None) -> None:

@@ -7,7 +7,7 @@ Names follow XBase / XPublic / XDetail.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
@@ -26,6 +26,9 @@ class Health(BaseModel):
     status: Literal["ok"]
     version: str
     captures: int = Field(description="Number of captures in the store.")
+    writes_need_token: bool = Field(
+        default=False, description="Uploads and saves need `Authorization: Bearer TOKEN` (server started with a token)."
+    )
 
 
 class CaptureBase(BaseModel):
@@ -52,6 +55,8 @@ class CapturePublic(CaptureBase):
     bundle_sha256: str
     bundle_bytes: int
     warnings: list[str]
+    artifact_kinds: list[str] = Field(default_factory=list,
+                                      description="Kinds of the bundle's artifacts ('fio-json', ...): what data it holds.")
 
 
 class RunPublic(BaseModel):
@@ -136,3 +141,656 @@ class FioComparison(BaseModel):
     host_diff: list[HostDiff] = Field(description="Host facts whose values differ between the captures.")
     groups: list[FioGroup]
     fio_commands: dict[str, list[str]] = Field(description="The fio command line of each capture's first run.")
+
+
+# --- Notebooks (iolens/notebook) -------------------------------------------------------------
+# The notebook document is the saved form of a notebook: these models are its schema (the
+# frontend's NotebookDocument type is generated from them). Changing its shape means a new
+# format_version and an upgrader in iolens/notebook/document.py (and src/state/document.ts).
+
+NOTEBOOK_FORMAT_VERSION = 1
+
+
+class MarkdownCell(BaseModel):
+    """Text written by the author, in Markdown. Rendered without raw HTML, scripts or images."""
+
+    type: Literal["markdown"]
+    text: str = Field(max_length=100_000)
+
+
+class ViewCell(BaseModel):
+    """One view of iolens (a cell kind of the frontend's registry) with its state."""
+
+    type: Literal["view"]
+    kind: str = Field(pattern=r"^[a-z][a-z0-9_-]{0,63}$", description="Cell kind, e.g. 'fio'.")
+    state: str = Field(default="", max_length=20_000,
+                       description="The kind's encoded state (its part of the compare URL); '' is the default.")
+    full: bool = Field(default=False, description="Shown at the full width of the window.")
+
+
+class SqlChart(BaseModel):
+    mark: Literal["line", "bar", "scatter"]
+    x: str = Field(max_length=200, description="Result column on the x axis.")
+    y: list[str] = Field(min_length=1, max_length=8, description="Result columns drawn against x.")
+
+
+class SqlCell(BaseModel):
+    """A read-only query over the notebook's captures, shown as a table and optionally a chart."""
+
+    type: Literal["sql"]
+    sql: str = Field(max_length=20_000)
+    chart: SqlChart | None = None
+    full: bool = False
+
+
+class NotebookDocument(BaseModel):
+    """A notebook: an ordered list of cells over a set of captures, one of them the baseline."""
+
+    format_version: Literal[1] = Field(description="Version of this document format.")
+    title: str = Field(max_length=300)
+    captures: list[str] = Field(min_length=1, max_length=64, description="Capture ids, in colour order.")
+    baseline: str
+    cells: list[Annotated[MarkdownCell | ViewCell | SqlCell, Field(discriminator="type")]] = Field(max_length=200)
+
+
+class NotebookCreate(BaseModel):
+    document: NotebookDocument
+    parent: str | None = Field(default=None, description="Id of the version this one was edited from.")
+
+
+class NotebookSaved(BaseModel):
+    id: str = Field(description="The version's id: /n/{id} opens exactly this version.")
+    parent: str | None
+    created: bool = Field(description="False when this exact document (with this parent) was already saved.")
+    created_at: str
+    url: str = Field(description="Path of the permalink, '/n/{id}'.")
+
+
+class NotebookCapture(CaptureBase):
+    kernel: str | None
+    tags: dict[str, str]
+
+
+class NotebookSummary(BaseModel):
+    id: str
+    parent: str | None
+    title: str
+    created_at: str
+    format_version: int = Field(description="The document's format_version as saved.")
+    captures: list[NotebookCapture] = Field(description="Captures still in the store, in document order.")
+    cells: int
+    kinds: list[str] = Field(description="Cell kinds, in order: 'markdown', 'sql' or the view kind.")
+    children: list[str] = Field(description="Versions saved from this one (newest first).")
+
+
+class NotebookVersion(NotebookSummary):
+    document: NotebookDocument = Field(description="Upgraded to the current format_version.")
+
+
+class NotebookList(BaseModel):
+    notebooks: list[NotebookSummary]
+    total: int = Field(description="Matching versions, before the limit.")
+
+
+# --- SQL cells (iolens/store/sandbox.py) -----------------------------------------------------
+
+
+class SqlColumn(BaseModel):
+    name: str
+    type: str = Field(description="DuckDB type, e.g. 'DOUBLE', 'VARCHAR', 'TIMESTAMP'.")
+
+
+class SqlResult(BaseModel):
+    columns: list[SqlColumn]
+    rows: list[list[object | None]] = Field(description="At most max_rows rows; values as JSON (timestamps as text).")
+    truncated: bool = Field(description="True when the query had more rows than max_rows.")
+    elapsed_ms: float
+    max_rows: int
+    time_limit_ms: int
+
+
+class SqlColumnDoc(BaseModel):
+    name: str
+    type: str
+    description: str
+
+
+class SqlTableDoc(BaseModel):
+    name: str
+    description: str
+    columns: list[SqlColumnDoc]
+
+
+class SqlTables(BaseModel):
+    tables: list[SqlTableDoc]
+    max_rows: int
+    time_limit_ms: int
+    notes: list[str] = Field(description="What SQL cells can and cannot do, one sentence each.")
+
+
+# --- lock_stat (iolens/views/lock_stat.py) ---------------------------------------------------
+
+
+class LockStatAvailability(BaseModel):
+    """Whether a capture has lock_stat, which dumps the figures come from, and why not when it has none."""
+
+    capture: str = Field(description="Capture id.")
+    available: bool
+    scope: Literal["runs", "capture", "none"] = Field(
+        description="'runs': one dump per run (cleared before, read after it) summed over the runs; "
+                    "'capture': a dump attached by hand for the whole capture; 'none'."
+    )
+    runs: list[str] = Field(description="Runs whose dumps the figures add up (empty for a capture-wide dump).")
+    paths: list[str] = Field(description="The dumps' paths in the bundle.")
+    ops: int | None = Field(
+        description="Operations of the workload over the same runs: fio's total I/Os (all jobs and directions); "
+                    "null when fio reported none. The denominator of every per-I/O figure."
+    )
+    reason: str | None = Field(description="Why there is no lock_stat, from the capture's notes; null when available.")
+    notes: list[str] = Field(description="The capture's notes about lock_stat (collector messages).")
+    warnings: list[str] = Field(description="What the parser noticed in the dumps (lockdep off, numbers cut...).")
+    debug_locks_off: bool = Field(description="Lockdep switched itself off during a dump: its figures are partial.")
+
+
+class LockRunValue(BaseModel):
+    run: str | None = Field(description="Run id; null for a capture-wide dump.")
+    contentions: int
+    wait_total_ns: float | None
+
+
+class LockClassStat(BaseModel):
+    """One lock class (and read/write state) of one capture, summed over its dumps. Times in ns."""
+
+    contentions: int = Field(description="Acquisitions that had to wait.")
+    con_bounces: int = Field(description="Contentions that involved cross-CPU data.")
+    acquisitions: int
+    acq_bounces: int = Field(description="Acquisitions that involved cross-CPU data.")
+    wait_total_ns: float | None = Field(description="Time spent waiting (sum over the dumps).")
+    wait_min_ns: float | None = Field(description="Shortest wait in any dump; null without contention.")
+    wait_max_ns: float | None
+    wait_avg_ns: float | None = Field(description="wait_total / contentions; null without contention.")
+    hold_total_ns: float | None
+    hold_min_ns: float | None
+    hold_max_ns: float | None
+    hold_avg_ns: float | None = Field(description="hold_total / acquisitions.")
+    contentions_per_op: float | None = Field(description="contentions / the capture's ops (I/Os); null without ops.")
+    wait_per_op_ns: float | None = Field(description="wait_total / ops: waiting on this lock per I/O, in ns.")
+    cut: bool = Field(description="A time of this class was cut by the kernel in some dump: totals are low.")
+    per_run: list[LockRunValue] = Field(description="Contentions and wait per dump, in run order.")
+
+
+class LockClassKey(BaseModel):
+    lock_class: str = Field(description="Class name as the kernel printed it (with '#N' and '/N' suffixes).")
+    occurrence: int = Field(description="0, or n for the (n+1)th class printed with the same (cut) name.")
+    rw: Literal["W", "R"] = Field(description="W: write or exclusive acquisitions; R: read acquisitions.")
+    base_name: str
+    subclass: int
+
+
+class LockTopRow(LockClassKey):
+    stat: LockClassStat
+    points: int = Field(description="Distinct contention and contending call sites recorded for the class.")
+
+
+class LockStatTop(BaseModel):
+    capture: ComparedCapture
+    availability: LockStatAvailability
+    by: Literal["wait_total", "contentions", "wait_avg"]
+    total: int = Field(description="Class rows in the capture (before the limit).")
+    contended: int = Field(description="Class rows with at least one contention.")
+    rows: list[LockTopRow]
+    alternative: str = Field(description="What to use where lock_stat is unavailable.")
+
+
+class LockPointPublic(BaseModel):
+    kind: Literal["contention", "contending"] = Field(
+        description="contention: a call site that waited for the lock; contending: one that held it meanwhile."
+    )
+    symbol: str = Field(description="As printed: 'func+0x57/0x280', ' [module]' for modules.")
+    function: str | None
+    module: str | None
+    count: int = Field(description="Sum over the dumps.")
+    runs: list[str] = Field(description="Runs whose dumps list this call site.")
+    addresses: list[str] = Field(description="Addresses as printed (hashed since Linux 4.15).")
+
+
+class LockStatPoints(BaseModel):
+    capture: str
+    lock_class: str
+    occurrence: int
+    points: list[LockPointPublic] = Field(description="Contention points first, each kind by count, most first.")
+
+
+class LockCompareCell(BaseModel):
+    stat: LockClassStat | None = Field(description="Null when the class is not in this capture's dumps.")
+    status: Literal["baseline", "appeared", "vanished", "changed", "idle"] = Field(
+        description="Against the baseline: 'appeared' contended here but not in the baseline; 'vanished' the "
+                    "reverse; 'changed' contended in both; 'idle' in neither; 'baseline' for the baseline itself."
+    )
+    delta_wait: float | None = Field(description="Wait (per op when `per_op`, else total) minus the baseline's, ns.")
+    ratio_wait: float | None = Field(description="Wait / the baseline's; null when the baseline's is 0.")
+    delta_contentions: float | None = Field(description="Contentions (per op when `per_op`) minus the baseline's.")
+    ratio_contentions: float | None
+
+
+class LockCompareRow(LockClassKey):
+    cells: dict[str, LockCompareCell] = Field(description="Keyed by capture id; captures without lock_stat are absent.")
+    change: float = Field(description="The sort key: the largest |delta_wait| over the captures.")
+
+
+class LockStatComparison(BaseModel):
+    captures: list[ComparedCapture] = Field(description="In the order asked for.")
+    baseline: str
+    availability: dict[str, LockStatAvailability] = Field(description="Keyed by capture id.")
+    per_op: bool = Field(
+        description="True when every capture with lock_stat has fio I/Os: waits and contentions are compared per I/O; "
+                    "else as totals."
+    )
+    sort: str = Field(description="How the rows are ordered, in words.")
+    total: int = Field(description="Class rows contended in at least one capture (before the limit).")
+    rows: list[LockCompareRow]
+    alternative: str = Field(description="What to use where lock_stat is unavailable.")
+
+
+# --- Block layer (issue 8; docs/block.md) ------------------------------------------------------
+# Time series are columnar: one `t_ns` array (bucket starts, ns since run start) shared by every
+# series of a response, and one value array per series, aligned with it.
+
+
+class BlockGrid(BaseModel):
+    """The time buckets the server chose for the range asked: round interval, aligned range."""
+
+    from_ns: int = Field(description="Start of the first bucket, ns since run start (a multiple of interval_ns).")
+    to_ns: int = Field(description="End of the last bucket (from_ns + buckets x interval_ns).")
+    interval_ns: int = Field(description="Bucket width: 1, 2 or 5 x 10^k ns, at least (to - from) / buckets asked.")
+    buckets: int
+
+
+class BlockSeriesInfo(BaseModel):
+    """One run of one capture, drawn as one series."""
+
+    capture_id: str
+    run_id: str
+    label: str = Field(description="Capture label, with ' / RUN' when the capture has several runs with block data.")
+    device: str | None = Field(description="'major,minor' of the device shown; null when all devices are summed.")
+    events_lost: bool = Field(description="The capture lost block events (docs/block.md 'Lost events'): show a warning.")
+    warnings: list[str] = Field(description="Why, and the counts of unmatched events.")
+    source: str = Field(description="What the values were computed from: 'tiles N ns' (pre-aggregated at ingest), "
+                                    "'rows' (the I/O rows of a narrow window) or 'sample 1 in N'.")
+
+
+class BlockDepthSeries(BlockSeriesInfo):
+    depth: list[float] = Field(description="Time-weighted average number of I/Os issued and not completed, per bucket.")
+
+
+class BlockQueueDepth(BaseModel):
+    grid: BlockGrid
+    t_ns: list[int] = Field(description="Bucket starts, ns since run start.")
+    series: list[BlockDepthSeries]
+
+
+class BlockOpRate(BaseModel):
+    op: str = Field(description="read | write | discard | flush | none | other")
+    iops: list[float] = Field(description="I/Os completed per second, per bucket.")
+    bytes_per_s: list[float] = Field(description="Bytes completed per second, per bucket.")
+
+
+class BlockIopsSeries(BlockSeriesInfo):
+    ops: list[BlockOpRate]
+    fio_iops: list[float] | None = Field(
+        description="fio's own IOPS log on the same buckets; null until the collector captures fio's "
+                    "write_iops_log (not yet).")
+
+
+class BlockIops(BaseModel):
+    grid: BlockGrid
+    t_ns: list[int]
+    series: list[BlockIopsSeries]
+
+
+class BlockLatencySeries(BlockSeriesInfo):
+    count: list[int] = Field(description="I/Os completed in the bucket (with a known issue time).")
+    mean_ns: list[float | None] = Field(description="Exact mean issue-to-complete latency; null for an empty bucket.")
+    max_ns: list[float | None]
+    p50_ns: list[float | None] = Field(description="From the log histogram (8 bins per doubling): within ~4.4%.")
+    p90_ns: list[float | None]
+    p99_ns: list[float | None]
+    p99_9_ns: list[float | None]
+
+
+class BlockLatency(BaseModel):
+    grid: BlockGrid
+    t_ns: list[int]
+    op: str | None = Field(description="Operation filter asked (null: all).")
+    series: list[BlockLatencySeries]
+
+
+class BlockHistBin(BaseModel):
+    bin: int
+    low_ns: float = Field(description="2^(bin/8)")
+    high_ns: float = Field(description="2^((bin+1)/8)")
+    count: int
+
+
+class BlockOpHistogram(BaseModel):
+    op: str
+    bins: list[BlockHistBin] = Field(description="Non-empty bins, in increasing latency.")
+
+
+class BlockHistSeries(BlockSeriesInfo):
+    ops: list[BlockOpHistogram]
+
+
+class BlockLatencyHistogram(BaseModel):
+    grid: BlockGrid = Field(description="One bucket: the range the histogram covers.")
+    bins_per_octave: int
+    series: list[BlockHistSeries]
+
+
+class BlockSizeCount(BaseModel):
+    bytes: int
+    count: int
+
+
+class BlockOpSizes(BaseModel):
+    op: str
+    sizes: list[BlockSizeCount] = Field(description="Each distinct request size, ascending.")
+
+
+class BlockSizeSeries(BlockSeriesInfo):
+    ops: list[BlockOpSizes]
+
+
+class BlockSizes(BaseModel):
+    grid: BlockGrid
+    series: list[BlockSizeSeries]
+
+
+class BlockScatterSeries(BlockSeriesInfo):
+    """Points, one per I/O drawn (columnar): a deterministic sample when the window has more I/Os
+    than max_points."""
+
+    weight: int = Field(description="I/Os each point stands for (8^level of the sample; 1 = every I/O).")
+    t_ns: list[int] = Field(description="Issue time, ns since run start.")
+    sector: list[int] = Field(description="First sector (512 B).")
+    bytes: list[int | None]
+    op: list[str]
+
+
+class BlockScatter(BaseModel):
+    from_ns: int
+    to_ns: int
+    series: list[BlockScatterSeries]
+
+
+class BlockRunPublic(BaseModel):
+    """A run's block artifact: what was read, what matched, and whether events were lost."""
+
+    capture_id: str
+    run_id: str
+    label: str
+    kind: str = Field(description="blkparse | perf-block")
+    path: str
+    first_ns: int | None = Field(description="First event, ns since run start.")
+    last_ns: int | None
+    events: int
+    ios: int = Field(description="I/O rows (one per request).")
+    matched: int = Field(description="I/Os with both issue and completion.")
+    issue_without_complete: int
+    complete_without_issue: int
+    issue_duplicate: int
+    insert_without_issue: int
+    partial_complete: int
+    requeues: int
+    tool_lost: int = Field(description="Events the tracer said it lost (blkparse skips, perf LOST records).")
+    counted: dict[str, int | None] | None = Field(description="perf stat counts of the block tracepoints, when captured.")
+    actions: dict[str, int] = Field(description="Events recorded per action (issue, complete, insert, ...).")
+    main_device: str | None = Field(description="Device with the most I/Os: the views' default.")
+    devices: list[dict[str, object]] = Field(description="[{'dev': '254,0', 'ios': n}], most I/Os first.")
+    events_lost: bool
+    warnings: list[str]
+
+
+# --- Scheduler (iolens/views/sched.py; issue 4) -------------------------------------------------
+# Every sched answer starts with SchedViewBase: the capture, the runs it covers with their loss
+# checks, and `events_lost` / `warnings` to show above any chart built from it.
+
+
+class SchedCheck(BaseModel):
+    """One ingest check of a run's scheduler trace (table sched_checks)."""
+
+    name: str = Field(
+        description="recorded_vs_counted: trace vs perf stat's count of the same tracepoint in the run; "
+                    "waking_vs_wakeup: the two wakeup tracepoints' counts; switch_chain: consecutive switches of a "
+                    "CPU that chain (the next switches out the task the previous switched in).")
+    event: str = Field(description="The tracepoint checked, e.g. 'sched:sched_waking'.")
+    recorded: int | None
+    expected: int | None = Field(description="What the trace should hold (perf stat's count...).")
+    ratio: float | None = Field(description="recorded / expected; null when it could not be checked.")
+    threshold: float = Field(description="Below this ratio events count as lost.")
+    ok: bool | None = Field(description="null: not checked (no perf stat count).")
+    detail: str = Field(description="One sentence, for display.")
+
+
+class SchedRun(BaseModel):
+    """A run with a scheduler trace (perf-sched artifact)."""
+
+    id: str
+    repeat: int
+    params: dict[str, object]
+    artifact: str = Field(description="Path of the perf-sched artifact in the bundle.")
+    duration_s: float = Field(description="First to last event: the denominator of every rate of the run.")
+    first_ts_ns: int = Field(description="perf clock of the first event: t = 0 of the run's series.")
+    events: dict[str, int] = Field(description="Events recorded: switch, wakeup, waking, wakeup_new, migrate.")
+    cpus: list[int] = Field(description="CPUs seen in the trace.")
+    workload_cpus: list[int] = Field(description="CPUs the workload was pinned to; empty when not known.")
+    workload_cpus_source: str | None = Field(
+        description="Where workload_cpus comes from: runs[].params.cpus, workload.cpus or host.cpu.affinity.")
+    workload_comm: str | None = Field(description="The workload's task name ('fio'), used to flag its tasks.")
+    events_lost: bool = Field(description="A check failed: the trace misses events; figures undercount.")
+    checks: list[SchedCheck]
+    warnings: list[str]
+
+
+class SchedViewBase(BaseModel):
+    capture_id: str
+    label: str
+    runs: list[SchedRun] = Field(description="The runs this answer covers, in run order.")
+    events_lost: bool = Field(description="Some run lost events: show `warnings` with the figures.")
+    warnings: list[str]
+
+
+class SchedTask(BaseModel):
+    """A task (pid and comm) or a task group (pid null, comm = group)."""
+
+    pid: int | None = Field(description="Thread id; null for a group. 0 is the idle task.")
+    comm: str = Field(description="Task name as the kernel had it, or the group name.")
+    group: str = Field(description="'<idle>', 'kworker/*', per-CPU kernel threads as 'name/*' ('ksoftirqd/*'), "
+                                   "else the comm.")
+    workload: bool = Field(description="The task is the workload's (its comm is the run's workload_comm).")
+
+
+class SchedSwitchSeries(BaseModel):
+    """Per run and CPU, events per second over time, from the trace (columnar: index i of every list
+    is the interval starting at t_s[i])."""
+
+    run_id: str
+    cpu: int
+    workload: bool = Field(description="The CPU is one the workload was pinned to: highlight it.")
+    t_s: list[float] = Field(description="Interval start, s since the run's first sched event.")
+    switches: list[float] = Field(description="Context switches/s.")
+    involuntary: list[float] = Field(description="Switches/s where the task leaving was preempted (R/R+).")
+    voluntary: list[float] = Field(description="Switches/s where the task leaving blocked or exited.")
+    from_idle: list[float] = Field(description="Switches/s out of the idle task.")
+    wakeups: list[float] = Field(description="Wakeups/s targeted at the CPU.")
+    migrations: list[float] = Field(description="Tasks migrated to the CPU per s.")
+
+
+class SchedCountedSeries(BaseModel):
+    """perf stat's own intervals (-I) of one counter: counted, never lost."""
+
+    run_id: str
+    path: str = Field(description="The perf-stat artifact.")
+    scope: str = Field(description="system (perf stat -a) or workload (the workload's processes).")
+    cpu: int | None = Field(description="The CPU with -A; null when summed over CPUs.")
+    aggr: str | None = Field(description="perf's aggregation id ('CPU1', 'S0-D0-C1'); null when summed.")
+    workload: bool
+    event: str = Field(description="context-switches, cpu-migrations, task-clock, sched:sched_switch, ...")
+    unit: Literal["/s", "CPUs"] = Field(description="'/s' for counts; 'CPUs' for task-clock (msec per ms).")
+    t_s: list[float] = Field(description="Interval end, s since perf stat started (it starts just before the trace).")
+    values: list[float | None]
+
+
+class SchedSwitchRate(SchedViewBase):
+    cpus: str = Field(description="The CPU selection asked for: all, workload, or a list.")
+    step_ms: int
+    series: list[SchedSwitchSeries]
+    counted: list[SchedCountedSeries] = Field(description="perf stat intervals of the same runs, when recorded.")
+
+
+class SchedTaskRow(BaseModel):
+    run_id: str
+    cpu: int
+    task: SchedTask
+    switched_in: int
+    switched_out: int
+    involuntary: int = Field(description="Switched out while runnable (R/R+): preempted.")
+    voluntary: int = Field(description="Switched out blocked or exiting (S, D, I...); 0 for idle.")
+    states: dict[str, int] = Field(description="Its state at each switch-out, as perf printed it: count.")
+    run_ns: int = Field(description="Time it ran on this CPU.")
+    slices: int = Field(description="How many times it ran.")
+    mean_slice_ns: float | None
+    cpu_share: float | None = Field(description="run_ns / trace duration: fraction of this CPU.")
+
+
+class SchedTasks(SchedViewBase):
+    cpus: str
+    group_by: Literal["task", "group"]
+    rows: list[SchedTaskRow]
+
+
+class SchedPairRow(BaseModel):
+    run_id: str
+    cpu: int
+    prev: SchedTask = Field(description="The task leaving the CPU.")
+    next: SchedTask = Field(description="The task arriving.")
+    switches: int
+    involuntary: int = Field(description="prev was preempted (R/R+).")
+    voluntary: int
+    per_s: float | None
+    share: float | None = Field(description="Fraction of the CPU's switches in the run.")
+
+
+class SchedPairs(SchedViewBase):
+    cpus: str
+    group_by: Literal["task", "group"]
+    rows: list[SchedPairRow]
+
+
+class SchedPingPongRow(BaseModel):
+    """Two tasks switching to each other back and forth on one CPU: Y -> X -> Y with X running at
+    most window_us in between is one round trip."""
+
+    run_id: str
+    cpu: int
+    a: SchedTask
+    b: SchedTask
+    round_trips: int
+    a_inside_b: int = Field(description="Round trips where a ran briefly between two runs of b.")
+    b_inside_a: int
+    preempting: int = Field(description="Round trips where the brief task preempted the other (R/R+).")
+    per_s: float | None = Field(description="round_trips / trace duration.")
+    share: float | None = Field(description="round_trips / all switches of the CPU: near 1 when the CPU does "
+                                            "nothing but this ping-pong (each switch begins one brief run).")
+    median_inside_ns: int | None = Field(description="How long the brief task ran per round trip, median.")
+    p90_inside_ns: int | None
+    first_s: float = Field(description="First round trip, s since the run's first event.")
+    last_s: float
+
+
+class SchedPingPong(SchedViewBase):
+    cpus: str
+    group_by: Literal["task", "group"]
+    window_us: int
+    rows: list[SchedPingPongRow] = Field(description="Most round trips first.")
+
+
+class DelayBin(BaseModel):
+    lo_ns: int
+    hi_ns: int
+    count: int
+
+
+class SchedDelayRow(BaseModel):
+    run_id: str
+    task: SchedTask
+    count: int = Field(description="Switch-ins with a known delay.")
+    unknown: int = Field(description="Switch-ins after a sleep whose wakeup was not recorded (lost events).")
+    reasons: dict[str, int] = Field(description="waking / wakeup / wakeup_new (ready since woken), preempted "
+                                                "(ready since switched out runnable): count.")
+    mean_ns: float | None
+    p50_ns: int | None = Field(description="Percentiles by nearest rank over the delays rounded up to the us.")
+    p90_ns: int | None
+    p99_ns: int | None
+    max_ns: int | None
+    histogram: list[DelayBin] = Field(description="Log2 bins of the delay rounded up to the us: [0, 1 us], "
+                                                  "(1, 2 us], (2, 4 us] ...; empty bins left out.")
+
+
+class SchedDelays(SchedViewBase):
+    cpus: str = Field(description="CPU selection: where the task was switched in.")
+    group_by: Literal["task", "group"]
+    reason: Literal["all", "woken", "preempted"]
+    rows: list[SchedDelayRow]
+
+
+class SchedRuntimeRow(BaseModel):
+    run_id: str
+    task: SchedTask
+    run_ns: int = Field(description="Time it ran on the selected CPUs.")
+    cpus_used: float | None = Field(description="run_ns / trace duration, in CPUs (like task-clock's CPUs utilized).")
+    share: float | None = Field(description="Fraction of the selected CPUs' time.")
+    slices: int
+    mean_slice_ns: float | None
+    preempted: int = Field(description="Slices that ended with the task preempted.")
+    cpus: list[int] = Field(description="The selected CPUs it ran on.")
+
+
+class SchedRuntime(SchedViewBase):
+    cpus: str
+    group_by: Literal["task", "group"]
+    rows: list[SchedRuntimeRow]
+
+
+class SchedRunMetric(BaseModel):
+    key: str
+    label: str
+    unit: str = Field(description="'/s', 'ns', '%' or 'CPUs'.")
+    better: Literal["higher", "lower", "neutral"]
+    description: str
+    values: dict[str, float | None] = Field(description="Keyed by run id; null when the run lacks the data.")
+
+
+class SchedOverview(SchedViewBase):
+    metrics: list[SchedRunMetric]
+    pingpong: list[SchedPingPongRow] = Field(description="Top ping-pong pairs on the workload's CPUs.")
+    loss_threshold: float = Field(description="A check ratio below this marks a run as having lost events.")
+
+
+class SchedCaptureStatus(BaseModel):
+    runs: list[str] = Field(description="Runs with a scheduler trace; a metric's cell aggregates these.")
+    events_lost: bool
+    warnings: list[str]
+    workload_cpus: list[int]
+    workload_comm: str | None
+
+
+class SchedComparison(BaseModel):
+    captures: list[ComparedCapture] = Field(description="In the order asked for.")
+    baseline: str
+    metrics: list[MetricRow] = Field(description="Per metric, each capture's statistics over its runs and the "
+                                                 "ratio of its mean to the baseline's.")
+    status: dict[str, SchedCaptureStatus] = Field(description="Keyed by capture id: runs, loss flag, warnings.")
+    pingpong: dict[str, list[SchedPingPongRow]] = Field(
+        description="Keyed by capture id: top ping-pong pairs on the workload's CPUs, task groups (kworker/*).")
+    loss_threshold: float

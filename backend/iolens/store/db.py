@@ -64,6 +64,29 @@ class Writer:
         )
         return len(rows)
 
+    def insert_csv(
+        self,
+        table: str,
+        path: Path | str,
+        columns: Sequence[tuple[str, str]],
+        constants: Sequence[tuple[str, Any]] = (),
+    ) -> int:
+        """Bulk insert (millions of rows; executemany is far too slow for that) from a headerless
+        CSV file: `columns` are its (name, DuckDB type) in file order, `constants` (name, value)
+        fill the other columns (capture_id, run_id...). Quoting is RFC 4180 (quotes doubled inside quotes); an
+        empty unquoted field is NULL, a quoted one "" is the empty string. Returns the row count."""
+        names = [c for c, _ in constants] + [c for c, _ in columns]
+        spec = "{" + ", ".join(f"'{c}': '{t}'" for c, t in columns) + "}"
+        literal = "'" + str(path).replace("'", "''") + "'"
+        sql = (
+            f"INSERT INTO {table} ({', '.join(names)}) "
+            f"SELECT {', '.join('?' for _ in constants)}{', ' if constants else ''}* FROM read_csv({literal}, "
+            f"header = false, columns = {spec}, delim = ',', quote = '\"', escape = '\"', "
+            "allow_quoted_nulls = false, auto_detect = false, max_line_size = 67108864)"
+        )
+        row = self._cur.execute(sql, [v for _, v in constants]).fetchone()
+        return int(row[0]) if row else 0
+
     def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> QueryResult:
         start = time.perf_counter()
         cur = self._cur.execute(sql, params)
@@ -113,6 +136,10 @@ class Store:
         elapsed = (time.perf_counter() - start) * 1000
         log.debug("query %.1f ms: %s", elapsed, " ".join(sql.split())[:200])
         return QueryResult(columns, rows, elapsed)
+
+    def sandbox_cursor(self) -> duckdb.DuckDBPyConnection:
+        """A new cursor for store/sandbox.py only: SQL cells' checked, time-limited queries."""
+        return self._con.cursor()
 
     @contextmanager
     def write(self) -> Iterator[Writer]:

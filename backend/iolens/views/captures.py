@@ -11,7 +11,9 @@ from ..store.db import Store
 
 _CAPTURE_COLUMNS = """
     capture_id, label, tags, kernel, hostname, created_at, ingested_at, workload_kind,
-    workload_summary, n_runs, n_repeats, bundle_sha256, bundle_bytes, warnings
+    workload_summary, n_runs, n_repeats, bundle_sha256, bundle_bytes, warnings,
+    (SELECT list(DISTINCT a.kind ORDER BY a.kind) FROM artifacts a
+     WHERE a.capture_id = captures.capture_id) AS artifact_kinds
 """
 
 
@@ -35,6 +37,7 @@ def _public(row: dict[str, Any]) -> models.CapturePublic:
         bundle_sha256=row["bundle_sha256"],
         bundle_bytes=row["bundle_bytes"],
         warnings=json.loads(row["warnings"]),
+        artifact_kinds=list(row["artifact_kinds"] or []),
     )
 
 

@@ -1,6 +1,7 @@
 // The typed API client. Types come from schema.d.ts, generated from the backend's OpenAPI schema
 // by `npm run gen:api`: never edit them by hand, change backend/iolens/api/models.py instead.
 import createClient from 'openapi-fetch';
+import { authHeaders } from './auth';
 import type { components, paths } from './schema';
 
 export type Schemas = components['schemas'];
@@ -14,8 +15,27 @@ export type MetricRow = Schemas['MetricRow'];
 export type StatCell = Schemas['StatCell'];
 export type ComparedCapture = Schemas['ComparedCapture'];
 export type ErrorBody = Schemas['ErrorBody'];
+export type NotebookDocument = Schemas['NotebookDocument'];
+export type NotebookCell = NotebookDocument['cells'][number];
+export type NotebookVersion = Schemas['NotebookVersion'];
+export type NotebookSummary = Schemas['NotebookSummary'];
+export type NotebookList = Schemas['NotebookList'];
+export type NotebookSaved = Schemas['NotebookSaved'];
+export type SqlChartSpec = Schemas['SqlChart'];
+export type SqlResult = Schemas['SqlResult'];
+export type SqlTables = Schemas['SqlTables'];
+export type SqlTableDoc = Schemas['SqlTableDoc'];
 
 export const api = createClient<paths>({ baseUrl: '' });
+// Writes carry the access token when this browser has one (see auth.ts).
+api.use({
+  onRequest({ request }) {
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      for (const [k, v] of Object.entries(authHeaders())) request.headers.set(k, v);
+    }
+    return request;
+  },
+});
 
 /** An API failure as shown to the user: the server's {error, detail}, or what went wrong on the way. */
 export class ApiError extends Error {
@@ -65,3 +85,37 @@ export const fetchFioComparison = (captures: string[], baseline: string, signal?
   unwrap(api.GET('/api/compare/fio', { params: { query: { captures: captures.join(','), baseline } }, signal }));
 
 export const bundleUrl = (id: string) => `/api/captures/${encodeURIComponent(id)}/bundle`;
+
+export const fetchNotebook = (id: string, signal?: AbortSignal) =>
+  unwrap(api.GET('/api/notebooks/{notebook_id}', { params: { path: { notebook_id: id } }, signal }));
+export const fetchNotebooks = (q: string, signal?: AbortSignal) =>
+  unwrap(api.GET('/api/notebooks', { params: { query: { q } }, signal }));
+export const postNotebook = (document: NotebookDocument, parent: string | null) =>
+  unwrap(api.POST('/api/notebooks', { body: { document, parent } }));
+export const fetchSql = (sql: string, captures: string[], signal?: AbortSignal) =>
+  unwrap(api.GET('/api/sql', { params: { query: { sql, captures: captures.join(',') } }, signal }));
+export const fetchSqlTables = (signal?: AbortSignal) => unwrap(api.GET('/api/sql/tables', { signal }));
+
+export const exportUrl = (id: string, format: 'text' | 'html', download = false) =>
+  `/api/notebooks/${encodeURIComponent(id)}/export?format=${format}${download ? '&download=true' : ''}`;
+
+/** The text report of a saved notebook, for the export dialog. */
+export async function fetchExportText(id: string): Promise<string> {
+  let r: Response;
+  try {
+    r = await fetch(exportUrl(id, 'text'));
+  } catch (e) {
+    throw new ApiError(`Cannot reach the iolens server (${e instanceof Error ? e.message : String(e)})`, 0);
+  }
+  const text = await r.text();
+  if (!r.ok) {
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      /* keep text */
+    }
+    throw toApiError(r.status, body, r.statusText);
+  }
+  return text;
+}

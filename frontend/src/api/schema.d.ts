@@ -4,6 +4,125 @@
  */
 
 export interface paths {
+    "/api/block/iops": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Block Iops */
+        get: operations["block_iops_api_block_iops_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/block/latency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Block Latency */
+        get: operations["block_latency_api_block_latency_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/block/latency-histogram": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Block Latency Histogram */
+        get: operations["block_latency_histogram_api_block_latency_histogram_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/block/queue-depth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Block Queue Depth */
+        get: operations["block_queue_depth_api_block_queue_depth_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/block/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Block Runs */
+        get: operations["block_runs_api_block_runs_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/block/scatter": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Block Scatter */
+        get: operations["block_scatter_api_block_scatter_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/block/sizes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Block Sizes */
+        get: operations["block_sizes_api_block_sizes_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/captures": {
         parameters: {
             query?: never;
@@ -56,6 +175,159 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/captures/{capture_id}/lock-stat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Lock Stat Top */
+        get: operations["lock_stat_top_api_captures__capture_id__lock_stat_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/captures/{capture_id}/lock-stat/points": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Lock Stat Points */
+        get: operations["lock_stat_points_api_captures__capture_id__lock_stat_points_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/captures/{capture_id}/sched": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sched Overview */
+        get: operations["sched_overview_api_captures__capture_id__sched_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/captures/{capture_id}/sched/delays": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sched Delays */
+        get: operations["sched_delays_api_captures__capture_id__sched_delays_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/captures/{capture_id}/sched/pairs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sched Pairs */
+        get: operations["sched_pairs_api_captures__capture_id__sched_pairs_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/captures/{capture_id}/sched/pingpong": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sched Pingpong */
+        get: operations["sched_pingpong_api_captures__capture_id__sched_pingpong_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/captures/{capture_id}/sched/runtime": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sched Runtime */
+        get: operations["sched_runtime_api_captures__capture_id__sched_runtime_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/captures/{capture_id}/sched/switch-rate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sched Switch Rate */
+        get: operations["sched_switch_rate_api_captures__capture_id__sched_switch_rate_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/captures/{capture_id}/sched/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sched Tasks */
+        get: operations["sched_tasks_api_captures__capture_id__sched_tasks_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/compare/fio": {
         parameters: {
             query?: never;
@@ -65,6 +337,40 @@ export interface paths {
         };
         /** Compare */
         get: operations["compare_api_compare_fio_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/compare/lock-stat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Compare Lock Stat */
+        get: operations["compare_lock_stat_api_compare_lock_stat_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/compare/sched": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Compare Sched */
+        get: operations["compare_sched_api_compare_sched_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -90,6 +396,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/notebooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List Notebooks */
+        get: operations["list_notebooks_api_notebooks_get"];
+        put?: never;
+        /** Save Notebook */
+        post: operations["save_notebook_api_notebooks_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notebooks/{notebook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get Notebook */
+        get: operations["get_notebook_api_notebooks__notebook_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notebooks/{notebook_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Export Notebook */
+        get: operations["export_notebook_api_notebooks__notebook_id__export_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sql": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Run Sql */
+        get: operations["run_sql_api_sql_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sql/tables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sql Tables */
+        get: operations["sql_tables_api_sql_tables_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -106,6 +498,486 @@ export interface components {
             sha256: string;
             /** Size */
             size: number;
+        };
+        /** BlockDepthSeries */
+        BlockDepthSeries: {
+            /** Capture Id */
+            capture_id: string;
+            /**
+             * Depth
+             * @description Time-weighted average number of I/Os issued and not completed, per bucket.
+             */
+            depth: number[];
+            /**
+             * Device
+             * @description 'major,minor' of the device shown; null when all devices are summed.
+             */
+            device: string | null;
+            /**
+             * Events Lost
+             * @description The capture lost block events (docs/block.md 'Lost events'): show a warning.
+             */
+            events_lost: boolean;
+            /**
+             * Label
+             * @description Capture label, with ' / RUN' when the capture has several runs with block data.
+             */
+            label: string;
+            /** Run Id */
+            run_id: string;
+            /**
+             * Source
+             * @description What the values were computed from: 'tiles N ns' (pre-aggregated at ingest), 'rows' (the I/O rows of a narrow window) or 'sample 1 in N'.
+             */
+            source: string;
+            /**
+             * Warnings
+             * @description Why, and the counts of unmatched events.
+             */
+            warnings: string[];
+        };
+        /**
+         * BlockGrid
+         * @description The time buckets the server chose for the range asked: round interval, aligned range.
+         */
+        BlockGrid: {
+            /** Buckets */
+            buckets: number;
+            /**
+             * From Ns
+             * @description Start of the first bucket, ns since run start (a multiple of interval_ns).
+             */
+            from_ns: number;
+            /**
+             * Interval Ns
+             * @description Bucket width: 1, 2 or 5 x 10^k ns, at least (to - from) / buckets asked.
+             */
+            interval_ns: number;
+            /**
+             * To Ns
+             * @description End of the last bucket (from_ns + buckets x interval_ns).
+             */
+            to_ns: number;
+        };
+        /** BlockHistBin */
+        BlockHistBin: {
+            /** Bin */
+            bin: number;
+            /** Count */
+            count: number;
+            /**
+             * High Ns
+             * @description 2^((bin+1)/8)
+             */
+            high_ns: number;
+            /**
+             * Low Ns
+             * @description 2^(bin/8)
+             */
+            low_ns: number;
+        };
+        /** BlockHistSeries */
+        BlockHistSeries: {
+            /** Capture Id */
+            capture_id: string;
+            /**
+             * Device
+             * @description 'major,minor' of the device shown; null when all devices are summed.
+             */
+            device: string | null;
+            /**
+             * Events Lost
+             * @description The capture lost block events (docs/block.md 'Lost events'): show a warning.
+             */
+            events_lost: boolean;
+            /**
+             * Label
+             * @description Capture label, with ' / RUN' when the capture has several runs with block data.
+             */
+            label: string;
+            /** Ops */
+            ops: components["schemas"]["BlockOpHistogram"][];
+            /** Run Id */
+            run_id: string;
+            /**
+             * Source
+             * @description What the values were computed from: 'tiles N ns' (pre-aggregated at ingest), 'rows' (the I/O rows of a narrow window) or 'sample 1 in N'.
+             */
+            source: string;
+            /**
+             * Warnings
+             * @description Why, and the counts of unmatched events.
+             */
+            warnings: string[];
+        };
+        /** BlockIops */
+        BlockIops: {
+            grid: components["schemas"]["BlockGrid"];
+            /** Series */
+            series: components["schemas"]["BlockIopsSeries"][];
+            /** T Ns */
+            t_ns: number[];
+        };
+        /** BlockIopsSeries */
+        BlockIopsSeries: {
+            /** Capture Id */
+            capture_id: string;
+            /**
+             * Device
+             * @description 'major,minor' of the device shown; null when all devices are summed.
+             */
+            device: string | null;
+            /**
+             * Events Lost
+             * @description The capture lost block events (docs/block.md 'Lost events'): show a warning.
+             */
+            events_lost: boolean;
+            /**
+             * Fio Iops
+             * @description fio's own IOPS log on the same buckets; null until the collector captures fio's write_iops_log (not yet).
+             */
+            fio_iops: number[] | null;
+            /**
+             * Label
+             * @description Capture label, with ' / RUN' when the capture has several runs with block data.
+             */
+            label: string;
+            /** Ops */
+            ops: components["schemas"]["BlockOpRate"][];
+            /** Run Id */
+            run_id: string;
+            /**
+             * Source
+             * @description What the values were computed from: 'tiles N ns' (pre-aggregated at ingest), 'rows' (the I/O rows of a narrow window) or 'sample 1 in N'.
+             */
+            source: string;
+            /**
+             * Warnings
+             * @description Why, and the counts of unmatched events.
+             */
+            warnings: string[];
+        };
+        /** BlockLatency */
+        BlockLatency: {
+            grid: components["schemas"]["BlockGrid"];
+            /**
+             * Op
+             * @description Operation filter asked (null: all).
+             */
+            op: string | null;
+            /** Series */
+            series: components["schemas"]["BlockLatencySeries"][];
+            /** T Ns */
+            t_ns: number[];
+        };
+        /** BlockLatencyHistogram */
+        BlockLatencyHistogram: {
+            /** Bins Per Octave */
+            bins_per_octave: number;
+            /** @description One bucket: the range the histogram covers. */
+            grid: components["schemas"]["BlockGrid"];
+            /** Series */
+            series: components["schemas"]["BlockHistSeries"][];
+        };
+        /** BlockLatencySeries */
+        BlockLatencySeries: {
+            /** Capture Id */
+            capture_id: string;
+            /**
+             * Count
+             * @description I/Os completed in the bucket (with a known issue time).
+             */
+            count: number[];
+            /**
+             * Device
+             * @description 'major,minor' of the device shown; null when all devices are summed.
+             */
+            device: string | null;
+            /**
+             * Events Lost
+             * @description The capture lost block events (docs/block.md 'Lost events'): show a warning.
+             */
+            events_lost: boolean;
+            /**
+             * Label
+             * @description Capture label, with ' / RUN' when the capture has several runs with block data.
+             */
+            label: string;
+            /** Max Ns */
+            max_ns: (number | null)[];
+            /**
+             * Mean Ns
+             * @description Exact mean issue-to-complete latency; null for an empty bucket.
+             */
+            mean_ns: (number | null)[];
+            /**
+             * P50 Ns
+             * @description From the log histogram (8 bins per doubling): within ~4.4%.
+             */
+            p50_ns: (number | null)[];
+            /** P90 Ns */
+            p90_ns: (number | null)[];
+            /** P99 9 Ns */
+            p99_9_ns: (number | null)[];
+            /** P99 Ns */
+            p99_ns: (number | null)[];
+            /** Run Id */
+            run_id: string;
+            /**
+             * Source
+             * @description What the values were computed from: 'tiles N ns' (pre-aggregated at ingest), 'rows' (the I/O rows of a narrow window) or 'sample 1 in N'.
+             */
+            source: string;
+            /**
+             * Warnings
+             * @description Why, and the counts of unmatched events.
+             */
+            warnings: string[];
+        };
+        /** BlockOpHistogram */
+        BlockOpHistogram: {
+            /**
+             * Bins
+             * @description Non-empty bins, in increasing latency.
+             */
+            bins: components["schemas"]["BlockHistBin"][];
+            /** Op */
+            op: string;
+        };
+        /** BlockOpRate */
+        BlockOpRate: {
+            /**
+             * Bytes Per S
+             * @description Bytes completed per second, per bucket.
+             */
+            bytes_per_s: number[];
+            /**
+             * Iops
+             * @description I/Os completed per second, per bucket.
+             */
+            iops: number[];
+            /**
+             * Op
+             * @description read | write | discard | flush | none | other
+             */
+            op: string;
+        };
+        /** BlockOpSizes */
+        BlockOpSizes: {
+            /** Op */
+            op: string;
+            /**
+             * Sizes
+             * @description Each distinct request size, ascending.
+             */
+            sizes: components["schemas"]["BlockSizeCount"][];
+        };
+        /** BlockQueueDepth */
+        BlockQueueDepth: {
+            grid: components["schemas"]["BlockGrid"];
+            /** Series */
+            series: components["schemas"]["BlockDepthSeries"][];
+            /**
+             * T Ns
+             * @description Bucket starts, ns since run start.
+             */
+            t_ns: number[];
+        };
+        /**
+         * BlockRunPublic
+         * @description A run's block artifact: what was read, what matched, and whether events were lost.
+         */
+        BlockRunPublic: {
+            /**
+             * Actions
+             * @description Events recorded per action (issue, complete, insert, ...).
+             */
+            actions: {
+                [key: string]: number;
+            };
+            /** Capture Id */
+            capture_id: string;
+            /** Complete Without Issue */
+            complete_without_issue: number;
+            /**
+             * Counted
+             * @description perf stat counts of the block tracepoints, when captured.
+             */
+            counted: {
+                [key: string]: number | null;
+            } | null;
+            /**
+             * Devices
+             * @description [{'dev': '254,0', 'ios': n}], most I/Os first.
+             */
+            devices: {
+                [key: string]: unknown;
+            }[];
+            /** Events */
+            events: number;
+            /** Events Lost */
+            events_lost: boolean;
+            /**
+             * First Ns
+             * @description First event, ns since run start.
+             */
+            first_ns: number | null;
+            /** Insert Without Issue */
+            insert_without_issue: number;
+            /**
+             * Ios
+             * @description I/O rows (one per request).
+             */
+            ios: number;
+            /** Issue Duplicate */
+            issue_duplicate: number;
+            /** Issue Without Complete */
+            issue_without_complete: number;
+            /**
+             * Kind
+             * @description blkparse | perf-block
+             */
+            kind: string;
+            /** Label */
+            label: string;
+            /** Last Ns */
+            last_ns: number | null;
+            /**
+             * Main Device
+             * @description Device with the most I/Os: the views' default.
+             */
+            main_device: string | null;
+            /**
+             * Matched
+             * @description I/Os with both issue and completion.
+             */
+            matched: number;
+            /** Partial Complete */
+            partial_complete: number;
+            /** Path */
+            path: string;
+            /** Requeues */
+            requeues: number;
+            /** Run Id */
+            run_id: string;
+            /**
+             * Tool Lost
+             * @description Events the tracer said it lost (blkparse skips, perf LOST records).
+             */
+            tool_lost: number;
+            /** Warnings */
+            warnings: string[];
+        };
+        /** BlockScatter */
+        BlockScatter: {
+            /** From Ns */
+            from_ns: number;
+            /** Series */
+            series: components["schemas"]["BlockScatterSeries"][];
+            /** To Ns */
+            to_ns: number;
+        };
+        /**
+         * BlockScatterSeries
+         * @description Points, one per I/O drawn (columnar): a deterministic sample when the window has more I/Os
+         *     than max_points.
+         */
+        BlockScatterSeries: {
+            /** Bytes */
+            bytes: (number | null)[];
+            /** Capture Id */
+            capture_id: string;
+            /**
+             * Device
+             * @description 'major,minor' of the device shown; null when all devices are summed.
+             */
+            device: string | null;
+            /**
+             * Events Lost
+             * @description The capture lost block events (docs/block.md 'Lost events'): show a warning.
+             */
+            events_lost: boolean;
+            /**
+             * Label
+             * @description Capture label, with ' / RUN' when the capture has several runs with block data.
+             */
+            label: string;
+            /** Op */
+            op: string[];
+            /** Run Id */
+            run_id: string;
+            /**
+             * Sector
+             * @description First sector (512 B).
+             */
+            sector: number[];
+            /**
+             * Source
+             * @description What the values were computed from: 'tiles N ns' (pre-aggregated at ingest), 'rows' (the I/O rows of a narrow window) or 'sample 1 in N'.
+             */
+            source: string;
+            /**
+             * T Ns
+             * @description Issue time, ns since run start.
+             */
+            t_ns: number[];
+            /**
+             * Warnings
+             * @description Why, and the counts of unmatched events.
+             */
+            warnings: string[];
+            /**
+             * Weight
+             * @description I/Os each point stands for (8^level of the sample; 1 = every I/O).
+             */
+            weight: number;
+        };
+        /** BlockSizeCount */
+        BlockSizeCount: {
+            /** Bytes */
+            bytes: number;
+            /** Count */
+            count: number;
+        };
+        /** BlockSizeSeries */
+        BlockSizeSeries: {
+            /** Capture Id */
+            capture_id: string;
+            /**
+             * Device
+             * @description 'major,minor' of the device shown; null when all devices are summed.
+             */
+            device: string | null;
+            /**
+             * Events Lost
+             * @description The capture lost block events (docs/block.md 'Lost events'): show a warning.
+             */
+            events_lost: boolean;
+            /**
+             * Label
+             * @description Capture label, with ' / RUN' when the capture has several runs with block data.
+             */
+            label: string;
+            /** Ops */
+            ops: components["schemas"]["BlockOpSizes"][];
+            /** Run Id */
+            run_id: string;
+            /**
+             * Source
+             * @description What the values were computed from: 'tiles N ns' (pre-aggregated at ingest), 'rows' (the I/O rows of a narrow window) or 'sample 1 in N'.
+             */
+            source: string;
+            /**
+             * Warnings
+             * @description Why, and the counts of unmatched events.
+             */
+            warnings: string[];
+        };
+        /** BlockSizes */
+        BlockSizes: {
+            grid: components["schemas"]["BlockGrid"];
+            /** Series */
+            series: components["schemas"]["BlockSizeSeries"][];
         };
         /** Body_upload_capture_api_captures_post */
         Body_upload_capture_api_captures_post: {
@@ -139,6 +1011,11 @@ export interface components {
         };
         /** CaptureDetail */
         CaptureDetail: {
+            /**
+             * Artifact Kinds
+             * @description Kinds of the bundle's artifacts ('fio-json', ...): what data it holds.
+             */
+            artifact_kinds?: string[];
             /** Artifacts */
             artifacts: components["schemas"]["ArtifactPublic"][];
             /** Bundle Bytes */
@@ -206,6 +1083,11 @@ export interface components {
         };
         /** CapturePublic */
         CapturePublic: {
+            /**
+             * Artifact Kinds
+             * @description Kinds of the bundle's artifacts ('fio-json', ...): what data it holds.
+             */
+            artifact_kinds?: string[];
             /** Bundle Bytes */
             bundle_bytes: number;
             /** Bundle Sha256 */
@@ -275,6 +1157,15 @@ export interface components {
                 [key: string]: string;
             };
         };
+        /** DelayBin */
+        DelayBin: {
+            /** Count */
+            count: number;
+            /** Hi Ns */
+            hi_ns: number;
+            /** Lo Ns */
+            lo_ns: number;
+        };
         /**
          * ErrorBody
          * @description Every 4xx/5xx answer of the API. Nothing was changed when this is returned.
@@ -324,6 +1215,11 @@ export interface components {
             /** Metrics */
             metrics: components["schemas"]["MetricRow"][];
         };
+        /** HTTPValidationError */
+        HTTPValidationError: {
+            /** Detail */
+            detail?: components["schemas"]["ValidationError"][];
+        };
         /** Health */
         Health: {
             /**
@@ -338,6 +1234,12 @@ export interface components {
             status: "ok";
             /** Version */
             version: string;
+            /**
+             * Writes Need Token
+             * @description Uploads and saves need `Authorization: Bearer TOKEN` (server started with a token).
+             * @default false
+             */
+            writes_need_token: boolean;
         };
         /** HostDiff */
         HostDiff: {
@@ -360,6 +1262,361 @@ export interface components {
             key: string;
             /** Value */
             value: string | null;
+        };
+        /**
+         * LockClassStat
+         * @description One lock class (and read/write state) of one capture, summed over its dumps. Times in ns.
+         */
+        LockClassStat: {
+            /**
+             * Acq Bounces
+             * @description Acquisitions that involved cross-CPU data.
+             */
+            acq_bounces: number;
+            /** Acquisitions */
+            acquisitions: number;
+            /**
+             * Con Bounces
+             * @description Contentions that involved cross-CPU data.
+             */
+            con_bounces: number;
+            /**
+             * Contentions
+             * @description Acquisitions that had to wait.
+             */
+            contentions: number;
+            /**
+             * Contentions Per Op
+             * @description contentions / the capture's ops (I/Os); null without ops.
+             */
+            contentions_per_op: number | null;
+            /**
+             * Cut
+             * @description A time of this class was cut by the kernel in some dump: totals are low.
+             */
+            cut: boolean;
+            /**
+             * Hold Avg Ns
+             * @description hold_total / acquisitions.
+             */
+            hold_avg_ns: number | null;
+            /** Hold Max Ns */
+            hold_max_ns: number | null;
+            /** Hold Min Ns */
+            hold_min_ns: number | null;
+            /** Hold Total Ns */
+            hold_total_ns: number | null;
+            /**
+             * Per Run
+             * @description Contentions and wait per dump, in run order.
+             */
+            per_run: components["schemas"]["LockRunValue"][];
+            /**
+             * Wait Avg Ns
+             * @description wait_total / contentions; null without contention.
+             */
+            wait_avg_ns: number | null;
+            /** Wait Max Ns */
+            wait_max_ns: number | null;
+            /**
+             * Wait Min Ns
+             * @description Shortest wait in any dump; null without contention.
+             */
+            wait_min_ns: number | null;
+            /**
+             * Wait Per Op Ns
+             * @description wait_total / ops: waiting on this lock per I/O, in ns.
+             */
+            wait_per_op_ns: number | null;
+            /**
+             * Wait Total Ns
+             * @description Time spent waiting (sum over the dumps).
+             */
+            wait_total_ns: number | null;
+        };
+        /** LockCompareCell */
+        LockCompareCell: {
+            /**
+             * Delta Contentions
+             * @description Contentions (per op when `per_op`) minus the baseline's.
+             */
+            delta_contentions: number | null;
+            /**
+             * Delta Wait
+             * @description Wait (per op when `per_op`, else total) minus the baseline's, ns.
+             */
+            delta_wait: number | null;
+            /** Ratio Contentions */
+            ratio_contentions: number | null;
+            /**
+             * Ratio Wait
+             * @description Wait / the baseline's; null when the baseline's is 0.
+             */
+            ratio_wait: number | null;
+            /** @description Null when the class is not in this capture's dumps. */
+            stat: components["schemas"]["LockClassStat"] | null;
+            /**
+             * Status
+             * @description Against the baseline: 'appeared' contended here but not in the baseline; 'vanished' the reverse; 'changed' contended in both; 'idle' in neither; 'baseline' for the baseline itself.
+             * @enum {string}
+             */
+            status: "baseline" | "appeared" | "vanished" | "changed" | "idle";
+        };
+        /** LockCompareRow */
+        LockCompareRow: {
+            /** Base Name */
+            base_name: string;
+            /**
+             * Cells
+             * @description Keyed by capture id; captures without lock_stat are absent.
+             */
+            cells: {
+                [key: string]: components["schemas"]["LockCompareCell"];
+            };
+            /**
+             * Change
+             * @description The sort key: the largest |delta_wait| over the captures.
+             */
+            change: number;
+            /**
+             * Lock Class
+             * @description Class name as the kernel printed it (with '#N' and '/N' suffixes).
+             */
+            lock_class: string;
+            /**
+             * Occurrence
+             * @description 0, or n for the (n+1)th class printed with the same (cut) name.
+             */
+            occurrence: number;
+            /**
+             * Rw
+             * @description W: write or exclusive acquisitions; R: read acquisitions.
+             * @enum {string}
+             */
+            rw: "W" | "R";
+            /** Subclass */
+            subclass: number;
+        };
+        /** LockPointPublic */
+        LockPointPublic: {
+            /**
+             * Addresses
+             * @description Addresses as printed (hashed since Linux 4.15).
+             */
+            addresses: string[];
+            /**
+             * Count
+             * @description Sum over the dumps.
+             */
+            count: number;
+            /** Function */
+            function: string | null;
+            /**
+             * Kind
+             * @description contention: a call site that waited for the lock; contending: one that held it meanwhile.
+             * @enum {string}
+             */
+            kind: "contention" | "contending";
+            /** Module */
+            module: string | null;
+            /**
+             * Runs
+             * @description Runs whose dumps list this call site.
+             */
+            runs: string[];
+            /**
+             * Symbol
+             * @description As printed: 'func+0x57/0x280', ' [module]' for modules.
+             */
+            symbol: string;
+        };
+        /** LockRunValue */
+        LockRunValue: {
+            /** Contentions */
+            contentions: number;
+            /**
+             * Run
+             * @description Run id; null for a capture-wide dump.
+             */
+            run: string | null;
+            /** Wait Total Ns */
+            wait_total_ns: number | null;
+        };
+        /**
+         * LockStatAvailability
+         * @description Whether a capture has lock_stat, which dumps the figures come from, and why not when it has none.
+         */
+        LockStatAvailability: {
+            /** Available */
+            available: boolean;
+            /**
+             * Capture
+             * @description Capture id.
+             */
+            capture: string;
+            /**
+             * Debug Locks Off
+             * @description Lockdep switched itself off during a dump: its figures are partial.
+             */
+            debug_locks_off: boolean;
+            /**
+             * Notes
+             * @description The capture's notes about lock_stat (collector messages).
+             */
+            notes: string[];
+            /**
+             * Ops
+             * @description Operations of the workload over the same runs: fio's total I/Os (all jobs and directions); null when fio reported none. The denominator of every per-I/O figure.
+             */
+            ops: number | null;
+            /**
+             * Paths
+             * @description The dumps' paths in the bundle.
+             */
+            paths: string[];
+            /**
+             * Reason
+             * @description Why there is no lock_stat, from the capture's notes; null when available.
+             */
+            reason: string | null;
+            /**
+             * Runs
+             * @description Runs whose dumps the figures add up (empty for a capture-wide dump).
+             */
+            runs: string[];
+            /**
+             * Scope
+             * @description 'runs': one dump per run (cleared before, read after it) summed over the runs; 'capture': a dump attached by hand for the whole capture; 'none'.
+             * @enum {string}
+             */
+            scope: "runs" | "capture" | "none";
+            /**
+             * Warnings
+             * @description What the parser noticed in the dumps (lockdep off, numbers cut...).
+             */
+            warnings: string[];
+        };
+        /** LockStatComparison */
+        LockStatComparison: {
+            /**
+             * Alternative
+             * @description What to use where lock_stat is unavailable.
+             */
+            alternative: string;
+            /**
+             * Availability
+             * @description Keyed by capture id.
+             */
+            availability: {
+                [key: string]: components["schemas"]["LockStatAvailability"];
+            };
+            /** Baseline */
+            baseline: string;
+            /**
+             * Captures
+             * @description In the order asked for.
+             */
+            captures: components["schemas"]["ComparedCapture"][];
+            /**
+             * Per Op
+             * @description True when every capture with lock_stat has fio I/Os: waits and contentions are compared per I/O; else as totals.
+             */
+            per_op: boolean;
+            /** Rows */
+            rows: components["schemas"]["LockCompareRow"][];
+            /**
+             * Sort
+             * @description How the rows are ordered, in words.
+             */
+            sort: string;
+            /**
+             * Total
+             * @description Class rows contended in at least one capture (before the limit).
+             */
+            total: number;
+        };
+        /** LockStatPoints */
+        LockStatPoints: {
+            /** Capture */
+            capture: string;
+            /** Lock Class */
+            lock_class: string;
+            /** Occurrence */
+            occurrence: number;
+            /**
+             * Points
+             * @description Contention points first, each kind by count, most first.
+             */
+            points: components["schemas"]["LockPointPublic"][];
+        };
+        /** LockStatTop */
+        LockStatTop: {
+            /**
+             * Alternative
+             * @description What to use where lock_stat is unavailable.
+             */
+            alternative: string;
+            availability: components["schemas"]["LockStatAvailability"];
+            /**
+             * By
+             * @enum {string}
+             */
+            by: "wait_total" | "contentions" | "wait_avg";
+            capture: components["schemas"]["ComparedCapture"];
+            /**
+             * Contended
+             * @description Class rows with at least one contention.
+             */
+            contended: number;
+            /** Rows */
+            rows: components["schemas"]["LockTopRow"][];
+            /**
+             * Total
+             * @description Class rows in the capture (before the limit).
+             */
+            total: number;
+        };
+        /** LockTopRow */
+        LockTopRow: {
+            /** Base Name */
+            base_name: string;
+            /**
+             * Lock Class
+             * @description Class name as the kernel printed it (with '#N' and '/N' suffixes).
+             */
+            lock_class: string;
+            /**
+             * Occurrence
+             * @description 0, or n for the (n+1)th class printed with the same (cut) name.
+             */
+            occurrence: number;
+            /**
+             * Points
+             * @description Distinct contention and contending call sites recorded for the class.
+             */
+            points: number;
+            /**
+             * Rw
+             * @description W: write or exclusive acquisitions; R: read acquisitions.
+             * @enum {string}
+             */
+            rw: "W" | "R";
+            stat: components["schemas"]["LockClassStat"];
+            /** Subclass */
+            subclass: number;
+        };
+        /**
+         * MarkdownCell
+         * @description Text written by the author, in Markdown. Rendered without raw HTML, scripts or images.
+         */
+        MarkdownCell: {
+            /** Text */
+            text: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "markdown";
         };
         /** MetricRow */
         MetricRow: {
@@ -391,6 +1648,154 @@ export interface components {
              */
             unit: string;
         };
+        /** NotebookCapture */
+        NotebookCapture: {
+            /**
+             * Id
+             * @description Capture id: first 16 hex digits of the SHA-256 of the canonical manifest.
+             */
+            id: string;
+            /** Kernel */
+            kernel: string | null;
+            /** Label */
+            label: string;
+            /** Tags */
+            tags: {
+                [key: string]: string;
+            };
+        };
+        /** NotebookCreate */
+        NotebookCreate: {
+            document: components["schemas"]["NotebookDocument"];
+            /**
+             * Parent
+             * @description Id of the version this one was edited from.
+             */
+            parent?: string | null;
+        };
+        /**
+         * NotebookDocument
+         * @description A notebook: an ordered list of cells over a set of captures, one of them the baseline.
+         */
+        NotebookDocument: {
+            /** Baseline */
+            baseline: string;
+            /**
+             * Captures
+             * @description Capture ids, in colour order.
+             */
+            captures: string[];
+            /** Cells */
+            cells: (components["schemas"]["MarkdownCell"] | components["schemas"]["ViewCell"] | components["schemas"]["SqlCell"])[];
+            /**
+             * Format Version
+             * @description Version of this document format.
+             * @constant
+             */
+            format_version: 1;
+            /** Title */
+            title: string;
+        };
+        /** NotebookList */
+        NotebookList: {
+            /** Notebooks */
+            notebooks: components["schemas"]["NotebookSummary"][];
+            /**
+             * Total
+             * @description Matching versions, before the limit.
+             */
+            total: number;
+        };
+        /** NotebookSaved */
+        NotebookSaved: {
+            /**
+             * Created
+             * @description False when this exact document (with this parent) was already saved.
+             */
+            created: boolean;
+            /** Created At */
+            created_at: string;
+            /**
+             * Id
+             * @description The version's id: /n/{id} opens exactly this version.
+             */
+            id: string;
+            /** Parent */
+            parent: string | null;
+            /**
+             * Url
+             * @description Path of the permalink, '/n/{id}'.
+             */
+            url: string;
+        };
+        /** NotebookSummary */
+        NotebookSummary: {
+            /**
+             * Captures
+             * @description Captures still in the store, in document order.
+             */
+            captures: components["schemas"]["NotebookCapture"][];
+            /** Cells */
+            cells: number;
+            /**
+             * Children
+             * @description Versions saved from this one (newest first).
+             */
+            children: string[];
+            /** Created At */
+            created_at: string;
+            /**
+             * Format Version
+             * @description The document's format_version as saved.
+             */
+            format_version: number;
+            /** Id */
+            id: string;
+            /**
+             * Kinds
+             * @description Cell kinds, in order: 'markdown', 'sql' or the view kind.
+             */
+            kinds: string[];
+            /** Parent */
+            parent: string | null;
+            /** Title */
+            title: string;
+        };
+        /** NotebookVersion */
+        NotebookVersion: {
+            /**
+             * Captures
+             * @description Captures still in the store, in document order.
+             */
+            captures: components["schemas"]["NotebookCapture"][];
+            /** Cells */
+            cells: number;
+            /**
+             * Children
+             * @description Versions saved from this one (newest first).
+             */
+            children: string[];
+            /** Created At */
+            created_at: string;
+            /** @description Upgraded to the current format_version. */
+            document: components["schemas"]["NotebookDocument"];
+            /**
+             * Format Version
+             * @description The document's format_version as saved.
+             */
+            format_version: number;
+            /** Id */
+            id: string;
+            /**
+             * Kinds
+             * @description Cell kinds, in order: 'markdown', 'sql' or the view kind.
+             */
+            kinds: string[];
+            /** Parent */
+            parent: string | null;
+            /** Title */
+            title: string;
+        };
         /** RunPublic */
         RunPublic: {
             /** Cmdline */
@@ -411,6 +1816,829 @@ export interface components {
             repeat: number;
             /** Started At */
             started_at: string | null;
+        };
+        /** SchedCaptureStatus */
+        SchedCaptureStatus: {
+            /** Events Lost */
+            events_lost: boolean;
+            /**
+             * Runs
+             * @description Runs with a scheduler trace; a metric's cell aggregates these.
+             */
+            runs: string[];
+            /** Warnings */
+            warnings: string[];
+            /** Workload Comm */
+            workload_comm: string | null;
+            /** Workload Cpus */
+            workload_cpus: number[];
+        };
+        /**
+         * SchedCheck
+         * @description One ingest check of a run's scheduler trace (table sched_checks).
+         */
+        SchedCheck: {
+            /**
+             * Detail
+             * @description One sentence, for display.
+             */
+            detail: string;
+            /**
+             * Event
+             * @description The tracepoint checked, e.g. 'sched:sched_waking'.
+             */
+            event: string;
+            /**
+             * Expected
+             * @description What the trace should hold (perf stat's count...).
+             */
+            expected: number | null;
+            /**
+             * Name
+             * @description recorded_vs_counted: trace vs perf stat's count of the same tracepoint in the run; waking_vs_wakeup: the two wakeup tracepoints' counts; switch_chain: consecutive switches of a CPU that chain (the next switches out the task the previous switched in).
+             */
+            name: string;
+            /**
+             * Ok
+             * @description null: not checked (no perf stat count).
+             */
+            ok: boolean | null;
+            /**
+             * Ratio
+             * @description recorded / expected; null when it could not be checked.
+             */
+            ratio: number | null;
+            /** Recorded */
+            recorded: number | null;
+            /**
+             * Threshold
+             * @description Below this ratio events count as lost.
+             */
+            threshold: number;
+        };
+        /** SchedComparison */
+        SchedComparison: {
+            /** Baseline */
+            baseline: string;
+            /**
+             * Captures
+             * @description In the order asked for.
+             */
+            captures: components["schemas"]["ComparedCapture"][];
+            /** Loss Threshold */
+            loss_threshold: number;
+            /**
+             * Metrics
+             * @description Per metric, each capture's statistics over its runs and the ratio of its mean to the baseline's.
+             */
+            metrics: components["schemas"]["MetricRow"][];
+            /**
+             * Pingpong
+             * @description Keyed by capture id: top ping-pong pairs on the workload's CPUs, task groups (kworker/*).
+             */
+            pingpong: {
+                [key: string]: components["schemas"]["SchedPingPongRow"][];
+            };
+            /**
+             * Status
+             * @description Keyed by capture id: runs, loss flag, warnings.
+             */
+            status: {
+                [key: string]: components["schemas"]["SchedCaptureStatus"];
+            };
+        };
+        /**
+         * SchedCountedSeries
+         * @description perf stat's own intervals (-I) of one counter: counted, never lost.
+         */
+        SchedCountedSeries: {
+            /**
+             * Aggr
+             * @description perf's aggregation id ('CPU1', 'S0-D0-C1'); null when summed.
+             */
+            aggr: string | null;
+            /**
+             * Cpu
+             * @description The CPU with -A; null when summed over CPUs.
+             */
+            cpu: number | null;
+            /**
+             * Event
+             * @description context-switches, cpu-migrations, task-clock, sched:sched_switch, ...
+             */
+            event: string;
+            /**
+             * Path
+             * @description The perf-stat artifact.
+             */
+            path: string;
+            /** Run Id */
+            run_id: string;
+            /**
+             * Scope
+             * @description system (perf stat -a) or workload (the workload's processes).
+             */
+            scope: string;
+            /**
+             * T S
+             * @description Interval end, s since perf stat started (it starts just before the trace).
+             */
+            t_s: number[];
+            /**
+             * Unit
+             * @description '/s' for counts; 'CPUs' for task-clock (msec per ms).
+             * @enum {string}
+             */
+            unit: "/s" | "CPUs";
+            /** Values */
+            values: (number | null)[];
+            /** Workload */
+            workload: boolean;
+        };
+        /** SchedDelayRow */
+        SchedDelayRow: {
+            /**
+             * Count
+             * @description Switch-ins with a known delay.
+             */
+            count: number;
+            /**
+             * Histogram
+             * @description Log2 bins of the delay rounded up to the us: [0, 1 us], (1, 2 us], (2, 4 us] ...; empty bins left out.
+             */
+            histogram: components["schemas"]["DelayBin"][];
+            /** Max Ns */
+            max_ns: number | null;
+            /** Mean Ns */
+            mean_ns: number | null;
+            /**
+             * P50 Ns
+             * @description Percentiles by nearest rank over the delays rounded up to the us.
+             */
+            p50_ns: number | null;
+            /** P90 Ns */
+            p90_ns: number | null;
+            /** P99 Ns */
+            p99_ns: number | null;
+            /**
+             * Reasons
+             * @description waking / wakeup / wakeup_new (ready since woken), preempted (ready since switched out runnable): count.
+             */
+            reasons: {
+                [key: string]: number;
+            };
+            /** Run Id */
+            run_id: string;
+            task: components["schemas"]["SchedTask"];
+            /**
+             * Unknown
+             * @description Switch-ins after a sleep whose wakeup was not recorded (lost events).
+             */
+            unknown: number;
+        };
+        /** SchedDelays */
+        SchedDelays: {
+            /** Capture Id */
+            capture_id: string;
+            /**
+             * Cpus
+             * @description CPU selection: where the task was switched in.
+             */
+            cpus: string;
+            /**
+             * Events Lost
+             * @description Some run lost events: show `warnings` with the figures.
+             */
+            events_lost: boolean;
+            /**
+             * Group By
+             * @enum {string}
+             */
+            group_by: "task" | "group";
+            /** Label */
+            label: string;
+            /**
+             * Reason
+             * @enum {string}
+             */
+            reason: "all" | "woken" | "preempted";
+            /** Rows */
+            rows: components["schemas"]["SchedDelayRow"][];
+            /**
+             * Runs
+             * @description The runs this answer covers, in run order.
+             */
+            runs: components["schemas"]["SchedRun"][];
+            /** Warnings */
+            warnings: string[];
+        };
+        /** SchedOverview */
+        SchedOverview: {
+            /** Capture Id */
+            capture_id: string;
+            /**
+             * Events Lost
+             * @description Some run lost events: show `warnings` with the figures.
+             */
+            events_lost: boolean;
+            /** Label */
+            label: string;
+            /**
+             * Loss Threshold
+             * @description A check ratio below this marks a run as having lost events.
+             */
+            loss_threshold: number;
+            /** Metrics */
+            metrics: components["schemas"]["SchedRunMetric"][];
+            /**
+             * Pingpong
+             * @description Top ping-pong pairs on the workload's CPUs.
+             */
+            pingpong: components["schemas"]["SchedPingPongRow"][];
+            /**
+             * Runs
+             * @description The runs this answer covers, in run order.
+             */
+            runs: components["schemas"]["SchedRun"][];
+            /** Warnings */
+            warnings: string[];
+        };
+        /** SchedPairRow */
+        SchedPairRow: {
+            /** Cpu */
+            cpu: number;
+            /**
+             * Involuntary
+             * @description prev was preempted (R/R+).
+             */
+            involuntary: number;
+            /** @description The task arriving. */
+            next: components["schemas"]["SchedTask"];
+            /** Per S */
+            per_s: number | null;
+            /** @description The task leaving the CPU. */
+            prev: components["schemas"]["SchedTask"];
+            /** Run Id */
+            run_id: string;
+            /**
+             * Share
+             * @description Fraction of the CPU's switches in the run.
+             */
+            share: number | null;
+            /** Switches */
+            switches: number;
+            /** Voluntary */
+            voluntary: number;
+        };
+        /** SchedPairs */
+        SchedPairs: {
+            /** Capture Id */
+            capture_id: string;
+            /** Cpus */
+            cpus: string;
+            /**
+             * Events Lost
+             * @description Some run lost events: show `warnings` with the figures.
+             */
+            events_lost: boolean;
+            /**
+             * Group By
+             * @enum {string}
+             */
+            group_by: "task" | "group";
+            /** Label */
+            label: string;
+            /** Rows */
+            rows: components["schemas"]["SchedPairRow"][];
+            /**
+             * Runs
+             * @description The runs this answer covers, in run order.
+             */
+            runs: components["schemas"]["SchedRun"][];
+            /** Warnings */
+            warnings: string[];
+        };
+        /** SchedPingPong */
+        SchedPingPong: {
+            /** Capture Id */
+            capture_id: string;
+            /** Cpus */
+            cpus: string;
+            /**
+             * Events Lost
+             * @description Some run lost events: show `warnings` with the figures.
+             */
+            events_lost: boolean;
+            /**
+             * Group By
+             * @enum {string}
+             */
+            group_by: "task" | "group";
+            /** Label */
+            label: string;
+            /**
+             * Rows
+             * @description Most round trips first.
+             */
+            rows: components["schemas"]["SchedPingPongRow"][];
+            /**
+             * Runs
+             * @description The runs this answer covers, in run order.
+             */
+            runs: components["schemas"]["SchedRun"][];
+            /** Warnings */
+            warnings: string[];
+            /** Window Us */
+            window_us: number;
+        };
+        /**
+         * SchedPingPongRow
+         * @description Two tasks switching to each other back and forth on one CPU: Y -> X -> Y with X running at
+         *     most window_us in between is one round trip.
+         */
+        SchedPingPongRow: {
+            a: components["schemas"]["SchedTask"];
+            /**
+             * A Inside B
+             * @description Round trips where a ran briefly between two runs of b.
+             */
+            a_inside_b: number;
+            b: components["schemas"]["SchedTask"];
+            /** B Inside A */
+            b_inside_a: number;
+            /** Cpu */
+            cpu: number;
+            /**
+             * First S
+             * @description First round trip, s since the run's first event.
+             */
+            first_s: number;
+            /** Last S */
+            last_s: number;
+            /**
+             * Median Inside Ns
+             * @description How long the brief task ran per round trip, median.
+             */
+            median_inside_ns: number | null;
+            /** P90 Inside Ns */
+            p90_inside_ns: number | null;
+            /**
+             * Per S
+             * @description round_trips / trace duration.
+             */
+            per_s: number | null;
+            /**
+             * Preempting
+             * @description Round trips where the brief task preempted the other (R/R+).
+             */
+            preempting: number;
+            /** Round Trips */
+            round_trips: number;
+            /** Run Id */
+            run_id: string;
+            /**
+             * Share
+             * @description round_trips / all switches of the CPU: near 1 when the CPU does nothing but this ping-pong (each switch begins one brief run).
+             */
+            share: number | null;
+        };
+        /**
+         * SchedRun
+         * @description A run with a scheduler trace (perf-sched artifact).
+         */
+        SchedRun: {
+            /**
+             * Artifact
+             * @description Path of the perf-sched artifact in the bundle.
+             */
+            artifact: string;
+            /** Checks */
+            checks: components["schemas"]["SchedCheck"][];
+            /**
+             * Cpus
+             * @description CPUs seen in the trace.
+             */
+            cpus: number[];
+            /**
+             * Duration S
+             * @description First to last event: the denominator of every rate of the run.
+             */
+            duration_s: number;
+            /**
+             * Events
+             * @description Events recorded: switch, wakeup, waking, wakeup_new, migrate.
+             */
+            events: {
+                [key: string]: number;
+            };
+            /**
+             * Events Lost
+             * @description A check failed: the trace misses events; figures undercount.
+             */
+            events_lost: boolean;
+            /**
+             * First Ts Ns
+             * @description perf clock of the first event: t = 0 of the run's series.
+             */
+            first_ts_ns: number;
+            /** Id */
+            id: string;
+            /** Params */
+            params: {
+                [key: string]: unknown;
+            };
+            /** Repeat */
+            repeat: number;
+            /** Warnings */
+            warnings: string[];
+            /**
+             * Workload Comm
+             * @description The workload's task name ('fio'), used to flag its tasks.
+             */
+            workload_comm: string | null;
+            /**
+             * Workload Cpus
+             * @description CPUs the workload was pinned to; empty when not known.
+             */
+            workload_cpus: number[];
+            /**
+             * Workload Cpus Source
+             * @description Where workload_cpus comes from: runs[].params.cpus, workload.cpus or host.cpu.affinity.
+             */
+            workload_cpus_source: string | null;
+        };
+        /** SchedRunMetric */
+        SchedRunMetric: {
+            /**
+             * Better
+             * @enum {string}
+             */
+            better: "higher" | "lower" | "neutral";
+            /** Description */
+            description: string;
+            /** Key */
+            key: string;
+            /** Label */
+            label: string;
+            /**
+             * Unit
+             * @description '/s', 'ns', '%' or 'CPUs'.
+             */
+            unit: string;
+            /**
+             * Values
+             * @description Keyed by run id; null when the run lacks the data.
+             */
+            values: {
+                [key: string]: number | null;
+            };
+        };
+        /** SchedRuntime */
+        SchedRuntime: {
+            /** Capture Id */
+            capture_id: string;
+            /** Cpus */
+            cpus: string;
+            /**
+             * Events Lost
+             * @description Some run lost events: show `warnings` with the figures.
+             */
+            events_lost: boolean;
+            /**
+             * Group By
+             * @enum {string}
+             */
+            group_by: "task" | "group";
+            /** Label */
+            label: string;
+            /** Rows */
+            rows: components["schemas"]["SchedRuntimeRow"][];
+            /**
+             * Runs
+             * @description The runs this answer covers, in run order.
+             */
+            runs: components["schemas"]["SchedRun"][];
+            /** Warnings */
+            warnings: string[];
+        };
+        /** SchedRuntimeRow */
+        SchedRuntimeRow: {
+            /**
+             * Cpus
+             * @description The selected CPUs it ran on.
+             */
+            cpus: number[];
+            /**
+             * Cpus Used
+             * @description run_ns / trace duration, in CPUs (like task-clock's CPUs utilized).
+             */
+            cpus_used: number | null;
+            /** Mean Slice Ns */
+            mean_slice_ns: number | null;
+            /**
+             * Preempted
+             * @description Slices that ended with the task preempted.
+             */
+            preempted: number;
+            /** Run Id */
+            run_id: string;
+            /**
+             * Run Ns
+             * @description Time it ran on the selected CPUs.
+             */
+            run_ns: number;
+            /**
+             * Share
+             * @description Fraction of the selected CPUs' time.
+             */
+            share: number | null;
+            /** Slices */
+            slices: number;
+            task: components["schemas"]["SchedTask"];
+        };
+        /** SchedSwitchRate */
+        SchedSwitchRate: {
+            /** Capture Id */
+            capture_id: string;
+            /**
+             * Counted
+             * @description perf stat intervals of the same runs, when recorded.
+             */
+            counted: components["schemas"]["SchedCountedSeries"][];
+            /**
+             * Cpus
+             * @description The CPU selection asked for: all, workload, or a list.
+             */
+            cpus: string;
+            /**
+             * Events Lost
+             * @description Some run lost events: show `warnings` with the figures.
+             */
+            events_lost: boolean;
+            /** Label */
+            label: string;
+            /**
+             * Runs
+             * @description The runs this answer covers, in run order.
+             */
+            runs: components["schemas"]["SchedRun"][];
+            /** Series */
+            series: components["schemas"]["SchedSwitchSeries"][];
+            /** Step Ms */
+            step_ms: number;
+            /** Warnings */
+            warnings: string[];
+        };
+        /**
+         * SchedSwitchSeries
+         * @description Per run and CPU, events per second over time, from the trace (columnar: index i of every list
+         *     is the interval starting at t_s[i]).
+         */
+        SchedSwitchSeries: {
+            /** Cpu */
+            cpu: number;
+            /**
+             * From Idle
+             * @description Switches/s out of the idle task.
+             */
+            from_idle: number[];
+            /**
+             * Involuntary
+             * @description Switches/s where the task leaving was preempted (R/R+).
+             */
+            involuntary: number[];
+            /**
+             * Migrations
+             * @description Tasks migrated to the CPU per s.
+             */
+            migrations: number[];
+            /** Run Id */
+            run_id: string;
+            /**
+             * Switches
+             * @description Context switches/s.
+             */
+            switches: number[];
+            /**
+             * T S
+             * @description Interval start, s since the run's first sched event.
+             */
+            t_s: number[];
+            /**
+             * Voluntary
+             * @description Switches/s where the task leaving blocked or exited.
+             */
+            voluntary: number[];
+            /**
+             * Wakeups
+             * @description Wakeups/s targeted at the CPU.
+             */
+            wakeups: number[];
+            /**
+             * Workload
+             * @description The CPU is one the workload was pinned to: highlight it.
+             */
+            workload: boolean;
+        };
+        /**
+         * SchedTask
+         * @description A task (pid and comm) or a task group (pid null, comm = group).
+         */
+        SchedTask: {
+            /**
+             * Comm
+             * @description Task name as the kernel had it, or the group name.
+             */
+            comm: string;
+            /**
+             * Group
+             * @description '<idle>', 'kworker/*', per-CPU kernel threads as 'name/*' ('ksoftirqd/*'), else the comm.
+             */
+            group: string;
+            /**
+             * Pid
+             * @description Thread id; null for a group. 0 is the idle task.
+             */
+            pid: number | null;
+            /**
+             * Workload
+             * @description The task is the workload's (its comm is the run's workload_comm).
+             */
+            workload: boolean;
+        };
+        /** SchedTaskRow */
+        SchedTaskRow: {
+            /** Cpu */
+            cpu: number;
+            /**
+             * Cpu Share
+             * @description run_ns / trace duration: fraction of this CPU.
+             */
+            cpu_share: number | null;
+            /**
+             * Involuntary
+             * @description Switched out while runnable (R/R+): preempted.
+             */
+            involuntary: number;
+            /** Mean Slice Ns */
+            mean_slice_ns: number | null;
+            /** Run Id */
+            run_id: string;
+            /**
+             * Run Ns
+             * @description Time it ran on this CPU.
+             */
+            run_ns: number;
+            /**
+             * Slices
+             * @description How many times it ran.
+             */
+            slices: number;
+            /**
+             * States
+             * @description Its state at each switch-out, as perf printed it: count.
+             */
+            states: {
+                [key: string]: number;
+            };
+            /** Switched In */
+            switched_in: number;
+            /** Switched Out */
+            switched_out: number;
+            task: components["schemas"]["SchedTask"];
+            /**
+             * Voluntary
+             * @description Switched out blocked or exiting (S, D, I...); 0 for idle.
+             */
+            voluntary: number;
+        };
+        /** SchedTasks */
+        SchedTasks: {
+            /** Capture Id */
+            capture_id: string;
+            /** Cpus */
+            cpus: string;
+            /**
+             * Events Lost
+             * @description Some run lost events: show `warnings` with the figures.
+             */
+            events_lost: boolean;
+            /**
+             * Group By
+             * @enum {string}
+             */
+            group_by: "task" | "group";
+            /** Label */
+            label: string;
+            /** Rows */
+            rows: components["schemas"]["SchedTaskRow"][];
+            /**
+             * Runs
+             * @description The runs this answer covers, in run order.
+             */
+            runs: components["schemas"]["SchedRun"][];
+            /** Warnings */
+            warnings: string[];
+        };
+        /**
+         * SqlCell
+         * @description A read-only query over the notebook's captures, shown as a table and optionally a chart.
+         */
+        SqlCell: {
+            chart?: components["schemas"]["SqlChart"] | null;
+            /**
+             * Full
+             * @default false
+             */
+            full: boolean;
+            /** Sql */
+            sql: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "sql";
+        };
+        /** SqlChart */
+        SqlChart: {
+            /**
+             * Mark
+             * @enum {string}
+             */
+            mark: "line" | "bar" | "scatter";
+            /**
+             * X
+             * @description Result column on the x axis.
+             */
+            x: string;
+            /**
+             * Y
+             * @description Result columns drawn against x.
+             */
+            y: string[];
+        };
+        /** SqlColumn */
+        SqlColumn: {
+            /** Name */
+            name: string;
+            /**
+             * Type
+             * @description DuckDB type, e.g. 'DOUBLE', 'VARCHAR', 'TIMESTAMP'.
+             */
+            type: string;
+        };
+        /** SqlColumnDoc */
+        SqlColumnDoc: {
+            /** Description */
+            description: string;
+            /** Name */
+            name: string;
+            /** Type */
+            type: string;
+        };
+        /** SqlResult */
+        SqlResult: {
+            /** Columns */
+            columns: components["schemas"]["SqlColumn"][];
+            /** Elapsed Ms */
+            elapsed_ms: number;
+            /** Max Rows */
+            max_rows: number;
+            /**
+             * Rows
+             * @description At most max_rows rows; values as JSON (timestamps as text).
+             */
+            rows: (unknown | null)[][];
+            /** Time Limit Ms */
+            time_limit_ms: number;
+            /**
+             * Truncated
+             * @description True when the query had more rows than max_rows.
+             */
+            truncated: boolean;
+        };
+        /** SqlTableDoc */
+        SqlTableDoc: {
+            /** Columns */
+            columns: components["schemas"]["SqlColumnDoc"][];
+            /** Description */
+            description: string;
+            /** Name */
+            name: string;
+        };
+        /** SqlTables */
+        SqlTables: {
+            /** Max Rows */
+            max_rows: number;
+            /**
+             * Notes
+             * @description What SQL cells can and cannot do, one sentence each.
+             */
+            notes: string[];
+            /** Tables */
+            tables: components["schemas"]["SqlTableDoc"][];
+            /** Time Limit Ms */
+            time_limit_ms: number;
         };
         /**
          * StatCell
@@ -454,6 +2682,47 @@ export interface components {
              */
             values: number[];
         };
+        /** ValidationError */
+        ValidationError: {
+            /** Context */
+            ctx?: Record<string, never>;
+            /** Input */
+            input?: unknown;
+            /** Location */
+            loc: (string | number)[];
+            /** Message */
+            msg: string;
+            /** Error Type */
+            type: string;
+        };
+        /**
+         * ViewCell
+         * @description One view of iolens (a cell kind of the frontend's registry) with its state.
+         */
+        ViewCell: {
+            /**
+             * Full
+             * @description Shown at the full width of the window.
+             * @default false
+             */
+            full: boolean;
+            /**
+             * Kind
+             * @description Cell kind, e.g. 'fio'.
+             */
+            kind: string;
+            /**
+             * State
+             * @description The kind's encoded state (its part of the compare URL); '' is the default.
+             * @default
+             */
+            state: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "view";
+        };
     };
     responses: never;
     parameters: never;
@@ -463,6 +2732,532 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    block_iops_api_block_iops_get: {
+        parameters: {
+            query: {
+                /** @description Comma-separated series: CAPTURE (each of its runs with block data) or CAPTURE:RUN, drawn in this order. */
+                series: string;
+                /** @description Range start, ns since run start (default 0). */
+                from_ns?: number | null;
+                /** @description Range end, ns since run start (default: end of the longest series). */
+                to_ns?: number | null;
+                /** @description Buckets wanted over the range (1-2000); the server rounds the interval up to 1, 2 or 5 x 10^k ns and returns the grid it used. */
+                buckets?: number;
+                /** @description 'MAJ,MIN', or 'all' to sum every device; default: each run's busiest device. */
+                device?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlockIops"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    block_latency_api_block_latency_get: {
+        parameters: {
+            query: {
+                /** @description Comma-separated series: CAPTURE (each of its runs with block data) or CAPTURE:RUN, drawn in this order. */
+                series: string;
+                /** @description Range start, ns since run start (default 0). */
+                from_ns?: number | null;
+                /** @description Range end, ns since run start (default: end of the longest series). */
+                to_ns?: number | null;
+                /** @description Buckets wanted over the range (1-2000); the server rounds the interval up to 1, 2 or 5 x 10^k ns and returns the grid it used. */
+                buckets?: number;
+                /** @description 'MAJ,MIN', or 'all' to sum every device; default: each run's busiest device. */
+                device?: string | null;
+                /** @description Only this operation (read, write, ...). */
+                op?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlockLatency"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    block_latency_histogram_api_block_latency_histogram_get: {
+        parameters: {
+            query: {
+                /** @description Comma-separated series: CAPTURE (each of its runs with block data) or CAPTURE:RUN, drawn in this order. */
+                series: string;
+                /** @description Range start, ns since run start (default 0). */
+                from_ns?: number | null;
+                /** @description Range end, ns since run start (default: end of the longest series). */
+                to_ns?: number | null;
+                /** @description 'MAJ,MIN', or 'all' to sum every device; default: each run's busiest device. */
+                device?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlockLatencyHistogram"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    block_queue_depth_api_block_queue_depth_get: {
+        parameters: {
+            query: {
+                /** @description Comma-separated series: CAPTURE (each of its runs with block data) or CAPTURE:RUN, drawn in this order. */
+                series: string;
+                /** @description Range start, ns since run start (default 0). */
+                from_ns?: number | null;
+                /** @description Range end, ns since run start (default: end of the longest series). */
+                to_ns?: number | null;
+                /** @description Buckets wanted over the range (1-2000); the server rounds the interval up to 1, 2 or 5 x 10^k ns and returns the grid it used. */
+                buckets?: number;
+                /** @description 'MAJ,MIN', or 'all' to sum every device; default: each run's busiest device. */
+                device?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlockQueueDepth"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    block_runs_api_block_runs_get: {
+        parameters: {
+            query: {
+                /** @description Comma-separated capture ids. */
+                captures: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlockRunPublic"][];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    block_scatter_api_block_scatter_get: {
+        parameters: {
+            query: {
+                /** @description Comma-separated series: CAPTURE (each of its runs with block data) or CAPTURE:RUN, drawn in this order. */
+                series: string;
+                /** @description Range start, ns since run start (default 0). */
+                from_ns?: number | null;
+                /** @description Range end, ns since run start (default: end of the longest series). */
+                to_ns?: number | null;
+                /** @description 'MAJ,MIN', or 'all' to sum every device; default: each run's busiest device. */
+                device?: string | null;
+                /** @description Most points per series (a sample beyond). */
+                max_points?: number;
+                /** @description Lowest sector shown (y zoom). */
+                sector_from?: number | null;
+                /** @description Sector after the highest shown. */
+                sector_to?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlockScatter"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    block_sizes_api_block_sizes_get: {
+        parameters: {
+            query: {
+                /** @description Comma-separated series: CAPTURE (each of its runs with block data) or CAPTURE:RUN, drawn in this order. */
+                series: string;
+                /** @description Range start, ns since run start (default 0). */
+                from_ns?: number | null;
+                /** @description Range end, ns since run start (default: end of the longest series). */
+                to_ns?: number | null;
+                /** @description 'MAJ,MIN', or 'all' to sum every device; default: each run's busiest device. */
+                device?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlockSizes"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     list_captures_api_captures_get: {
         parameters: {
             query?: never;
@@ -516,6 +3311,15 @@ export interface operations {
             };
             /** @description Bad Request */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -693,6 +3497,678 @@ export interface operations {
             };
         };
     };
+    lock_stat_top_api_captures__capture_id__lock_stat_get: {
+        parameters: {
+            query?: {
+                /** @description Order: total wait, contentions, or average wait. */
+                by?: "wait_total" | "contentions" | "wait_avg";
+                /** @description Rows to return. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                capture_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LockStatTop"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    lock_stat_points_api_captures__capture_id__lock_stat_points_get: {
+        parameters: {
+            query: {
+                /** @description Class name as printed (lock_class of a row). */
+                class: string;
+                /** @description The row's occurrence (default 0). */
+                occurrence?: number;
+            };
+            header?: never;
+            path: {
+                capture_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LockStatPoints"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sched_overview_api_captures__capture_id__sched_get: {
+        parameters: {
+            query?: {
+                /** @description Run id, or several comma-separated; default: every run with a trace. */
+                run?: string | null;
+            };
+            header?: never;
+            path: {
+                capture_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchedOverview"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sched_delays_api_captures__capture_id__sched_delays_get: {
+        parameters: {
+            query?: {
+                /** @description Run id, or several comma-separated; default: every run with a trace. */
+                run?: string | null;
+                /** @description 'all', 'workload' (the CPUs it was pinned to) or a list like '1,3-4'. */
+                cpus?: string;
+                /** @description task: per thread (pid and comm); group: per task group (kworker/*, ksoftirqd/*, comm). */
+                group_by?: "task" | "group";
+                /** @description woken: ready since a wakeup; preempted: ready since switched out runnable. */
+                reason?: "all" | "woken" | "preempted";
+                /** @description Most rows returned (1-5000). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                capture_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchedDelays"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sched_pairs_api_captures__capture_id__sched_pairs_get: {
+        parameters: {
+            query?: {
+                /** @description Run id, or several comma-separated; default: every run with a trace. */
+                run?: string | null;
+                /** @description 'all', 'workload' (the CPUs it was pinned to) or a list like '1,3-4'. */
+                cpus?: string;
+                /** @description task: per thread (pid and comm); group: per task group (kworker/*, ksoftirqd/*, comm). */
+                group_by?: "task" | "group";
+                /** @description Most rows returned (1-5000). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                capture_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchedPairs"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sched_pingpong_api_captures__capture_id__sched_pingpong_get: {
+        parameters: {
+            query?: {
+                /** @description Run id, or several comma-separated; default: every run with a trace. */
+                run?: string | null;
+                /** @description 'all', 'workload' (the CPUs it was pinned to) or a list like '1,3-4'. */
+                cpus?: string;
+                /** @description task: per thread (pid and comm); group: per task group (kworker/*, ksoftirqd/*, comm). */
+                group_by?: "task" | "group";
+                /** @description Longest run of the brief task in a round trip, us. */
+                window_us?: number;
+                /** @description Most rows returned (1-5000). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                capture_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchedPingPong"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sched_runtime_api_captures__capture_id__sched_runtime_get: {
+        parameters: {
+            query?: {
+                /** @description Run id, or several comma-separated; default: every run with a trace. */
+                run?: string | null;
+                /** @description 'all', 'workload' (the CPUs it was pinned to) or a list like '1,3-4'. */
+                cpus?: string;
+                /** @description task: per thread (pid and comm); group: per task group (kworker/*, ksoftirqd/*, comm). */
+                group_by?: "task" | "group";
+                /** @description Most rows returned (1-5000). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                capture_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchedRuntime"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sched_switch_rate_api_captures__capture_id__sched_switch_rate_get: {
+        parameters: {
+            query?: {
+                /** @description Run id, or several comma-separated; default: every run with a trace. */
+                run?: string | null;
+                /** @description 'all', 'workload' (the CPUs it was pinned to) or a list like '1,3-4'. */
+                cpus?: string;
+                /** @description Interval, ms (a multiple of 100). */
+                step_ms?: number;
+            };
+            header?: never;
+            path: {
+                capture_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchedSwitchRate"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sched_tasks_api_captures__capture_id__sched_tasks_get: {
+        parameters: {
+            query?: {
+                /** @description Run id, or several comma-separated; default: every run with a trace. */
+                run?: string | null;
+                /** @description 'all', 'workload' (the CPUs it was pinned to) or a list like '1,3-4'. */
+                cpus?: string;
+                /** @description task: per thread (pid and comm); group: per task group (kworker/*, ksoftirqd/*, comm). */
+                group_by?: "task" | "group";
+                /** @description Most rows returned (1-5000). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                capture_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchedTasks"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     compare_api_compare_fio_get: {
         parameters: {
             query: {
@@ -763,6 +4239,148 @@ export interface operations {
             };
         };
     };
+    compare_lock_stat_api_compare_lock_stat_get: {
+        parameters: {
+            query: {
+                /** @description Comma-separated capture ids, in column order. */
+                captures: string;
+                /** @description Capture id of the baseline (default: the first). */
+                baseline?: string | null;
+                /** @description Rows to return, largest change first. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LockStatComparison"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    compare_sched_api_compare_sched_get: {
+        parameters: {
+            query: {
+                /** @description Comma-separated capture ids, in column order. */
+                captures: string;
+                /** @description Capture id of the baseline (default: the first). */
+                baseline?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchedComparison"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     health_api_health_get: {
         parameters: {
             query?: never;
@@ -779,6 +4397,358 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    list_notebooks_api_notebooks_get: {
+        parameters: {
+            query?: {
+                /** @description Words that must all occur: title, text, SQL, capture labels, tags, kernels. */
+                q?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotebookList"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    save_notebook_api_notebooks_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotebookCreate"];
+            };
+        };
+        responses: {
+            /** @description Already saved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotebookSaved"];
+                };
+            };
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotebookSaved"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_notebook_api_notebooks__notebook_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                notebook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotebookVersion"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    export_notebook_api_notebooks__notebook_id__export_get: {
+        parameters: {
+            query?: {
+                /** @description text: for a mailing list; html: one static file. */
+                format?: "text" | "html";
+                /** @description Send as an attachment (Content-Disposition). */
+                download?: boolean;
+            };
+            header?: never;
+            path: {
+                notebook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": unknown;
+                    "text/plain": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    run_sql_api_sql_get: {
+        parameters: {
+            query: {
+                /** @description One SELECT over the capture tables (see /api/sql/tables). */
+                sql: string;
+                /** @description Comma-separated capture ids: the tables show only their rows. */
+                captures: string;
+                /** @description At most this many rows (capped by the server). */
+                max_rows?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SqlResult"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sql_tables_api_sql_tables_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SqlTables"];
                 };
             };
         };

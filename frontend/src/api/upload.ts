@@ -1,5 +1,6 @@
 // Bundle upload with progress. fetch() cannot report upload progress, so this one module uses
 // XMLHttpRequest; the answer is typed with the same generated schema as the rest of the client.
+import { authHeaders } from './auth';
 import { toApiError, type ApiError, type CaptureCreated } from './client';
 
 export type UploadProgress =
@@ -27,6 +28,7 @@ export function uploadBundle(
     xhr.open('POST', url);
     xhr.responseType = 'text';
     xhr.setRequestHeader('Accept', 'application/json');
+    for (const [k, v] of Object.entries(authHeaders())) xhr.setRequestHeader(k, v);
     xhr.upload.onprogress = (e) => {
       const total = e.lengthComputable ? e.total : file.size;
       onProgress({ phase: 'sending', loaded: e.loaded, total });

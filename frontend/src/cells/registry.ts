@@ -1,16 +1,22 @@
 // The one place that lists cell kinds. Adding a kind (flame graph, sched, block, lock_stat...)
-// = one folder under cells/ + one line here. The URL module, the "add cell" menu and the
-// notebook all read this table.
+// = one folder under cells/ + one line here. The URL module, the "add cell" menu, the notebook
+// and its starter cells all read this table.
+import type { CapturePublic } from '../api/client';
+import { introText } from '../logic/notebook';
 import type { CellKind } from './types';
 import { fioTableCell } from './fio/kind';
+import { lockStatCell } from './lockstat/kind';
 import { noteCell } from './note/kind';
+import { sqlCell } from './sql/kind';
 
 export const registry: Readonly<Record<string, CellKind<unknown>>> = {
   [fioTableCell.kind]: fioTableCell,
   [noteCell.kind]: noteCell,
+  [sqlCell.kind]: sqlCell,
+  [lockStatCell.kind]: lockStatCell,
 };
 
-/** The cells a new notebook starts with. */
+/** The cells of a version-0 link (`/compare?captures=A,B`, no cells): frozen, old links rely on it. */
 export const DEFAULT_CELLS: readonly string[] = [fioTableCell.kind];
 
 export function cellKind(kind: string): CellKind<unknown> | undefined {
@@ -18,3 +24,21 @@ export function cellKind(kind: string): CellKind<unknown> | undefined {
 }
 
 export const cellKinds = (): CellKind<unknown>[] => Object.values(registry);
+
+export interface StarterCell {
+  kind: string;
+  full: boolean;
+  state: unknown;
+}
+
+/**
+ * "Compare these captures": a Markdown intro naming the captures, then every kind whose
+ * `starter` says it applies to the data these captures hold, in registry order.
+ */
+export function starterCells(captures: readonly CapturePublic[], baseline: string): StarterCell[] {
+  const intro: StarterCell = { kind: noteCell.kind, full: false, state: { text: introText(captures, baseline) } };
+  const views = cellKinds()
+    .filter((k) => k.starter?.(captures))
+    .map((k) => ({ kind: k.kind, full: false, state: k.defaultState }));
+  return [intro, ...views];
+}

@@ -1,4 +1,5 @@
 import type { ComponentType } from 'react';
+import type { CapturePublic } from '../api/client';
 
 /** What every cell gets to know about the notebook it sits in. */
 export interface NotebookContext {
@@ -27,6 +28,11 @@ export interface CellKind<S> {
   /** Its part of the URL -> state, or an Error saying what is wrong. Must not throw. */
   decode: (s: string) => S | Error;
   Component: ComponentType<CellProps<S>>;
+  /**
+   * Whether "compare these captures" starts a notebook with this cell, given what the captures
+   * hold (e.g. `c.artifact_kinds.includes('lock-stat')`). Absent: never a starter cell.
+   */
+  starter?: (captures: readonly CapturePublic[]) => boolean;
 }
 
 /** Helper to declare a kind with its state type checked, stored type-erased in the registry. */

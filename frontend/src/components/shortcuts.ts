@@ -5,6 +5,8 @@ export const SHORTCUTS: readonly { key: string; what: string }[] = [
   { key: '/', what: 'Focus the filter (library)' },
   { key: 'c', what: 'Compare the selected captures (library)' },
   { key: 'y', what: 'Copy a link to this view' },
+  { key: 'Ctrl+S', what: 'Save the notebook: an immutable version with a permalink (Cmd+S on a Mac)' },
+  { key: 'Ctrl+Enter', what: 'Run a SQL cell; finish editing a text cell' },
   { key: '?', what: 'Show these shortcuts' },
   { key: 'Esc', what: 'Close a dialog, leave the filter' },
 ];

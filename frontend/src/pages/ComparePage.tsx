@@ -1,24 +1,51 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { CapturePublic, FioComparison } from '../api/client';
-import { useCaptureList, useFioComparison } from '../api/queries';
+import { ApiError, postNotebook, type CapturePublic, type FioComparison, type NotebookVersion } from '../api/client';
+import { askForToken } from '../api/auth';
+import { useCaptureList, useFioComparison, useNotebook } from '../api/queries';
+import { invalidate } from '../api/useQuery';
 import { cellKind, cellKinds } from '../cells/registry';
 import type { NotebookContext } from '../cells/types';
 import { copyText } from '../components/copy';
 import { ErrorBoundary } from '../components/ErrorBoundary';
 import { ErrorBox } from '../components/ErrorBox';
+import { ExportMenu } from '../components/ExportMenu';
 import { flash } from '../components/Toast';
 import { captureColor } from '../logic/colors';
+import { formatDate } from '../logic/format';
+import { defaultTitle } from '../logic/notebook';
+import { sameDocument, viewToDocument } from '../state/document';
 import { Link, navigate } from '../state/router';
-import { encodeCell, viewToUrl, type CellInstance } from '../state/url';
-
-type CompareView = { page: 'compare'; captures: string[]; baseline: string; cells: CellInstance[] };
+import { encodeCell, parseUrl, TITLE_MAX_CHARS, viewToUrl, type CellInstance, type CompareView } from '../state/url';
 
 export function ComparePage({ view, problems }: { view: CompareView; problems: string[] }) {
+  return <NotebookView view={view} problems={problems} saved={null} />;
+}
+
+type SaveState = 'saved' | 'unchanged' | 'draft' | 'new';
+
+/**
+ * A notebook: the captures' header, then its cells. Its state is the URL (`/compare?...`); on a
+ * saved version (`/n/ID`, `saved` given) the first edit moves to the URL form with `parent=ID`.
+ * Save (Ctrl/Cmd+S) turns the URL's notebook into an immutable version and opens its permalink.
+ */
+export function NotebookView({ view, problems, saved }: { view: CompareView; problems: string[]; saved: NotebookVersion | null }) {
   const list = useCaptureList();
   const cmp = useFioComparison(view.captures, view.baseline);
   const [dismissed, setDismissed] = useState<string | null>(null);
-  const setView = (patch: Partial<CompareView>) => navigate(viewToUrl({ ...view, ...patch }));
+  const [saving, setSaving] = useState(false);
+  const parentId = saved ? saved.id : (view.parent ?? null);
+  const parentQ = useNotebook(saved ? null : (view.parent ?? null));
+  const setView = (patch: Partial<CompareView>) => navigate(viewToUrl({ ...view, ...patch, ...(parentId ? { parent: parentId } : {}) }));
   const ctx: NotebookContext = useMemo(() => ({ captures: view.captures, baseline: view.baseline }), [view.captures, view.baseline]);
+
+  const byId = new Map((list.data ?? []).map((c) => [c.id, c]));
+  const baseLabel = byId.get(view.baseline)?.label ?? view.baseline;
+  const fallbackTitle = defaultTitle(
+    view.captures.map((id) => byId.get(id)?.label ?? id),
+    baseLabel,
+  );
+  const doc = useMemo(() => viewToDocument(view, fallbackTitle), [view, fallbackTitle]);
+  const state: SaveState = saved ? 'saved' : view.parent ? (parentQ.data && sameDocument(parentQ.data.document, doc) ? 'unchanged' : 'draft') : 'new';
 
   const setCells = (cells: CellInstance[]) => setView({ cells });
   const moveCell = (i: number, d: number) => {
@@ -28,6 +55,63 @@ export function ComparePage({ view, problems }: { view: CompareView; problems: s
     [cells[i], cells[j]] = [cells[j]!, cells[i]!];
     setCells(cells);
   };
+
+  /** Save what the URL holds now (a cell may have just committed its text); the permalink's id, or null. */
+  const save = async (quiet = false): Promise<string | null> => {
+    if (saved) {
+      if (!quiet) flash(`Already saved: this is version ${saved.id}`);
+      return saved.id;
+    }
+    const loc = parseUrl(window.location.pathname, window.location.search).view;
+    const current = loc.page === 'compare' ? loc : view;
+    const d = viewToDocument(current, fallbackTitle);
+    if (current.parent && parentQ.data && sameDocument(parentQ.data.document, d)) {
+      navigate(`/n/${current.parent}`);
+      if (!quiet) flash(`No changes since version ${current.parent}`);
+      return current.parent;
+    }
+    setSaving(true);
+    try {
+      let res;
+      try {
+        res = await postNotebook(d, current.parent ?? null);
+      } catch (e) {
+        if (e instanceof ApiError && e.status === 401 && (await askForToken('Saving notebooks on this server needs its access token.')))
+          res = await postNotebook(d, current.parent ?? null);
+        else throw e;
+      }
+      invalidate('notebook'); // the list and the parent (its newer versions)
+      navigate(res.url);
+      const ok = quiet ? false : await copyText(window.location.origin + res.url);
+      if (!quiet) flash(`Saved as ${res.url}${ok ? ' · link copied' : ''}`);
+      return res.id;
+    } catch (e) {
+      flash(`Not saved: ${e instanceof Error ? e.message : String(e)}`);
+      return null;
+    } finally {
+      setSaving(false);
+    }
+  };
+  const saveRef = useRef(save);
+  saveRef.current = save;
+
+  // Ctrl/Cmd+S anywhere on the page, also while typing (the cell being edited keeps its text first).
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 's') {
+        e.preventDefault();
+        void saveRef.current();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  // Open at the cell a link points to (#cell-3).
+  useEffect(() => {
+    const m = /^#cell-(\d+)$/.exec(window.location.hash);
+    if (m) document.getElementById(`cell-${m[1]}`)?.scrollIntoView();
+  }, []);
 
   // Stable React keys across moves: kind + encoded state + occurrence.
   const keys = useMemo(() => {
@@ -41,30 +125,41 @@ export function ComparePage({ view, problems }: { view: CompareView; problems: s
   }, [view.cells]);
 
   const problemKey = problems.join('\n');
-  const byId = new Map((list.data ?? []).map((c) => [c.id, c]));
-  const baseLabel = byId.get(view.baseline)?.label ?? view.baseline;
 
   return (
     <div className="page notebook">
-      <div className="toolbar">
-        <h1>
-          Compare <span className="muted">{view.captures.length} captures · baseline {baseLabel}</span>
-        </h1>
+      <div className="toolbar nb-toolbar">
+        <TitleEditor title={view.title ?? (saved ? saved.document.title : '')} placeholder={fallbackTitle} onChange={(t) => setView({ title: t })} />
+        <SaveStatus state={state} saved={saved} parent={parentId} />
         <div className="spacer" />
         <button
           type="button"
           className="button"
-          title="Copy a permalink to this view (y)"
+          title="Copy a link to this view (y)"
           onClick={() => void copyText(window.location.href).then((ok) => flash(ok ? 'Link copied' : 'Could not copy: use the address bar'))}
         >
           Copy link <kbd>y</kbd>
         </button>
+        <ExportMenu savedId={saved?.id ?? null} ensureSaved={() => save(true)} />
+        <button
+          type="button"
+          className={`button${saved || state === 'unchanged' ? '' : ' primary'}`}
+          disabled={saving}
+          onClick={() => void save()}
+          title={saved ? 'This version is saved; edit it to save a new version' : 'Save an immutable version with a permalink (Ctrl+S)'}
+        >
+          {saving ? 'Saving…' : saved ? 'Saved' : parentId ? 'Save version' : 'Save'} <kbd>Ctrl</kbd>
+          <kbd>S</kbd>
+        </button>
       </div>
+      <p className="nb-subtitle muted">
+        {view.captures.length} captures · baseline {baseLabel}
+      </p>
 
       {problems.length > 0 && dismissed !== problemKey && (
         <div className="notice" role="alert" data-testid="url-problems">
           <div>
-            <strong>Parts of this link were not understood:</strong>
+            <strong>Parts of this {saved ? 'notebook' : 'link'} were not understood:</strong>
             <ul className="problems">
               {problems.map((p) => (
                 <li key={p}>{p}</li>
@@ -86,9 +181,17 @@ export function ComparePage({ view, problems }: { view: CompareView; problems: s
           if (!def) return null;
           const C = def.Component;
           return (
-            <section key={keys[i]} className={`cell${cell.full ? ' cell-full' : ''}`} data-kind={cell.kind} aria-label={`${def.title} cell`}>
+            <section
+              key={keys[i]}
+              id={`cell-${i + 1}`}
+              className={`cell${cell.full ? ' cell-full' : ''}`}
+              data-kind={cell.kind}
+              aria-label={`${def.title} cell`}
+            >
               <header className="cell-head">
-                <span className="cell-index num">{i + 1}</span>
+                <a className="cell-index num" href={`#cell-${i + 1}`} title="Link to this cell">
+                  {i + 1}
+                </a>
                 <span className="cell-kind">{def.title}</span>
                 <div className="spacer" />
                 <button
@@ -105,6 +208,7 @@ export function ComparePage({ view, problems }: { view: CompareView; problems: s
                   last={i === view.cells.length - 1}
                   onUp={() => moveCell(i, -1)}
                   onDown={() => moveCell(i, 1)}
+                  onDuplicate={() => setCells([...view.cells.slice(0, i + 1), { ...cell }, ...view.cells.slice(i + 1)])}
                   onRemove={() => setCells(view.cells.filter((_, j) => j !== i))}
                 />
               </header>
@@ -116,10 +220,80 @@ export function ComparePage({ view, problems }: { view: CompareView; problems: s
             </section>
           );
         })}
-        {view.cells.length === 0 && <p className="muted empty-cells">This notebook has no cells. Add one below.</p>}
+        {view.cells.length === 0 && <p className="muted empty-cells">This notebook has no cells. Add text, a view or a SQL query below.</p>}
       </div>
       <AddCell onAdd={(kind) => setCells([...view.cells, { kind, full: false, state: cellKind(kind)!.defaultState }])} />
     </div>
+  );
+}
+
+function TitleEditor({ title, placeholder, onChange }: { title: string; placeholder: string; onChange: (t: string) => void }) {
+  const [draft, setDraft] = useState(title);
+  useEffect(() => setDraft(title), [title]);
+  const commit = () => {
+    const t = draft.trim();
+    if (t !== title) onChange(t);
+  };
+  return (
+    <h1 className="nb-title">
+      <input
+        className="title-input"
+        value={draft}
+        placeholder={placeholder}
+        maxLength={TITLE_MAX_CHARS}
+        aria-label="Notebook title"
+        size={Math.max(16, Math.min(80, (draft || placeholder).length + 1))}
+        onChange={(e) => setDraft(e.target.value)}
+        onBlur={commit}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter') e.currentTarget.blur();
+          if (e.key === 'Escape') {
+            setDraft(title);
+            requestAnimationFrame(() => e.currentTarget?.blur());
+          }
+          if (e.key.toLowerCase() === 's' && (e.ctrlKey || e.metaKey)) commit();
+        }}
+      />
+    </h1>
+  );
+}
+
+function SaveStatus({ state, saved, parent }: { state: SaveState; saved: NotebookVersion | null; parent: string | null }) {
+  if (state === 'saved' && saved)
+    return (
+      <span className="save-status saved" data-testid="save-status" title={`Saved ${saved.created_at}: this link always shows exactly this version`}>
+        version <code>{saved.id}</code> · {formatDate(saved.created_at)}
+        {saved.parent && (
+          <>
+            {' '}
+            · from <Link to={`/n/${saved.parent}`}>{saved.parent}</Link>
+          </>
+        )}
+        {saved.children.length > 0 && (
+          <>
+            {' '}
+            · <Link to={`/n/${saved.children[0]}`}>newer version</Link>
+            {saved.children.length > 1 ? ` (+${saved.children.length - 1})` : ''}
+          </>
+        )}
+      </span>
+    );
+  if (state === 'unchanged')
+    return (
+      <span className="save-status" data-testid="save-status">
+        same as version <Link to={`/n/${parent}`}>{parent}</Link>
+      </span>
+    );
+  if (state === 'draft')
+    return (
+      <span className="save-status draft" data-testid="save-status" title="Saving makes a new version linked to the one it was edited from">
+        unsaved changes to <Link to={`/n/${parent}`}>{parent}</Link>
+      </span>
+    );
+  return (
+    <span className="save-status draft" data-testid="save-status" title="The link holds this notebook; Save makes a short, permanent link">
+      not saved
+    </span>
   );
 }
 
@@ -270,7 +444,7 @@ function HostDiff({ cmp, cols, colorOf }: { cmp: FioComparison; cols: string[]; 
   );
 }
 
-function CellMenu({ first, last, onUp, onDown, onRemove }: { first: boolean; last: boolean; onUp: () => void; onDown: () => void; onRemove: () => void }) {
+function CellMenu({ first, last, onUp, onDown, onDuplicate, onRemove }: { first: boolean; last: boolean; onUp: () => void; onDown: () => void; onDuplicate: () => void; onRemove: () => void }) {
   const [open, setOpen] = useState(false);
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -302,6 +476,9 @@ function CellMenu({ first, last, onUp, onDown, onRemove }: { first: boolean; las
           </button>
           <button type="button" role="menuitem" disabled={last} onClick={act(onDown)}>
             Move down
+          </button>
+          <button type="button" role="menuitem" onClick={act(onDuplicate)}>
+            Duplicate
           </button>
           <button type="button" role="menuitem" className="danger" onClick={act(onRemove)}>
             Remove

@@ -11,7 +11,9 @@ import { useUploads } from '../components/useUploads';
 import { formatDate } from '../logic/format';
 import { filterCaptures, sortCaptures } from '../logic/library';
 import { Link, navigate } from '../state/router';
-import { compareUrl, viewToUrl, type Sort, type SortKey } from '../state/url';
+import { starterUrl, viewToUrl, type Sort, type SortKey } from '../state/url';
+import { useNotebooks } from '../api/queries';
+import { NotebookTable } from '../components/NotebookTable';
 
 type LibraryView = { page: 'library'; query: string; sort: Sort };
 
@@ -50,7 +52,8 @@ export function LibraryPage({ view, problems }: { view: LibraryView; problems: s
       flash('Select two or more captures to compare');
       return;
     }
-    navigate(compareUrl([base, ...sel.filter((id) => id !== base)], base));
+    const ids = [base, ...sel.filter((id) => id !== base)];
+    navigate(starterUrl(ids.map((id) => byId.get(id)!).filter(Boolean), base));
   };
 
   useShortcut('/', (e) => {
@@ -240,12 +243,32 @@ export function LibraryPage({ view, problems }: { view: LibraryView; problems: s
         </>
       )}
 
+      {list.length > 0 && <LibraryNotebooks query={view.query} />}
+
       {dragging && (
         <div className="drop-overlay" aria-hidden="true">
           <div>Drop bundles to upload</div>
         </div>
       )}
     </div>
+  );
+}
+
+/** Saved notebooks that match the library's filter: the same words search both. */
+function LibraryNotebooks({ query }: { query: string }) {
+  const q = useNotebooks(query);
+  if (!q.data || (q.data.total === 0 && !query)) return null;
+  const shown = q.data.notebooks.slice(0, 5);
+  return (
+    <section className="library-notebooks">
+      <div className="toolbar small-toolbar">
+        <h2>
+          Notebooks <span className="muted count">{query ? `${q.data.total} matching` : q.data.total}</span>
+        </h2>
+        <Link to={viewToUrl({ page: 'notebooks', query })}>{q.data.total > shown.length ? `All ${q.data.total} →` : 'Notebooks page →'}</Link>
+      </div>
+      <NotebookTable notebooks={shown} query={query} />
+    </section>
   );
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compareUrl, encodeQueryValue, parseUrl, upgraders, URL_VERSION, viewToUrl, type View } from './url';
+import { captureList } from '../testdata/fixtures';
+import { compareUrl, encodeQueryValue, parseUrl, starterUrl, upgraders, URL_VERSION, viewToUrl, type View } from './url';
 
 const parse = (url: string) => {
   const u = new URL(url, 'http://x');
@@ -132,5 +133,48 @@ describe('bad URLs give messages, never a throw', () => {
     const junk = ['/compare?%E0%A4%A', '/compare?captures=%%%', '/compare?captures=a&cell=%00:%ff', '/captures/%E0%A4%A'];
     for (const u of junk) expect(() => parse(u)).not.toThrow();
     expect(parseUrl('//compare//', '?captures=a,b').view.page).toBe('compare');
+  });
+});
+
+describe('notebook URLs', () => {
+  it('saved versions and the notebook list', () => {
+    expect(parse('/n/k3m9x2p7qa').view).toEqual({ page: 'notebook', id: 'k3m9x2p7qa' });
+    expect(viewToUrl({ page: 'notebook', id: 'k3m9x2p7qa' })).toBe('/n/k3m9x2p7qa');
+    expect(parse('/n/k3m9x2p7qa/').view).toEqual({ page: 'notebook', id: 'k3m9x2p7qa' });
+    expect(parse('/n/NOT-AN-ID').view.page).toBe('bad-url');
+    expect(parse('/n/short').view.page).toBe('bad-url');
+    roundTrip({ page: 'notebooks', query: 'ext4 fs=xfs' });
+    roundTrip({ page: 'notebooks', query: '' });
+    expect(viewToUrl({ page: 'notebooks', query: '' })).toBe('/notebooks');
+  });
+
+  it('a notebook in the URL keeps its title and the version it was edited from', () => {
+    const url = roundTrip({
+      page: 'compare',
+      captures: ['aaaa1111', 'bbbb2222'],
+      baseline: 'aaaa1111',
+      cells: [{ kind: 'sql', full: false, state: { sql: 'SELECT 1', chart: { mark: 'bar', x: 'a', y: ['b'] } } }],
+      title: 'ext4 & xfs: 4k',
+      parent: 'k3m9x2p7qa',
+    });
+    expect(url).toBe('/compare?v=1&captures=aaaa1111,bbbb2222&baseline=aaaa1111&cell=sql:chart=bar:a:b;SELECT%201&title=ext4%20%26%20xfs:%204k&parent=k3m9x2p7qa');
+    const p = parse('/compare?v=1&captures=a&parent=../x');
+    expect(p.problems[0]).toMatch(/parent '..\/x' is not a notebook id/);
+    expect(p.view).toEqual({ page: 'compare', captures: ['a'], baseline: 'a', cells: [] });
+  });
+
+  it('"compare these captures" starts with a title, an intro and the cells that apply', () => {
+    const caps = captureList.slice(0, 2);
+    const p = parse(starterUrl(caps, caps[1]!.id));
+    expect(p.problems).toEqual([]);
+    if (p.view.page !== 'compare') throw new Error('not a notebook');
+    expect(p.view.title).toBe('6.18-xfs vs 6.18-ext4');
+    expect(p.view.baseline).toBe(caps[1]!.id);
+    expect(p.view.cells.map((c) => c.kind)).toEqual(['note', 'fio']);
+    expect((p.view.cells[0]!.state as { text: string }).text).toMatch(/^Comparing 2 captures against the baseline \*\*6.18-ext4\*\*/);
+    // a capture set without fio data gets no fio table
+    const cmd = captureList.slice(3).map((c) => ({ ...c, artifact_kinds: ['cmd-stdout'] }));
+    const q = parse(starterUrl(cmd, cmd[0]!.id));
+    expect(q.view.page === 'compare' && q.view.cells.map((c) => c.kind)).toEqual(['note']);
   });
 });

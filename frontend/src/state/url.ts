@@ -3,15 +3,21 @@
 //
 //   /                                      library; ?q=FILTER&sort=[-]KEY
 //   /captures/ID                           one capture
-//   /compare?v=1&captures=A,B&baseline=A&cell=fio&cell=note.full:TEXT
+//   /compare?v=1&captures=A,B&baseline=A&cell=fio&cell=note.full:TEXT[&title=T][&parent=ID]
 //                                          a notebook: captures in column/colour order, the
 //                                          baseline, then one `cell` per view cell, in order:
-//                                          KIND[.full][:STATE], STATE being the kind's encode().
+//                                          KIND[.full][:STATE], STATE being the kind's encode();
+//                                          its title; `parent`: the saved version it was edited
+//                                          from (optional parameters: absent = untitled, unsaved)
+//   /n/ID                                  a saved notebook version, exactly (state/document.ts)
+//   /notebooks?q=WORDS                     saved notebooks, searched
 //
 // Versions: a URL without `v` is version 0. `upgraders[n]` turns a version n-1 query into version
 // n, in place; parseUrl runs them in order up to URL_VERSION. A newer `v` than this code knows is
 // refused with a message (never guessed).
-import { cellKind, DEFAULT_CELLS } from '../cells/registry';
+import type { CapturePublic } from '../api/client';
+import { cellKind, DEFAULT_CELLS, starterCells } from '../cells/registry';
+import { defaultTitle } from '../logic/notebook';
 
 export const URL_VERSION = 1;
 
@@ -32,10 +38,26 @@ export interface CellInstance {
 export type View =
   | { page: 'library'; query: string; sort: Sort }
   | { page: 'capture'; id: string }
-  | { page: 'compare'; captures: string[]; baseline: string; cells: CellInstance[] }
+  | CompareView
+  | { page: 'notebook'; id: string }
+  | { page: 'notebooks'; query: string }
   | { page: 'not-found'; path: string }
   /** The URL cannot be shown at all; `problems` say why. */
   | { page: 'bad-url'; path: string; problems: string[] };
+
+export interface CompareView {
+  page: 'compare';
+  captures: string[];
+  baseline: string;
+  cells: CellInstance[];
+  /** The notebook's title ('' or absent: untitled). */
+  title?: string;
+  /** The saved version this notebook was edited from. */
+  parent?: string;
+}
+
+export const NOTEBOOK_ID = /^[0-9a-z]{10,52}$/;
+export const TITLE_MAX_CHARS = 300;
 
 export interface Parsed {
   view: View;
@@ -100,6 +122,15 @@ export function parseUrl(pathname: string, search: string): Parsed {
     return { view: { page: 'capture', id }, problems };
   }
 
+  const nb = /^\/n\/([^/]+)$/.exec(path);
+  if (nb) {
+    const id = nb[1] ?? '';
+    if (!NOTEBOOK_ID.test(id)) return bad(`'${id}' is not a notebook id (10 or more lower-case letters and digits).`);
+    return { view: { page: 'notebook', id }, problems };
+  }
+
+  if (path === '/notebooks') return { view: { page: 'notebooks', query: q.get('q') ?? '' }, problems };
+
   if (path === '/compare') {
     const raw = (q.get('captures') ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
     if (raw.length === 0) return bad('No captures to compare: the link needs captures=ID1,ID2 (pick them in the library).');
@@ -121,7 +152,15 @@ export function parseUrl(pathname: string, search: string): Parsed {
         cells.push(c.cell);
       }
     });
-    return { view: { page: 'compare', captures, baseline, cells }, problems };
+    const view: CompareView = { page: 'compare', captures, baseline, cells };
+    const title = q.get('title');
+    if (title) view.title = title.slice(0, TITLE_MAX_CHARS);
+    const parent = q.get('parent');
+    if (parent !== null) {
+      if (NOTEBOOK_ID.test(parent)) view.parent = parent;
+      else problems.push(`parent '${parent}' is not a notebook id; this notebook will be saved without one.`);
+    }
+    return { view, problems };
   }
 
   return { view: { page: 'not-found', path }, problems };
@@ -191,8 +230,14 @@ export function viewToUrl(view: View): string {
         ['baseline', view.baseline],
       ];
       for (const c of view.cells) pairs.push(['cell', encodeCell(c)]);
+      if (view.title) pairs.push(['title', view.title]);
+      if (view.parent) pairs.push(['parent', view.parent]);
       return '/compare' + query(pairs);
     }
+    case 'notebook':
+      return `/n/${view.id}`;
+    case 'notebooks':
+      return '/notebooks' + (view.query ? query([['v', String(URL_VERSION)], ['q', view.query]]) : '');
     case 'not-found':
       return view.path;
     case 'bad-url':
@@ -207,4 +252,19 @@ export function compareUrl(captures: string[], baseline?: string): string {
     return def ? [{ kind: k, full: false, state: def.defaultState }] : [];
   });
   return viewToUrl({ page: 'compare', captures, baseline: baseline ?? captures[0] ?? '', cells });
+}
+
+/** "Compare these captures": a new notebook with a title, a Markdown intro and the cells that apply. */
+export function starterUrl(captures: readonly CapturePublic[], baseline: string): string {
+  const base = captures.find((c) => c.id === baseline);
+  return viewToUrl({
+    page: 'compare',
+    captures: captures.map((c) => c.id),
+    baseline,
+    cells: starterCells(captures, baseline),
+    title: defaultTitle(
+      captures.map((c) => c.label),
+      base?.label ?? baseline,
+    ),
+  });
 }

@@ -86,6 +86,7 @@ function pub(id: string, label: string, kernel: string, tags: Record<string, str
     bundle_sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
     bundle_bytes: 48213,
     warnings: [],
+    artifact_kinds: ['fio-jobfile', 'fio-json', 'fio-stderr'],
   };
 }
 

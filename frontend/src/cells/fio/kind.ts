@@ -10,4 +10,5 @@ export const fioTableCell = defineCell<FioTableState>({
   encode: encodeFioTable,
   decode: decodeFioTable,
   Component: FioTableCell,
+  starter: (caps) => caps.some((c) => c.workload_kind === 'fio' || (c.artifact_kinds ?? []).includes('fio-json')),
 });

@@ -1,0 +1,121 @@
+"""The tables that SQL cells may query, documented from schema.sql's own comments.
+
+A table (or view) of schema.sql with a `capture_id` column is a capture table: SQL cells see it,
+filtered to the notebook's captures. Its description is the comment block right above its
+CREATE statement; a column's is the `--` comment on its line (and the comment lines that follow,
+indented under it). Columns that many tables share are described once in COMMON_COLUMNS.
+Types come from DuckDB itself (information_schema), so they are always the real ones.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+
+from .db import Store
+
+# Tables that have a capture_id but are not capture data.
+NOT_QUERYABLE = frozenset({"notebook_versions"})
+
+COMMON_COLUMNS = {
+    "capture_id": "Capture id (captures.capture_id): which capture the row belongs to.",
+    "run_id": "Run id within the capture (runs.run_id), e.g. 'r000'.",
+    "job_index": "Position of the job in fio's 'jobs' array.",
+    "ddir": "Data direction: read, write or trim.",
+    "jobname": "fio job name.",
+    "key": "Dotted key of the flattened host facts.",
+    "value": "Value of the fact, as text.",
+}
+
+_CREATE = re.compile(
+    r"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:TABLE|VIEW)\s+(?:IF\s+NOT\s+EXISTS\s+)?([A-Za-z_][A-Za-z0-9_]*)",
+    re.IGNORECASE,
+)
+_COLUMN = re.compile(r"^\s+([A-Za-z_][A-Za-z0-9_]*)\s+[A-Za-z]")
+_KEYWORDS = {"primary", "unique", "foreign", "check", "constraint", "select", "from", "where", "with"}
+
+
+@dataclass
+class ParsedTable:
+    name: str
+    description: str
+    columns: dict[str, str] = field(default_factory=dict)
+
+
+def parse_schema(sql: str) -> dict[str, ParsedTable]:
+    """Table name -> its description and column comments, from the text of schema.sql."""
+    tables: dict[str, ParsedTable] = {}
+    pending: list[str] = []
+    current: ParsedTable | None = None
+    last_col: str | None = None
+    for line in sql.splitlines():
+        stripped = line.strip()
+        m = _CREATE.match(line)
+        if m:
+            current = ParsedTable(m.group(1).lower(), " ".join(pending))
+            tables[current.name] = current
+            pending, last_col = [], None
+            continue
+        if current is None:
+            if stripped.startswith("--"):
+                pending.append(stripped[2:].strip())
+            elif not stripped:
+                pending = []
+            continue
+        if stripped.startswith(")") or stripped.endswith(";"):
+            current, last_col, pending = None, None, []
+            continue
+        code, _, comment = line.partition("--")
+        cm = _COLUMN.match(code) if code.strip() else None
+        if cm and cm.group(1).lower() not in _KEYWORDS:
+            last_col = cm.group(1).lower()
+            if comment.strip():
+                current.columns[last_col] = comment.strip()
+        elif not code.strip() and comment.strip() and last_col:
+            # a comment line continuing the previous column's comment
+            prev = current.columns.get(last_col, "")
+            current.columns[last_col] = f"{prev} {comment.strip()}".strip()
+    return tables
+
+
+def schema_text() -> str:
+    return resources.files("iolens.store").joinpath("schema.sql").read_text(encoding="utf-8")
+
+
+@dataclass
+class ColumnDoc:
+    name: str
+    type: str
+    description: str
+
+
+@dataclass
+class TableDoc:
+    name: str
+    description: str
+    columns: list[ColumnDoc]
+
+
+def capture_tables(store: Store) -> list[TableDoc]:
+    """Every capture table of the store with its columns, in schema.sql order."""
+    parsed = parse_schema(schema_text())
+    cols = store.query(
+        """SELECT table_name, column_name, data_type FROM information_schema.columns
+           WHERE table_schema = 'main' ORDER BY table_name, ordinal_position"""
+    ).rows
+    by_table: dict[str, list[tuple[str, str]]] = {}
+    for t, c, ty in cols:
+        by_table.setdefault(t.lower(), []).append((c, ty))
+    out = []
+    for name, p in parsed.items():
+        columns = by_table.get(name)
+        if not columns or name in NOT_QUERYABLE or "capture_id" not in {c.lower() for c, _ in columns}:
+            continue
+        out.append(TableDoc(
+            name=name,
+            description=p.description,
+            columns=[ColumnDoc(c, ty, p.columns.get(c.lower()) or COMMON_COLUMNS.get(c.lower(), ""))
+                     for c, ty in columns],
+        ))
+    return out

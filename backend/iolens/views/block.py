@@ -1,0 +1,483 @@
+"""Block layer views: device queue depth, IOPS and throughput, completion latency, I/O sizes and a
+sector-vs-time scatter, for one or several runs overlaid on one time axis (ns since run start).
+
+Rows come from `block_ios` (one row per I/O, matched at ingest by iolens/ingest_block.py) and
+`block_runs` (per-run facts and loss warnings). Definitions are in docs/block.md.
+
+Downsampling happens here, in SQL: the client asks for a time range and a number of buckets; the
+server picks a round interval (1, 2 or 5 x 10^k ns) at least (to - from) / buckets wide, aligns the
+range to it, and returns one value per bucket. No view returns more than a few thousand points per
+series, whatever the capture's size, and no view uses window functions over the I/O rows (those
+cost 0.3-1.6 s on 10M rows, DESIGN "Facts measured"): every query is one filtered scan and a
+group-by, and windows run only over the per-bucket results.
+
+Each `SERIES_*` SQL takes $cid, $rid, $dev (NULL: every device), $lo, $hi (the aligned range,
+ns since run start) and $w (interval, ns).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+
+from ..api import models
+from ..ingest_block import LAT_BINS_PER_OCTAVE
+from ..store.db import Store
+
+MAX_BUCKETS = 2000
+DEFAULT_BUCKETS = 500
+HIST_GRID_BUCKETS = 100   # histograms over a window: the window is aligned to span/100 (< 2% wider)
+DEFAULT_POINTS = 10_000
+MAX_POINTS = 50_000
+OPS = ("read", "write", "discard", "flush", "none", "other")
+PERCENTILES = (50.0, 90.0, 99.0, 99.9)
+
+# Every query reads one series: $cid, $rid and $dev (NULL: every device).
+_SERIES = "capture_id = $cid AND run_id = $rid AND ($dev IS NULL OR dev = $dev)"
+# Tiles of level $T inside the aligned range [$lo, $hi); a tile belongs to bucket (k x T - lo) // w.
+_TILES = _SERIES + " AND level_ns = $T AND k >= $lo // $T AND k < $hi // $T"
+_BUCKET = "(k * $T - $lo) // $w"
+
+# Tile levels of a series (block_tile_levels): kind rate | hist.
+LEVELS_SQL = """
+SELECT kind, level_ns, count(DISTINCT dev) AS devs
+FROM block_tile_levels WHERE capture_id = $cid AND run_id = $rid AND ($dev IS NULL OR dev = $dev)
+GROUP BY ALL
+"""
+DEVICES_SQL = "SELECT count(DISTINCT dev) FROM block_tile_levels WHERE capture_id = $cid AND run_id = $rid"
+
+# --- Queue depth ------------------------------------------------------------------------------
+# The time-weighted average number of I/Os issued (D) and not yet completed (C) per bucket:
+# (integral over the bucket of the in-flight count) / interval. From tiles: the sum of the tiles'
+# inflight_ns (computed at ingest the same way as below). Output columns:
+#   b     bucket index (0 = [$lo, $lo + $w))
+#   busy  in-flight integral over the bucket, ns
+#   d     0 (tiles carry whole integrals)
+DEPTH_TILES_SQL = f"""
+SELECT {_BUCKET} AS b, sum(inflight_ns) AS busy, 0 AS d
+FROM block_tiles WHERE {_TILES} GROUP BY b
+"""
+# From I/O rows (windows narrower than the finest tile level). Each matched I/O, clipped to
+# [$lo, $hi), adds its overlap with each bucket. One that starts in bucket fb and ends in lb adds:
+#   to fb:            min(end, fb's end) - start           (all of it when fb = lb)
+#   to lb (lb > fb):  end - lb's start
+#   to fb+1 .. lb-1:  the whole interval each: +1 at fb+1 and -1 at lb here (d, a difference
+#                     array), summed over the buckets by the caller.
+DEPTH_RAW_SQL = f"""
+WITH io AS (
+    SELECT greatest(issue_ns, $lo) AS s, least(complete_ns, $hi) AS e
+    FROM block_ios
+    WHERE {_SERIES} AND complete_ns > $lo AND issue_ns < $hi AND complete_ns >= issue_ns
+), b AS (
+    SELECT s, e, (s - $lo) // $w AS fb, least((e - $lo) // $w, $n - 1) AS lb FROM io
+)
+SELECT b, sum(busy)::DOUBLE AS busy, sum(d)::BIGINT AS d FROM (
+    SELECT fb AS b, least(e, $lo + (fb + 1) * $w) - s AS busy, 0 AS d FROM b
+    UNION ALL SELECT lb, e - ($lo + lb * $w), 0 FROM b WHERE lb > fb
+    UNION ALL SELECT fb + 1, 0, 1 FROM b WHERE lb > fb + 1
+    UNION ALL SELECT lb, 0, -1 FROM b WHERE lb > fb + 1
+) GROUP BY b
+"""
+
+# --- IOPS and throughput ----------------------------------------------------------------------
+# I/Os completed per bucket and operation. Output columns:
+#   b      bucket index
+#   op     read | write | discard | flush | none | other
+#   n      I/Os completed in the bucket
+#   bytes  their bytes
+IOPS_TILES_SQL = f"""
+SELECT {_BUCKET} AS b, op, sum(completed) AS n, sum(bytes)::BIGINT AS bytes
+FROM block_tiles WHERE {_TILES} GROUP BY ALL
+"""
+IOPS_RAW_SQL = f"""
+SELECT (complete_ns - $lo) // $w AS b, op, count(*) AS n, sum(bytes)::BIGINT AS bytes
+FROM block_ios WHERE {_SERIES} AND complete_ns >= $lo AND complete_ns < $hi GROUP BY ALL
+"""
+
+# --- Completion latency over time ---------------------------------------------------------------
+# Latency = complete - issue (D2C), by completion bucket. Percentiles come from the log-scale
+# histogram (block_ios.lat_bin, 8 bins per doubling): the first bin whose running count reaches p%
+# of the bucket's I/Os (fio's rule), reported at the bin's geometric centre (within ~4.4%).
+# Histogram output columns:
+#   b        bucket index
+#   lat_bin  latency bin: [2^(bin/8), 2^((bin+1)/8)) ns
+#   n        I/Os of the bucket in the bin
+LAT_HIST_TILES_SQL = f"""
+SELECT {_BUCKET} AS b, value AS lat_bin, sum(n) AS n
+FROM block_hist_tiles WHERE {_TILES} AND kind = 'lat' AND ($op IS NULL OR op = $op) GROUP BY ALL
+"""
+LAT_HIST_RAW_SQL = f"""
+SELECT (complete_ns - $lo) // $w AS b, lat_bin, count(*) AS n
+FROM block_ios WHERE {_SERIES} AND complete_ns >= $lo AND complete_ns < $hi AND lat_bin IS NOT NULL
+      AND ($op IS NULL OR op = $op)
+GROUP BY ALL
+"""
+# Percentiles per bucket from either histogram (a window over the per-bucket histogram rows, a few
+# thousand buckets x bins, never over I/O rows). Output columns:
+#   b                     bucket index
+#   p50, p90, p99, p99_9  latency bin of each percentile (fio's rule above)
+def _pct_sql(hist_sql: str) -> str:
+    return f"""
+WITH h AS ({hist_sql}),
+c AS (SELECT b, lat_bin, sum(n) OVER (PARTITION BY b ORDER BY lat_bin) AS run,
+             sum(n) OVER (PARTITION BY b) AS total FROM h)
+SELECT b, {", ".join(f"min(lat_bin) FILTER (WHERE run * 100 >= total * {p!r}) AS p{str(p).replace('.0', '').replace('.', '_')}"
+                     for p in PERCENTILES)}
+FROM c GROUP BY b
+"""
+
+
+# Exact mean and max per bucket. Output columns:
+#   b       bucket index
+#   n       I/Os with a latency
+#   sum_ns  their latencies summed
+#   max_ns  the largest
+LAT_SUM_TILES_SQL = f"""
+SELECT {_BUCKET} AS b, sum(lat_n) AS n, sum(lat_sum_ns) AS sum_ns, max(lat_max_ns) AS max_ns
+FROM block_tiles WHERE {_TILES} AND ($op IS NULL OR op = $op) GROUP BY b
+"""
+LAT_SUM_RAW_SQL = f"""
+SELECT (complete_ns - $lo) // $w AS b, count(*) AS n, sum(latency_ns)::DOUBLE AS sum_ns, max(latency_ns) AS max_ns
+FROM block_ios WHERE {_SERIES} AND complete_ns >= $lo AND complete_ns < $hi AND latency_ns IS NOT NULL
+      AND ($op IS NULL OR op = $op)
+GROUP BY b
+"""
+
+# --- Histograms over a window -------------------------------------------------------------------
+# Latency histogram (by completion time) or request sizes (by issue time), by operation.
+# Output columns:
+#   op     operation
+#   value  latency bin (kind lat) or request size in bytes (kind size)
+#   n      I/Os
+HIST_TILES_SQL = f"""
+SELECT op, value, sum(n) AS n
+FROM block_hist_tiles WHERE {_TILES} AND kind = $kind GROUP BY ALL ORDER BY op, value
+"""
+LAT_BINS_RAW_SQL = f"""
+SELECT op, lat_bin AS value, count(*) AS n
+FROM block_ios WHERE {_SERIES} AND complete_ns >= $lo AND complete_ns < $hi AND lat_bin IS NOT NULL
+GROUP BY ALL ORDER BY op, value
+"""
+SIZES_RAW_SQL = f"""
+SELECT op, bytes AS value, count(*) AS n
+FROM block_ios
+WHERE {_SERIES} AND bytes IS NOT NULL AND (
+      (issue_ns >= $lo AND issue_ns < $hi) OR (issue_ns IS NULL AND complete_ns >= $lo AND complete_ns < $hi))
+GROUP BY ALL ORDER BY op, value
+"""
+
+# --- Sector vs time (seekwatcher) ---------------------------------------------------------------
+# Points, not cells: I/Os issued in the window (and sector range), read from the densest sample
+# level (block_scatter_sample: 1 in 8^level) that has at most $max points there, or from the I/O
+# rows when even 1 in 8 would be fewer than that. Counting output columns:
+#   level  sample level
+#   n      sampled I/Os in the window
+SCATTER_COUNT_SQL = f"""
+SELECT level, count(*) AS n
+FROM block_scatter_sample
+WHERE {_SERIES} AND issue_ns >= $lo AND issue_ns < $hi AND sector >= $slo AND sector < $shi
+GROUP BY level
+"""
+# Points output columns: issue_ns (ns since run start), sector, bytes, op.
+SCATTER_SAMPLE_SQL = f"""
+SELECT issue_ns, sector, bytes, op
+FROM block_scatter_sample
+WHERE {_SERIES} AND level = $level AND issue_ns >= $lo AND issue_ns < $hi AND sector >= $slo AND sector < $shi
+ORDER BY issue_ns
+"""
+SCATTER_RAW_SQL = f"""
+SELECT issue_ns, sector, bytes, op
+FROM block_ios
+WHERE {_SERIES} AND issue_ns >= $lo AND issue_ns < $hi AND sector >= $slo AND sector < $shi
+ORDER BY issue_ns
+"""
+
+# The runs with block data, and their loss facts.
+RUNS_SQL = """
+SELECT b.capture_id, b.run_id, c.label, r.run_index, b.kind, b.path, b.first_ns, b.last_ns, b.events,
+       b.ios, b.matched, b.issue_without_complete, b.complete_without_issue, b.issue_duplicate,
+       b.insert_without_issue, b.partial_complete, b.requeues, b.tool_lost, b.counted, b.actions,
+       b.main_dev, b.devices, b.events_lost, b.warnings
+FROM block_runs b JOIN captures c USING (capture_id) JOIN runs r USING (capture_id, run_id)
+WHERE list_contains($ids, b.capture_id)
+ORDER BY list_position($ids, b.capture_id), r.run_index, b.path
+"""
+
+
+class UnknownSeries(LookupError):
+    def __init__(self, missing: list[str]):
+        super().__init__(f"no block data for: {', '.join(missing)}")
+        self.missing = missing
+
+
+class BadRange(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Series:
+    capture_id: str
+    run_id: str
+    label: str
+    dev: str | None           # the device shown (None: all devices)
+    last_ns: int
+    events_lost: bool
+    warnings: list[str]
+
+    def public(self) -> dict[str, object]:
+        """The BlockSeriesInfo fields every series of every view carries."""
+        return {"capture_id": self.capture_id, "run_id": self.run_id, "label": self.label, "device": self.dev,
+                "events_lost": self.events_lost, "warnings": self.warnings}
+
+
+@dataclass(frozen=True)
+class Grid:
+    lo: int        # first bucket's start, ns since run start (a multiple of w)
+    w: int         # interval, ns
+    n: int         # buckets
+
+    @property
+    def hi(self) -> int:
+        return self.lo + self.n * self.w
+
+    def params(self) -> dict[str, int]:
+        return {"lo": self.lo, "hi": self.hi, "w": self.w, "n": self.n}
+
+    def public(self) -> models.BlockGrid:
+        return models.BlockGrid(from_ns=self.lo, to_ns=self.hi, interval_ns=self.w, buckets=self.n)
+
+
+def nice_interval(raw: float) -> int:
+    """Smallest of 1, 2, 5 x 10^k ns that is >= raw (at least 1 ns)."""
+    if raw <= 1:
+        return 1
+    exp = 10 ** math.floor(math.log10(raw))
+    for m in (1, 2, 5, 10):
+        if m * exp >= raw:
+            return int(m * exp)
+    return int(10 * exp)  # pragma: no cover
+
+
+def make_grid(from_ns: int | None, to_ns: int | None, buckets: int, series: list[Series]) -> Grid:
+    """The interval adapts to the zoom: (to - from) / buckets rounded up to 1-2-5, the range aligned
+    to it. Default range: from run start to the end of the longest series."""
+    if not 1 <= buckets <= MAX_BUCKETS:
+        raise BadRange(f"buckets must be between 1 and {MAX_BUCKETS}")
+    lo = 0 if from_ns is None else from_ns
+    hi = to_ns if to_ns is not None else max((s.last_ns for s in series), default=0) + 1
+    if hi <= lo:
+        raise BadRange(f"empty time range: from_ns {lo} >= to_ns {hi}")
+    w = nice_interval((hi - lo) / buckets)
+    start = (lo // w) * w
+    n = max(1, -(-(hi - start) // w))
+    return Grid(start, w, n)
+
+
+def resolve_series(store: Store, specs: list[str], device: str | None) -> list[Series]:
+    """'CAPTURE' (every run of it with block data) or 'CAPTURE:RUN', in the order given.
+    device: 'MAJ,MIN', 'all', or None (each run's busiest device)."""
+    ids = list(dict.fromkeys(s.split(":", 1)[0] for s in specs))
+    rows = store.query(RUNS_SQL, {"ids": ids}).dicts()
+    out: list[Series] = []
+    missing: list[str] = []
+    for spec in dict.fromkeys(specs):
+        cid, _, rid = spec.partition(":")
+        found = [r for r in rows if r["capture_id"] == cid and (not rid or r["run_id"] == rid)]
+        if not found:
+            missing.append(spec)
+        by_run: dict[str, list[dict]] = {}
+        for r in found:
+            by_run.setdefault(r["run_id"], []).append(r)
+        for run_id, rs in by_run.items():
+            dev = None if device == "all" else device or rs[0]["main_dev"]
+            warnings = [w for r in rs for w in json.loads(r["warnings"])]
+            label = rs[0]["label"] if rid or len(by_run) == 1 else f"{rs[0]['label']} / {run_id}"
+            out.append(Series(cid, run_id, label, dev, max(r["last_ns"] or 0 for r in rs),
+                              any(r["events_lost"] for r in rs), warnings))
+    if missing:
+        raise UnknownSeries(missing)
+    return out
+
+
+def _q(store: Store, sql: str, s: Series, grid: Grid, **extra: object) -> list[tuple]:
+    params = {"cid": s.capture_id, "rid": s.run_id, "dev": s.dev, **grid.params(), **extra}
+    # DuckDB refuses named parameters that the statement does not use
+    return store.query(sql, {k: v for k, v in params.items() if f"${k}" in sql}).rows
+
+
+def _level(store: Store, s: Series, kind: str, w: int) -> int | None:
+    """The coarsest tile level of `kind` no wider than the interval (it divides it: both are
+    decimal), present for the series' device (or for every device when summing all of them)."""
+    base = {"cid": s.capture_id, "rid": s.run_id, "dev": s.dev}
+    rows = store.query(LEVELS_SQL, base).rows
+    need = 1 if s.dev is not None else store.query(DEVICES_SQL, {"cid": s.capture_id, "rid": s.run_id}).scalar()
+    levels = [lv for k, lv, devs in rows if k == kind and devs == need and lv <= w]
+    return max(levels) if levels else None
+
+
+def _times(grid: Grid) -> list[int]:
+    return [grid.lo + i * grid.w for i in range(grid.n)]
+
+
+def _ops_sorted(d: dict[str, object]) -> list[str]:
+    return sorted(d, key=lambda op: OPS.index(op) if op in OPS else len(OPS))
+
+
+def queue_depth(store: Store, specs: list[str], from_ns: int | None = None, to_ns: int | None = None,
+                buckets: int = DEFAULT_BUCKETS, device: str | None = None) -> models.BlockQueueDepth:
+    series = resolve_series(store, specs, device)
+    grid = make_grid(from_ns, to_ns, buckets, series)
+    out = []
+    for s in series:
+        t = _level(store, s, "rate", grid.w)
+        rows = _q(store, DEPTH_TILES_SQL, s, grid, T=t) if t else _q(store, DEPTH_RAW_SQL, s, grid)
+        busy = [0.0] * grid.n
+        delta = [0] * (grid.n + 1)
+        for b, bz, d in rows:
+            busy[b] += bz
+            delta[b] += d
+        depth, covering = [], 0
+        for b in range(grid.n):
+            covering += delta[b]
+            depth.append((busy[b] + covering * grid.w) / grid.w)
+        out.append(models.BlockDepthSeries(**s.public(), source=_source(t), depth=depth))
+    return models.BlockQueueDepth(grid=grid.public(), t_ns=_times(grid), series=out)
+
+
+def _source(level: int | None) -> str:
+    return f"tiles {level} ns" if level else "rows"
+
+
+def iops(store: Store, specs: list[str], from_ns: int | None = None, to_ns: int | None = None,
+         buckets: int = DEFAULT_BUCKETS, device: str | None = None) -> models.BlockIops:
+    series = resolve_series(store, specs, device)
+    grid = make_grid(from_ns, to_ns, buckets, series)
+    secs = grid.w / 1e9
+    out = []
+    for s in series:
+        t = _level(store, s, "rate", grid.w)
+        rows = _q(store, IOPS_TILES_SQL, s, grid, T=t) if t else _q(store, IOPS_RAW_SQL, s, grid)
+        per_op: dict[str, tuple[list[float], list[float]]] = {}
+        for b, op, n, nbytes in rows:
+            io_s, b_s = per_op.setdefault(op, ([0.0] * grid.n, [0.0] * grid.n))
+            io_s[b] = n / secs
+            b_s[b] = (nbytes or 0) / secs
+        ops = [models.BlockOpRate(op=op, iops=per_op[op][0], bytes_per_s=per_op[op][1]) for op in _ops_sorted(per_op)]
+        # The join point for fio's own IOPS log (write_iops_log): not captured yet, so null.
+        out.append(models.BlockIopsSeries(**s.public(), source=_source(t), ops=ops, fio_iops=None))
+    return models.BlockIops(grid=grid.public(), t_ns=_times(grid), series=out)
+
+
+def bin_centre(lat_bin: int) -> float:
+    """Geometric centre of a latency bin, ns."""
+    return 2 ** ((lat_bin + 0.5) / LAT_BINS_PER_OCTAVE)
+
+
+def latency(store: Store, specs: list[str], from_ns: int | None = None, to_ns: int | None = None,
+            buckets: int = DEFAULT_BUCKETS, device: str | None = None, op: str | None = None) -> models.BlockLatency:
+    series = resolve_series(store, specs, device)
+    grid = make_grid(from_ns, to_ns, buckets, series)
+    out = []
+    for s in series:
+        th = _level(store, s, "hist", grid.w)
+        tr = _level(store, s, "rate", grid.w) if th else None
+        if th and tr:
+            pcts = _q(store, _pct_sql(LAT_HIST_TILES_SQL), s, grid, T=th, op=op)
+            sums = _q(store, LAT_SUM_TILES_SQL, s, grid, T=tr, op=op)
+        else:
+            th = None
+            pcts = _q(store, _pct_sql(LAT_HIST_RAW_SQL), s, grid, op=op)
+            sums = _q(store, LAT_SUM_RAW_SQL, s, grid, op=op)
+        count = [0] * grid.n
+        mean: list[float | None] = [None] * grid.n
+        mx: list[float | None] = [None] * grid.n
+        for b, n, sum_ns, max_ns in sums:
+            if n:
+                count[b], mean[b], mx[b] = n, sum_ns / n, float(max_ns)
+        pct: dict[float, list[float | None]] = {p: [None] * grid.n for p in PERCENTILES}
+        for b, *bins in pcts:
+            for p, lat_bin in zip(PERCENTILES, bins):
+                pct[p][b] = None if lat_bin is None else bin_centre(lat_bin)
+        out.append(models.BlockLatencySeries(
+            **s.public(), source=_source(th), count=count, mean_ns=mean, max_ns=mx,
+            p50_ns=pct[50.0], p90_ns=pct[90.0], p99_ns=pct[99.0], p99_9_ns=pct[99.9]))
+    return models.BlockLatency(grid=grid.public(), t_ns=_times(grid), op=op, series=out)
+
+
+def _hist(store: Store, s: Series, grid: Grid, kind: str) -> tuple[list[tuple], int | None]:
+    t = _level(store, s, "hist", grid.w)
+    if t:
+        return _q(store, HIST_TILES_SQL, s, grid, T=t, kind=kind), t
+    return _q(store, LAT_BINS_RAW_SQL if kind == "lat" else SIZES_RAW_SQL, s, grid), None
+
+
+def latency_histogram(store: Store, specs: list[str], from_ns: int | None = None, to_ns: int | None = None,
+                      device: str | None = None) -> models.BlockLatencyHistogram:
+    series = resolve_series(store, specs, device)
+    grid = make_grid(from_ns, to_ns, HIST_GRID_BUCKETS, series)
+    out = []
+    for s in series:
+        rows, t = _hist(store, s, grid, "lat")
+        per_op: dict[str, list[models.BlockHistBin]] = {}
+        for op, b, n in rows:
+            per_op.setdefault(op, []).append(models.BlockHistBin(
+                bin=b, low_ns=2 ** (b / LAT_BINS_PER_OCTAVE), high_ns=2 ** ((b + 1) / LAT_BINS_PER_OCTAVE), count=n))
+        out.append(models.BlockHistSeries(**s.public(), source=_source(t),
+                                          ops=[models.BlockOpHistogram(op=op, bins=per_op[op]) for op in _ops_sorted(per_op)]))
+    return models.BlockLatencyHistogram(grid=grid.public(), bins_per_octave=LAT_BINS_PER_OCTAVE, series=out)
+
+
+def sizes(store: Store, specs: list[str], from_ns: int | None = None, to_ns: int | None = None,
+          device: str | None = None) -> models.BlockSizes:
+    series = resolve_series(store, specs, device)
+    grid = make_grid(from_ns, to_ns, HIST_GRID_BUCKETS, series)
+    out = []
+    for s in series:
+        rows, t = _hist(store, s, grid, "size")
+        per_op: dict[str, list[models.BlockSizeCount]] = {}
+        for op, nbytes, n in rows:
+            per_op.setdefault(op, []).append(models.BlockSizeCount(bytes=nbytes, count=n))
+        out.append(models.BlockSizeSeries(**s.public(), source=_source(t),
+                                          ops=[models.BlockOpSizes(op=op, sizes=per_op[op]) for op in _ops_sorted(per_op)]))
+    return models.BlockSizes(grid=grid.public(), series=out)
+
+
+def scatter(store: Store, specs: list[str], from_ns: int | None = None, to_ns: int | None = None,
+            max_points: int = DEFAULT_POINTS, sector_from: int | None = None, sector_to: int | None = None,
+            device: str | None = None) -> models.BlockScatter:
+    if not 1 <= max_points <= MAX_POINTS:
+        raise BadRange(f"max_points must be between 1 and {MAX_POINTS}")
+    series = resolve_series(store, specs, device)
+    grid = make_grid(from_ns, to_ns, HIST_GRID_BUCKETS, series)
+    # no time alignment needed for points: the exact range asked
+    lo = grid.lo if from_ns is None else from_ns
+    hi = grid.hi if to_ns is None else to_ns
+    rng = {"lo": lo, "hi": hi, "slo": -(1 << 62) if sector_from is None else sector_from,
+           "shi": (1 << 62) if sector_to is None else sector_to}
+    out = []
+    for s in series:
+        counts = dict(_q(store, SCATTER_COUNT_SQL, s, grid, **rng))
+        level = 0
+        if counts.get(1, 0) * 8 > max_points:
+            level = next((lv for lv in sorted(counts) if counts[lv] <= max_points), max(counts))
+        rows = (_q(store, SCATTER_SAMPLE_SQL, s, grid, level=level, **rng) if level
+                else _q(store, SCATTER_RAW_SQL, s, grid, **rng))
+        out.append(models.BlockScatterSeries(
+            **s.public(), source=f"sample 1 in {8 ** level}" if level else "rows",
+            weight=8 ** level, t_ns=[r[0] for r in rows], sector=[r[1] for r in rows],
+            bytes=[r[2] for r in rows], op=[r[3] for r in rows]))
+    return models.BlockScatter(from_ns=lo, to_ns=hi, series=out)
+
+
+def runs(store: Store, capture_ids: list[str]) -> list[models.BlockRunPublic]:
+    rows = store.query(RUNS_SQL, {"ids": list(dict.fromkeys(capture_ids))}).dicts()
+    return [models.BlockRunPublic(
+        capture_id=r["capture_id"], run_id=r["run_id"], label=r["label"], kind=r["kind"], path=r["path"],
+        first_ns=r["first_ns"], last_ns=r["last_ns"], events=r["events"], ios=r["ios"], matched=r["matched"],
+        issue_without_complete=r["issue_without_complete"], complete_without_issue=r["complete_without_issue"],
+        issue_duplicate=r["issue_duplicate"], insert_without_issue=r["insert_without_issue"],
+        partial_complete=r["partial_complete"], requeues=r["requeues"], tool_lost=r["tool_lost"],
+        counted=json.loads(r["counted"]) if r["counted"] else None, actions=json.loads(r["actions"]),
+        main_device=r["main_dev"], devices=json.loads(r["devices"]), events_lost=r["events_lost"],
+        warnings=json.loads(r["warnings"])) for r in rows]

@@ -1,0 +1,163 @@
+"""SQL cells over real HTTP: what they may read, and everything they must refuse or stop."""
+
+from __future__ import annotations
+
+import pytest
+from bundles import fio_capture, write_bundle
+from server import running_server
+
+from iolens.store.tabledocs import parse_schema, schema_text
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("sql")
+    data = tmp / "data"
+    # a short time limit so that the long-query test is quick; few rows to test the cap
+    with running_server(data, sql_time_limit_s=1.0, sql_max_rows=500) as client:
+        ids = []
+        for label, iops in (("base", [1000, 1100, 900]), ("other", [1500, 1600])):
+            m, files = fio_capture(label, [[{"name": "rw4k", "iops": v}] for v in iops])
+            path = write_bundle(tmp / f"{label}.iolens.tar.gz", m, files)
+            with path.open("rb") as f:
+                r = client.post("/api/captures", files={"file": (path.name, f, "application/gzip")})
+            assert r.status_code == 201, r.text
+            ids.append(r.json()["id"])
+        yield client, ids
+
+
+def sql(client, query: str, captures: list[str], **params):
+    return client.get("/api/sql", params={"sql": query, "captures": ",".join(captures), **params})
+
+
+def test_select_over_the_notebooks_captures_only(env):
+    client, (a, b) = env
+    r = sql(client, "SELECT capture_id, count(*) AS n, avg(iops) AS iops FROM fio_results GROUP BY ALL ORDER BY iops", [a, b])
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert [c["name"] for c in body["columns"]] == ["capture_id", "n", "iops"]
+    assert body["columns"][2]["type"] == "DOUBLE"
+    assert body["rows"] == [[a, 3, 1000.0], [b, 2, 1550.0]]
+    assert body["truncated"] is False and body["time_limit_ms"] > 0
+    # the same query in a notebook of one capture sees only that capture's rows
+    only = sql(client, "SELECT DISTINCT capture_id FROM fio_results", [b]).json()
+    assert only["rows"] == [[b]]
+    joined = sql(client, "WITH r AS (SELECT * FROM runs) SELECT count(*) FROM r JOIN captures c USING (capture_id)", [a])
+    assert joined.json()["rows"] == [[3]]
+
+
+def test_rows_are_limited(env):
+    client, (a, _) = env
+    r = sql(client, "SELECT * FROM range(100000)", [a], max_rows=10)
+    assert r.status_code == 200
+    body = r.json()
+    assert len(body["rows"]) == 10 and body["truncated"] is True and body["max_rows"] == 10
+    capped = sql(client, "SELECT * FROM range(100000)", [a], max_rows=10**9).json()
+    assert len(capped["rows"]) == capped["max_rows"] == 500
+
+
+REFUSED = {
+    "insert": ("INSERT INTO captures SELECT * FROM captures", "read-only"),
+    "delete": ("DELETE FROM fio_results", "read-only"),
+    "update": ("UPDATE captures SET label = 'x'", "read-only"),
+    "create": ("CREATE TABLE evil AS SELECT 1", "read-only"),
+    "drop": ("DROP TABLE fio_results", "read-only"),
+    "copy to": ("COPY fio_results TO '/tmp/iolens-evil.csv'", "cannot read or write files"),
+    "copy from": ("COPY fio_results FROM '/etc/passwd'", "cannot read or write files"),
+    "read_csv /etc/passwd": ("SELECT * FROM read_csv('/etc/passwd')", "cannot read files"),
+    "read_csv_auto": ("SELECT * FROM fio_results, read_csv_auto('/etc/passwd')", "cannot read files"),
+    "file as table": ("SELECT * FROM '/etc/passwd'", "cannot read files"),
+    "read_text in subquery": ("SELECT (SELECT content FROM read_text('/etc/passwd'))", "cannot read files"),
+    "glob": ("SELECT * FROM glob('/etc/*')", "cannot read files"),
+    "parquet": ("SELECT * FROM read_parquet('https://example.com/x.parquet')", "cannot read files"),
+    "attach": ("ATTACH '/tmp/other.duckdb' AS other", "cannot attach"),
+    "install": ("INSTALL httpfs", "cannot install or load"),
+    "load": ("LOAD httpfs", "cannot install or load"),
+    "set": ("SET threads = 1", "cannot change settings"),
+    "reset": ("RESET threads", "cannot change settings"),
+    "pragma": ("PRAGMA enable_profiling", "PRAGMA"),
+    "call": ("CALL pragma_version()", "CALL"),
+    "current_setting": ("SELECT current_setting('threads')", "cannot call current_setting"),
+    "duckdb_settings": ("SELECT * FROM duckdb_settings()", "use duckdb_settings()"),
+    "system tables": ("SELECT * FROM information_schema.tables", "without a schema"),
+    "other tables": ("SELECT * FROM notebook_versions", "is not a capture table"),
+    "meta": ("SELECT * FROM meta", "is not a capture table"),
+    "qualified": ("SELECT * FROM main.fio_results", "without a schema"),
+    "two statements": ("SELECT 1; SELECT 2", "one SELECT statement"),
+    "show": ("SHOW TABLES", "tables panel"),
+    "describe": ("DESCRIBE fio_results", "tables panel"),
+    "nextval": ("SELECT nextval('s')", "cannot call nextval"),
+    "query_table": ("SELECT * FROM query_table('meta')", "cannot"),
+    "escape via parenthesis": ("SELECT 1) UNION ALL (SELECT * FROM read_csv('/etc/passwd')", "syntax"),
+    "cte shadowing outside its scope": (
+        "SELECT * FROM (WITH duckdb_tables AS (SELECT 1) SELECT * FROM duckdb_tables), duckdb_tables",
+        "is not a capture table"),
+    "empty": ("   ;  ", "empty"),
+}
+
+
+@pytest.mark.parametrize("name", list(REFUSED))
+def test_refused_with_a_clear_message(env, name):
+    client, (a, _) = env
+    query, needle = REFUSED[name]
+    r = sql(client, query, [a])
+    assert r.status_code == 400, (name, r.text)
+    body = r.json()
+    assert set(body) == {"error", "detail"}
+    assert needle.lower() in body["error"].lower(), (name, body)
+    assert body["detail"]["reason"]
+
+
+def test_nothing_was_written_or_read(env, tmp_path):
+    client, (a, b) = env
+    assert not (tmp_path / "iolens-evil.csv").exists()
+    import os
+
+    assert not os.path.exists("/tmp/iolens-evil.csv")
+    r = sql(client, "SELECT count(*) FROM captures", [a, b])
+    assert r.json()["rows"] == [[2]]
+    assert sql(client, "SELECT label FROM captures ORDER BY label", [a, b]).json()["rows"] == [["base"], ["other"]]
+
+
+def test_long_queries_are_stopped(env):
+    client, (a, _) = env
+    r = sql(client, "SELECT count(*) FROM range(100000000000) a", [a])
+    assert r.status_code == 400, r.text
+    body = r.json()
+    assert body["detail"]["reason"] == "time_limit"
+    assert "time limit" in body["error"]
+    # the server still answers, and the next query runs
+    assert sql(client, "SELECT 42", [a]).json()["rows"] == [[42]]
+
+
+def test_errors_of_the_query_say_what(env):
+    client, (a, _) = env
+    r = sql(client, "SELECT no_such_column FROM fio_results", [a])
+    assert r.status_code == 400 and "no_such_column" in r.json()["error"]
+    r = sql(client, "SELEC 1", [a])
+    assert r.status_code == 400 and r.json()["detail"]["reason"] == "syntax"
+    r = sql(client, "SELECT 1", ["ffffffffffffffff"])
+    assert r.status_code == 400 and r.json()["detail"]["reason"] == "unknown_capture"
+
+
+def test_tables_are_documented(env):
+    client, _ = env
+    body = client.get("/api/sql/tables").json()
+    tables = {t["name"]: t for t in body["tables"]}
+    for name in ("captures", "host_facts", "runs", "artifacts", "fio_jobs", "fio_results"):
+        assert name in tables
+    assert "notebook_versions" not in tables and "meta" not in tables
+    for t in tables.values():
+        assert t["description"], f"table {t['name']} has no comment above its CREATE in schema.sql"
+    cols = {c["name"]: c for c in tables["fio_results"]["columns"]}
+    assert cols["iops"]["type"] == "DOUBLE"
+    assert cols["capture_id"]["description"]
+    assert "bytes/s" in {c["name"]: c for c in tables["fio_jobs"]["columns"]}["bw_bytes"]["description"]
+    assert body["max_rows"] > 0 and body["time_limit_ms"] > 0 and body["notes"]
+
+
+def test_schema_comments_are_parsed():
+    parsed = parse_schema(schema_text())
+    assert parsed["captures"].columns["kernel"] == "host.kernel.release"
+    assert "One row per ingested bundle" in parsed["captures"].description
+    assert parsed["fio_jobs"].columns["usr_cpu"].startswith("% of one CPU")

@@ -1,0 +1,518 @@
+"""What the perf-based probes share (stacks.py, sched.py, block.py): finding perf, making sure
+tracefs is there, running one `perf record` or `perf stat` around each repeat, and turning
+perf.data into gzip-compressed `perf script` text.
+
+Start and stop are exact: every perf process starts with its events disabled (`-D -1`) and is
+driven through `--control fd:CTL,ACK` (perf 5.10+): "enable" is sent before fio starts and
+perf's "ack" awaited, so nothing of fio's start is missed however long perf takes to set
+itself up (a `perf record -a -g` takes ~0.3 s here); "disable" is sent when fio has exited,
+then SIGINT, and perf writes its file and exits. The time perf spent on the CPU (its rusage,
+from wait4) is the overhead reported; the kernel's own cost of sampling and tracepoints is not
+in it.
+
+All event times use CLOCK_MONOTONIC (`perf record -k CLOCK_MONOTONIC`), so the collector can
+record the clock's reading at the moment fio started (artifact field `trace_clock_at_start_ns`)
+and the stacks, scheduler and block events of one run line up with each other and with fio.
+
+Sizes are bounded by `perf record --max-size` (`--probe-max-mb`): perf stops writing there and
+says so ("perf size limit reached"), which the probe reports.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import select
+import signal
+import shutil
+import subprocess
+import time
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
+
+__all__ = ["PerfError", "Perf", "Session", "RunProbe", "Artifact", "overhead", "human_bytes", "find_perf", "ensure_tracefs", "missing_tracepoints",
+           "script_to_gzip", "count_stat_csv", "is_root", "TRACEFS", "permission_hint"]
+
+TRACEFS = "/sys/kernel/tracing"
+DEBUGFS_TRACING = "/sys/kernel/debug/tracing"
+_CHUNK = 1 << 20
+
+
+class PerfError(Exception):
+    """A perf process could not be started or driven; the message is perf's own words."""
+
+
+def is_root() -> bool:
+    return os.geteuid() == 0
+
+
+class Perf:
+    """The perf binary and its version."""
+
+    def __init__(self, path: str, version: str):
+        self.path = path
+        self.version = version
+
+
+def find_perf(which: Callable[[str], Optional[str]] = shutil.which) -> Tuple[Optional[Perf], Optional[str]]:
+    """(Perf, None) or (None, why perf cannot be used here)."""
+    path = which("perf")
+    if path is None:
+        return None, "perf not found on PATH (Debian: apt-get install linux-perf)"
+    try:
+        cp = subprocess.run([path, "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, timeout=20)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, f"'{path} --version' failed ({exc})"
+    out = cp.stdout.decode("utf-8", "replace").strip()
+    if cp.returncode != 0 or not out:
+        # Debian's wrapper without the matching package: "WARNING: perf not found for kernel 6.x"
+        first = out.splitlines()[0] if out else ""
+        return None, f"'{path} --version' exited {cp.returncode} ({first[:160]})"
+    return Perf(path, out.splitlines()[0].strip()), None
+
+
+def _mounted(root: str, fstype: str, mountpoint: str) -> bool:
+    try:
+        with open(os.path.join(root, "proc/self/mountinfo"), encoding="utf-8", errors="replace") as f:
+            for line in f:
+                left, _, right = line.partition(" - ")
+                fields = left.split()
+                if len(fields) >= 5 and fields[4] == mountpoint and right.split()[:1] == [fstype]:
+                    return True
+    except OSError:
+        pass
+    return False
+
+
+def ensure_tracefs(root: str = "/", root_user: Optional[bool] = None,
+                   mount: Optional[Callable[[str], Optional[str]]] = None) -> Tuple[Optional[str], Optional[str], bool]:
+    """Where the tracepoint definitions are: (events directory, problem, mounted_by_us).
+
+    perf reads the tracepoints' formats from tracefs (/sys/kernel/tracing, or the old
+    /sys/kernel/debug/tracing). When neither is there and we are root, tracefs is mounted at
+    /sys/kernel/tracing (`mount -t tracefs nodev ...`); the caller unmounts it at the end
+    (`unmount_tracefs`). ``root`` and ``mount`` are for tests."""
+    for d in (TRACEFS, DEBUGFS_TRACING):
+        ev = os.path.join(root, d.lstrip("/"), "events")
+        if os.path.isdir(ev):
+            if os.access(ev, os.R_OK | os.X_OK):
+                return ev, None, False
+            return None, (f"tracefs {os.path.dirname(ev)} is mounted but not readable by this user "
+                          "(it needs root)"), False
+    root_user = is_root() if root_user is None else root_user
+    if not root_user:
+        return None, "tracefs is not mounted at /sys/kernel/tracing and mounting it needs root", False
+    mount = mount or _mount_tracefs
+    target = os.path.join(root, TRACEFS.lstrip("/"))
+    problem = mount(target)
+    if problem:
+        return None, f"tracefs is not mounted and mounting it at {TRACEFS} failed: {problem}", False
+    ev = os.path.join(target, "events")
+    if not os.path.isdir(ev):
+        return None, f"tracefs mounted at {TRACEFS} but has no events/ (kernel without tracepoints?)", True
+    return ev, None, True
+
+
+def _mount_tracefs(target: str) -> Optional[str]:
+    try:
+        cp = subprocess.run(["mount", "-t", "tracefs", "nodev", target], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return str(exc)
+    if cp.returncode != 0:
+        return cp.stdout.decode("utf-8", "replace").strip() or f"mount exited {cp.returncode}"
+    return None
+
+
+def unmount_tracefs(target: str = TRACEFS) -> Optional[str]:
+    try:
+        cp = subprocess.run(["umount", target], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"tracefs: could not unmount {target} ({exc})"
+    if cp.returncode != 0:
+        return f"tracefs: could not unmount {target}: {cp.stdout.decode('utf-8', 'replace').strip()}"
+    return None
+
+
+def missing_tracepoints(events_dir: str, names: Iterable[str]) -> List[str]:
+    """The `sys:name` tracepoints that this kernel does not have."""
+    return [n for n in names if not os.path.isdir(os.path.join(events_dir, *n.split(":", 1)))]
+
+
+def permission_hint(root: str = "/") -> str:
+    """Why perf might be refused, for a note: the paranoid level when not root."""
+    if is_root():
+        return ""
+    try:
+        with open(os.path.join(root, "proc/sys/kernel/perf_event_paranoid")) as f:
+            level = int(f.read().strip())
+    except (OSError, ValueError):
+        return " (not root)"
+    if level > -1:
+        return (f" (not root, and kernel.perf_event_paranoid is {level}: system-wide tracepoints need "
+                "root, CAP_PERFMON, or perf_event_paranoid = -1)")
+    return " (not root)"
+
+
+def stderr_tail(path: str, n: int = 6) -> str:
+    try:
+        with open(path, "r", encoding="utf-8", errors="replace") as f:
+            lines = [ln.strip() for ln in f.read().splitlines() if ln.strip()]
+    except OSError:
+        return ""
+    # perf's own control chatter is not the reason
+    lines = [ln for ln in lines if ln not in ("Events disabled", "Events enabled")]
+    return " / ".join(lines[-n:])
+
+
+_CAPTURED = re.compile(r"Captured and wrote ([\d.]+) MB \S+ \((\d+) samples\)")
+
+
+class Session:
+    """One perf process (`perf record ...` or `perf stat ...`) around one repeat.
+
+    ``argv`` is the command without the control options, which are added here; ``shown`` is the
+    same command as recorded in the manifest (file names relative to the run)."""
+
+    def __init__(self, argv: List[str], shown: List[str], stderr_path: str, settle: float = 0.5):
+        self.argv = list(argv)
+        self.shown = list(shown)
+        self.stderr_path = stderr_path
+        self.settle = settle  # only without --control: time given to perf to set up
+        self.proc: Optional[subprocess.Popen] = None
+        self.ctl_w: Optional[int] = None
+        self.ack_r: Optional[int] = None
+        self.enabled_at: Optional[float] = None
+        self.disabled_at: Optional[float] = None
+        self.cpu_s: Optional[float] = None
+        self.returncode: Optional[int] = None
+
+    # -- start ---------------------------------------------------------------------------
+    def launch(self) -> None:
+        """Start perf with its events disabled; `enable()` turns them on."""
+        ctl_r, self.ctl_w = os.pipe()
+        self.ack_r, ack_w = os.pipe()
+        argv = self.argv[:2] + ["-D", "-1", "--control", f"fd:{ctl_r},{ack_w}"] + self.argv[2:]
+        err = open(self.stderr_path, "wb")
+        try:
+            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                         stderr=err, pass_fds=(ctl_r, ack_w))
+        except OSError as exc:
+            self._close()
+            raise PerfError(f"cannot run {argv[0]}: {exc.strerror or exc}") from None
+        finally:
+            err.close()
+            os.close(ctl_r)
+            os.close(ack_w)
+
+    def enable(self, timeout: float = 60.0) -> None:
+        self._command("enable", timeout)
+        self.enabled_at = time.monotonic()
+
+    def disable(self, timeout: float = 30.0) -> None:
+        if self.disabled_at is not None:
+            return
+        if self.proc is None or self.proc.poll() is not None:
+            self.disabled_at = self.disabled_at or time.monotonic()
+            return
+        try:
+            self._command("disable", timeout)
+        except PerfError:
+            pass  # perf is stopped by SIGINT anyway
+        self.disabled_at = time.monotonic()
+
+    def _command(self, word: str, timeout: float) -> None:
+        assert self.proc is not None and self.ctl_w is not None and self.ack_r is not None
+        try:
+            os.write(self.ctl_w, (word + "\n").encode())
+        except OSError:
+            pass  # perf exited: reported below
+        deadline = time.monotonic() + timeout
+        got = b""
+        while b"ack" not in got:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise PerfError(f"perf did not acknowledge '{word}' within {timeout:.0f} s")
+            ready, _, _ = select.select([self.ack_r], [], [], min(left, 0.2))
+            if ready:
+                data = os.read(self.ack_r, 64)
+                if not data:  # perf closed its end: it exited
+                    break
+                got += data
+            elif self.proc.poll() is not None:
+                break
+        if b"ack" not in got:
+            self.stop()
+            raise PerfError(f"perf exited {self.returncode} before '{word}': {stderr_tail(self.stderr_path) or 'no message'}")
+
+    # -- stop ----------------------------------------------------------------------------
+    def stop(self, timeout: float = 120.0) -> Optional[int]:
+        """SIGINT, wait (perf record writes its file now), SIGKILL after ``timeout``."""
+        if self.proc is None:
+            return self.returncode
+        if self.proc.returncode is None:
+            try:
+                self.proc.send_signal(signal.SIGINT)
+            except OSError:
+                pass
+            if not self._wait(timeout):
+                try:
+                    self.proc.kill()
+                except OSError:
+                    pass
+                self._wait(None)
+        self.returncode = self.proc.returncode
+        self._close()
+        return self.returncode
+
+    def _wait(self, timeout: Optional[float]) -> bool:
+        """Wait with wait4 to get perf's CPU time (Popen.wait does not give rusage)."""
+        assert self.proc is not None
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            try:
+                pid, status, ru = os.wait4(self.proc.pid, 0 if deadline is None else os.WNOHANG)
+            except ChildProcessError:  # already reaped
+                self.proc.poll()
+                return True
+            if pid:
+                self.proc.returncode = os.waitstatus_to_exitcode(status)
+                self.cpu_s = round(ru.ru_utime + ru.ru_stime, 3)
+                return True
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+
+    def _close(self) -> None:
+        for fd in (self.ctl_w, self.ack_r):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self.ctl_w = self.ack_r = None
+
+    def abort(self) -> None:
+        """On an error or interrupt: stop perf, whatever state it is in."""
+        if self.proc is not None and self.proc.returncode is None:
+            self.stop(timeout=10)
+        self._close()
+
+    # -- results -------------------------------------------------------------------------
+    @property
+    def duration_s(self) -> Optional[float]:
+        if self.enabled_at is None or self.disabled_at is None:
+            return None
+        return round(self.disabled_at - self.enabled_at, 3)
+
+    def stderr_text(self) -> str:
+        try:
+            with open(self.stderr_path, "r", encoding="utf-8", errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def record_summary(self) -> Dict[str, object]:
+        """What perf record said on standard error: samples, size limit, warnings."""
+        text = self.stderr_text()
+        out: Dict[str, object] = {}
+        m = _CAPTURED.search(text)
+        if m:
+            out["samples"] = int(m.group(2))
+        out["size_cap_reached"] = "size limit reached" in text
+        warnings = [ln.strip() for ln in text.splitlines()
+                    if ln.strip() and not ln.startswith("[ perf record:")
+                    and ln.strip() not in ("Events disabled", "Events enabled")]
+        if warnings:
+            out["warnings"] = warnings[:20]
+        return out
+
+
+_LOST = re.compile(r"Processed (\d+) events and lost (\d+) chunks")
+_LOST_SAMPLES = re.compile(r"Processed (\d+) samples and lost ([\d.]+)%")
+
+
+def script_to_gzip(argv: List[str], dest: str, count: Iterable[bytes] = (),
+                   stderr_path: Optional[str] = None, timeout: float = 3600.0) -> Dict[str, object]:
+    """Run `perf script ...`, compress its standard output into ``dest`` (gzip level 6, no name or
+    time in the header, so equal text gives equal bytes) and count the lines holding each of
+    ``count`` (for tracepoints: b" sched:sched_switch:"). Returns text_bytes, counts, seconds,
+    exit code, and perf's warnings (lost chunks)."""
+    t0 = time.monotonic()
+    needles = list(count)
+    counts = {n: 0 for n in needles}
+    text_bytes = 0
+    lines = 0
+    err_path = stderr_path or dest + ".stderr"
+    with open(err_path, "wb") as err, open(dest, "wb") as raw:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err)
+        carry = b""
+        try:
+            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=6, mtime=0) as gz:
+                assert proc.stdout is not None
+                while True:
+                    block = proc.stdout.read(_CHUNK)
+                    if not block:
+                        break
+                    gz.write(block)
+                    text_bytes += len(block)
+                    lines += block.count(b"\n")
+                    if needles:
+                        # count over whole lines only, so a name split between reads is not missed
+                        buf = carry + block
+                        cut = buf.rfind(b"\n") + 1
+                        whole, carry = buf[:cut], buf[cut:]
+                        for n in needles:
+                            counts[n] += whole.count(n)
+                for n in needles:
+                    counts[n] += carry.count(n)
+            proc.wait(timeout=timeout)
+        except BaseException:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            raise
+    with open(err_path, "r", encoding="utf-8", errors="replace") as f:
+        err_text = f.read()
+    if stderr_path is None:
+        os.unlink(err_path)
+    out: Dict[str, object] = {
+        "text_bytes": text_bytes,
+        "lines": lines,
+        "seconds": round(time.monotonic() - t0, 3),
+        "exit_code": proc.returncode,
+        "counts": {n.decode().strip(" :"): c for n, c in counts.items()},
+    }
+    m = _LOST.search(err_text)
+    if m:
+        out["lost_chunks"] = int(m.group(2))
+    m = _LOST_SAMPLES.search(err_text)
+    if m:
+        out["lost_samples_pct"] = float(m.group(2))
+    msgs = [ln.strip() for ln in err_text.splitlines()
+            if ln.strip() and "not valid for" not in ln]  # -F chatter about other event types
+    if msgs:
+        out["messages"] = msgs[:20]
+    return out
+
+
+def count_stat_csv(path: str) -> Dict[str, Optional[int]]:
+    """Total per event of a `perf stat -x,` file (summed over CPUs and intervals): what the
+    summary and the manifest show next to the recorded counts. The server parses the file fully."""
+    totals: Dict[str, Optional[int]] = {}
+    try:
+        with open(path, "r", encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return totals
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = [p.strip() for p in line.split(",")]
+        # [time,] [CPUn,] value, unit, event, run, pct, ...
+        i = 0
+        if re.match(r"^\d+\.\d+$", parts[0]) and len(parts) > 4:
+            i = 1
+        if i < len(parts) and re.match(r"^CPU\d+$", parts[i]):
+            i += 1
+        if len(parts) < i + 3:
+            continue
+        value, unit, event = parts[i], parts[i + 1], parts[i + 2]
+        if not event or unit == "msec":
+            continue
+        try:
+            n = int(float(value))
+        except ValueError:
+            totals.setdefault(event, None)
+            continue
+        totals[event] = (totals.get(event) or 0) + n
+    return totals
+
+
+# ---------------------------------------------------------------------------------------------
+# The shape every per-repeat probe has (stacks, sched, block): capture.py calls, per repeat,
+# launch() for every probe, enable() for every probe, runs fio, disable() in reverse order, then
+# finish() for every probe. abort() stops whatever runs (error, Ctrl-C); teardown() undoes setup.
+
+class Artifact:
+    """A file a probe wrote into the stage for one run: its path, kind, and extra manifest fields."""
+
+    def __init__(self, rel: str, kind: str, **extra: object):
+        self.rel = rel
+        self.kind = kind
+        self.extra = extra
+
+
+class RunProbe:
+    name = "probe"
+
+    def __init__(self) -> None:
+        self.sessions: List[Session] = []
+        self.scratch: Optional[str] = None
+
+    def setup(self) -> Optional[str]:
+        """Before the first repeat: None when ready, else the note saying why not."""
+        return None
+
+    def launch(self, run_id: str, scratch: str) -> None:
+        raise NotImplementedError
+
+    def enable(self) -> None:
+        for s in self.sessions:  # counters first, so they cover everything recorded
+            s.enable()
+
+    def disable(self) -> None:
+        for s in reversed(self.sessions):
+            s.disable()
+
+    def finish(self, run_id: str, stage: str, t0_ns: int) -> Tuple[List[Artifact], Dict[str, object], List[str]]:
+        """After fio and disable(): stop perf, post-process; (artifacts, manifest info, notes)."""
+        raise NotImplementedError
+
+    def abort(self) -> None:
+        for s in self.sessions:
+            s.abort()
+
+    def teardown(self) -> List[str]:
+        return []
+
+    @staticmethod
+    def summary(run_id: str, info: Dict[str, object]) -> str:
+        return ""
+
+
+def overhead(session: Session, data_bytes: Optional[int]) -> Dict[str, object]:
+    """Duration, perf's CPU time and data rate of one session, for the manifest."""
+    d = session.duration_s
+    out: Dict[str, object] = {"duration_s": d, "perf_cpu_s": session.cpu_s}
+    if d and session.cpu_s is not None:
+        out["perf_cpu_pct"] = round(100.0 * session.cpu_s / d, 2)
+    if data_bytes is not None:
+        out["perf_data_bytes"] = data_bytes
+        if d:
+            out["perf_data_bytes_per_s"] = int(data_bytes / d)
+    return out
+
+
+def human_bytes(n: Optional[float]) -> str:
+    if n is None:
+        return "?"
+    for unit in ("B", "kB", "MB", "GB"):
+        if abs(n) < 1000 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000.0
+    return f"{n:.1f} GB"
+
+
+def size_of(path: str) -> Optional[int]:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return None
+
+
+def control_shown(argv: List[str]) -> List[str]:
+    """The command as recorded: perf's control options as they really were given."""
+    return argv[:2] + ["-D", "-1", "--control", "fd:CTL,ACK"] + argv[2:]

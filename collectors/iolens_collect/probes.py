@@ -1,0 +1,304 @@
+"""The per-repeat probes of `iolens-collect run` put together: --stacks (stacks.py), --sched
+(sched.py), --block (block.py), and the workload's placement, --cgroup/--cpu-weight
+(cgroup.py) and --cpus. capture.py calls, in this order:
+
+    Probes(settings)          checks the options; nothing runs (bad input -> ProbeError, exit 2)
+    .start(host_facts, say)   finds perf, mounts tracefs if needed, chooses the block source,
+                              creates the cgroup; what cannot be captured becomes a note
+    per repeat: .before(run_id) / fio with .preexec and .on_start / .after(run_id, stage, t0_ns)
+    .close()                  in a finally: stops perf, removes the cgroup, unmounts what we mounted
+    .artifacts(run_id), .info(run_id), .summaries(run_id), .notes
+
+A probe that fails to start (no perf, refused by the kernel, a missing tracepoint) is dropped
+with a note naming perf's own message, and the capture goes on without it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional
+
+from . import block as block_mod
+from . import cgroup as cgroup_mod
+from . import perfrec
+from .perfrec import PerfError, RunProbe
+from .sched import SchedProbe
+from .stacks import CALL_GRAPHS, DEFAULT_FREQ, StacksProbe
+
+__all__ = ["Settings", "Probes", "ProbeError", "DEFAULT_MAX_MB", "scratch_base"]
+
+DEFAULT_MAX_MB = 512
+
+
+class ProbeError(ValueError):
+    """A probe option is wrong; nothing has run."""
+
+
+@dataclass
+class Settings:
+    stacks: bool = False
+    freq: Optional[int] = None
+    call_graph: Optional[str] = None
+    sched: bool = False
+    block: Optional[str] = None
+    cgroup: Optional[str] = None
+    cpu_weight: Optional[int] = None
+    cpus: Optional[str] = None
+    probe_max_mb: Optional[int] = None
+    root: str = "/"  # tests: a fake tree for /proc and /sys
+
+    @property
+    def any_perf(self) -> bool:
+        return self.stacks or self.sched or self.block is not None
+
+
+def scratch_base() -> Optional[str]:
+    """Where perf writes perf.data during a run: /dev/shm (memory) when usable, so that perf's own
+    writes do not show up in a block trace of the disk under $TMPDIR; IOLENS_SCRATCH overrides."""
+    env = os.environ.get("IOLENS_SCRATCH")
+    if env:
+        return env
+    if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK | os.X_OK):
+        return "/dev/shm"
+    return None
+
+
+class Probes:
+    def __init__(self, s: Settings):
+        self.s = s
+        if s.freq is not None and not s.stacks:
+            raise ProbeError("--freq needs --stacks")
+        if s.call_graph is not None and not s.stacks:
+            raise ProbeError("--call-graph needs --stacks")
+        if s.call_graph is not None and s.call_graph not in CALL_GRAPHS:
+            raise ProbeError(f"--call-graph must be one of {', '.join(CALL_GRAPHS)}")
+        if s.freq is not None and not 1 <= s.freq <= 100000:
+            raise ProbeError(f"--freq {s.freq}: expected 1-100000 Hz")
+        if s.cpu_weight is not None and s.cgroup is None:
+            raise ProbeError("--cpu-weight needs --cgroup NAME (the cgroup the workload runs in)")
+        if s.probe_max_mb is not None and not s.any_perf:
+            raise ProbeError("--probe-max-mb needs --stacks, --sched or --block")
+        self.max_mb = s.probe_max_mb or DEFAULT_MAX_MB
+        self.cpus: Optional[List[int]] = None
+        if s.cpus is not None:
+            try:
+                self.cpus = cgroup_mod.parse_cpus(s.cpus)
+            except ValueError as exc:
+                raise ProbeError(f"--cpus: {exc}") from None
+            allowed = os.sched_getaffinity(0)
+            outside = [c for c in self.cpus if c not in allowed]
+            if outside:
+                raise ProbeError(f"--cpus {s.cpus}: CPU {cgroup_mod.format_cpus(outside)} is not available here "
+                                 f"(this process may use {cgroup_mod.format_cpus(allowed)})")
+        self.cg: Optional[cgroup_mod.WorkloadCgroup] = None
+        if s.cgroup is not None:
+            try:
+                self.cg = cgroup_mod.WorkloadCgroup(s.cgroup, s.cpu_weight, root=s.root)
+                self.cg.plan()
+            except cgroup_mod.CgroupError as exc:
+                raise ProbeError(str(exc)) from None
+        self.device: Optional[Dict[str, object]] = None
+        if s.block is not None:
+            try:
+                self.device = block_mod.resolve_device(s.block, s.root)
+            except block_mod.BlockError as exc:
+                raise ProbeError(str(exc)) from None
+        self.active: List[RunProbe] = []
+        self.notes: List[str] = []
+        self.tracefs_mounted = False
+        self._scratch: Optional[str] = None
+        self._arts: Dict[str, list] = {}
+        self._info: Dict[str, Dict[str, object]] = {}
+        self._summaries: Dict[str, List[str]] = {}
+        self._cgroup_fact: Optional[dict] = None
+
+    # -- before the first repeat ---------------------------------------------------------
+    def start(self, host_facts: dict, say: Callable[[str], None]) -> None:
+        s = self.s
+        perf = events_dir = None
+        perf_problem = tracefs_problem = None
+        if s.any_perf:
+            perf, perf_problem = perfrec.find_perf()
+            if perf is None:
+                perf_problem = (perf_problem or "perf unusable") + perfrec.permission_hint(s.root)
+        if perf is not None and (s.sched or s.block is not None):
+            events_dir, tracefs_problem, self.tracefs_mounted = perfrec.ensure_tracefs(s.root)
+            if self.tracefs_mounted:
+                self._note(f"tracefs: was not mounted; mounted at {perfrec.TRACEFS} for this capture "
+                           "and unmounted at the end", say)
+        if s.stacks:
+            if perf is None:
+                self._note(f"stacks: {perf_problem}; no stacks in this capture", say)
+            else:
+                self.active.append(StacksProbe(perf, s.freq or DEFAULT_FREQ, s.call_graph or "fp", self.max_mb))
+        if s.sched:
+            if perf is None:
+                self._note(f"sched: {perf_problem}; no scheduler events in this capture", say)
+            elif events_dir is None:
+                self._note(f"sched: {tracefs_problem}; no scheduler events in this capture", say)
+            else:
+                p = SchedProbe(perf, events_dir, self.max_mb)
+                problem = p.setup()
+                if problem:
+                    self._note(problem, say)
+                else:
+                    if p.missing:
+                        self._note(f"sched: this kernel has no {', '.join(p.missing)}; recorded the others", say)
+                    self.active.append(p)
+        if self.device is not None:
+            p = block_mod.BlockProbe(perf, self.device, events_dir, self.max_mb, perf_problem=perf_problem,
+                                     tracefs_problem=tracefs_problem, root=s.root)
+            problem = p.setup()
+            if problem:
+                self._note(problem, say)
+                for extra in p.teardown():
+                    self._note(extra, say)
+            else:
+                note = p.setup_note()
+                if note:
+                    self._note(note, say)
+                if self.device.get("note"):
+                    self._note(f"block: {self.device['note']}", say)
+                say(f"block: recording {self.device['name']} ({self.device['dev']}) with {p.source}")
+                self.active.append(p)
+        if self.active:
+            base = scratch_base()
+            self._scratch = tempfile.mkdtemp(prefix="iolens-probes-", dir=base)
+            say("probes: " + ", ".join(p.name for p in self.active) + f" (perf.data in {self._scratch}, "
+                f"at most {self.max_mb} MB per recording: --probe-max-mb)")
+        if self.cg is not None:
+            try:
+                self.cg.create()
+            except cgroup_mod.CgroupError as exc:
+                raise ProbeError(str(exc)) from None
+            what = (f"cpu.weight={self.cg.weight}" if self.cg.version == 2 else
+                    f"cpu.shares={self.cg.settings.get('cpu.shares')} (cpu.weight {self.cg.weight})") \
+                if self.cg.weight is not None else "default weight"
+            say(f"cgroup: fio runs in {self.cg.dir} (cgroup v{self.cg.version}, {what}); removed at the end")
+            self._cgroup_fact = self.cg.facts(self.s.cpus and cgroup_mod.format_cpus(self.cpus or []))
+            host_facts["cgroup"] = self._cgroup_fact
+        if self.cpus is not None:
+            cpu = host_facts.get("cpu") or {}
+            cpu["collector_affinity"] = cpu.get("affinity")
+            cpu["affinity"] = cgroup_mod.format_cpus(self.cpus)
+            host_facts["cpu"] = cpu
+            say(f"cpus: fio runs on CPU {cgroup_mod.format_cpus(self.cpus)} (like taskset -c)")
+
+    def _note(self, text: str, say: Callable[[str], None]) -> None:
+        self.notes.append(text)
+        say(text)
+
+    # -- the workload process ------------------------------------------------------------
+    @property
+    def preexec(self) -> Optional[Callable[[], None]]:
+        if self.cg is None and self.cpus is None:
+            return None
+        cg, cpus = self.cg, self.cpus
+
+        def enter() -> None:  # in the child, between fork and exec
+            if cg is not None:
+                cg.preexec()
+            if cpus is not None:
+                os.sched_setaffinity(0, cpus)
+        return enter
+
+    def on_start(self, run_id: str) -> Optional[Callable]:
+        if self.cg is None and self.cpus is None:
+            return None
+
+        def seen(proc) -> None:
+            obs: Dict[str, object] = {"pid": proc.pid}
+            try:
+                with open(f"/proc/{proc.pid}/cgroup") as f:
+                    obs["proc_cgroup"] = [ln for ln in f.read().splitlines() if ln]
+                with open(f"/proc/{proc.pid}/status") as f:
+                    for ln in f:
+                        if ln.startswith("Cpus_allowed_list:"):
+                            obs["cpus_allowed_list"] = ln.split(":", 1)[1].strip()
+            except OSError as exc:
+                obs["error"] = f"cannot read /proc/{proc.pid}: {exc.strerror or exc}"
+            if self.cg is not None:
+                obs["path"] = self.cg.path
+            self._info.setdefault(run_id, {})["workload"] = obs
+        return seen
+
+    # -- each repeat ---------------------------------------------------------------------
+    def before(self, run_id: str, say: Callable[[str], None]) -> None:
+        """Start every probe's perf, events disabled, then enable them (counters first)."""
+        for p in list(self.active):
+            scratch = os.path.join(self._scratch or tempfile.gettempdir(), f"{run_id}-{p.name}")
+            os.makedirs(scratch, exist_ok=True)
+            try:
+                p.launch(run_id, scratch)
+            except PerfError as exc:
+                self._drop(p, run_id, str(exc), say)
+        for p in list(self.active):
+            try:
+                p.enable()
+            except PerfError as exc:
+                self._drop(p, run_id, str(exc), say)
+
+    def _drop(self, p: RunProbe, run_id: str, why: str, say: Callable[[str], None]) -> None:
+        p.abort()
+        self.active.remove(p)
+        hint = perfrec.permission_hint(self.s.root)
+        what = {"stacks": "stacks", "sched": "scheduler events", "block": "block events"}.get(p.name, p.name)
+        where = "this capture" if run_id == "r000" else f"run {run_id} and later runs"
+        self._note(f"{p.name}: could not start{hint}: {why}; no {what} in {where}", say)
+
+    def stop(self) -> None:
+        """Right after fio: disable every probe's events (recordings first, counters last)."""
+        for p in reversed(self.active):
+            p.disable()
+
+    def after(self, run_id: str, stage: str, t0_ns: int, say: Callable[[str], None]) -> None:
+        """Stop perf and post-process (perf script): outside the measured window."""
+        self.stop()  # no-op when stop() was called already
+        for p in list(self.active):
+            try:
+                arts, info, notes = p.finish(run_id, stage, t0_ns)
+            except (PerfError, OSError) as exc:
+                self._drop(p, run_id, f"after the run: {exc}", say)
+                continue
+            finally:
+                shutil.rmtree(p.scratch or "", ignore_errors=True)
+            self._arts.setdefault(run_id, []).extend(arts)
+            self._info.setdefault(run_id, {})[p.name] = info
+            line = p.summary(run_id, info)
+            if line:
+                self._summaries.setdefault(run_id, []).append(line)
+            for n in notes:
+                self._note(n, say)
+
+    # -- the end -------------------------------------------------------------------------
+    def close(self, say: Callable[[str], None]) -> None:
+        for p in self.active:
+            p.abort()
+            for problem in p.teardown():
+                self._note(problem, say)
+        if self._scratch:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
+        if self.cg is not None and self.cg.created:
+            problems = self.cg.remove()
+            for problem in problems:
+                self._note(problem, say)
+            if self._cgroup_fact is not None:
+                self._cgroup_fact["created"]["removed"] = not problems
+        if self.tracefs_mounted:
+            self.tracefs_mounted = False
+            problem = perfrec.unmount_tracefs()
+            if problem:
+                self._note(problem, say)
+
+    def artifacts(self, run_id: str) -> list:
+        return self._arts.get(run_id, [])
+
+    def info(self, run_id: str) -> Dict[str, object]:
+        return self._info.get(run_id, {})
+
+    def summaries(self, run_id: str) -> List[str]:
+        return self._summaries.get(run_id, [])

@@ -1,0 +1,14 @@
+import { defineCell } from '../types';
+import { SqlCell } from './SqlCell';
+import { decodeSql, defaultSqlState, encodeSql, type SqlState } from './state';
+
+/** A read-only query over the notebook's captures, as a table and optionally a chart. */
+export const sqlCell = defineCell<SqlState>({
+  kind: 'sql',
+  title: 'SQL',
+  description: "Query the captures' tables (read-only, time-limited); table or line/bar/scatter chart",
+  defaultState: defaultSqlState,
+  encode: encodeSql,
+  decode: decodeSql,
+  Component: SqlCell,
+});
