@@ -14,7 +14,8 @@ iolens/views/block.py on several zooms, IOLENS_BENCH_RUNS times (default 11) aft
 call, and print the medians. Exits 1 when a view's median is 100 ms or more (the target).
 
 Environment: IOLENS_BENCH_DIR (default /var/tmp/iolens-bench-block; the text and DB are kept there
-for reruns, delete it to rebuild), IOLENS_BENCH_IOS, IOLENS_BENCH_RUNS. Needs no root and no perf.
+for reruns, delete it to rebuild), IOLENS_BENCH_IOS, IOLENS_BENCH_RUNS, IOLENS_BENCH_REUSE=1 (time
+the views on the DB of the previous run, skipping ingest). Needs no root and no perf.
 """
 
 from __future__ import annotations
@@ -134,17 +135,21 @@ def main() -> int:
     if not bundle.exists():
         write_bundle(bundle, text)
     db = DIR / "bench.duckdb"
-    for p in (db, DIR / "bench.duckdb.wal", DIR / "bundles"):
-        shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
-    store = Store(db)
-    a = time.perf_counter()
-    r = ingest_file(store, bundle, bundles_dir=DIR / "bundles")
-    secs = time.perf_counter() - a
-    cid = r.capture_id
-    rows = store.query("SELECT count(*) FROM block_ios").scalar()
     print(f"machine: nproc {os.cpu_count()}, {platform.platform()}, load {os.getloadavg()[0]:.1f}")
-    print(f"ingest: {events:,} events -> {rows:,} I/O rows in {secs:.1f} s = {events / secs:,.0f} events/s "
-          f"({rows / secs:,.0f} I/Os/s)")
+    if os.environ.get("IOLENS_BENCH_REUSE") == "1" and db.exists():
+        store = Store(db)  # views only, on the store a previous run ingested
+        cid = store.query("SELECT capture_id FROM captures").scalar()
+    else:
+        for p in (db, DIR / "bench.duckdb.wal", DIR / "bundles"):
+            shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
+        store = Store(db)
+        a = time.perf_counter()
+        r = ingest_file(store, bundle, bundles_dir=DIR / "bundles")
+        secs = time.perf_counter() - a
+        cid = r.capture_id
+        rows = store.query("SELECT count(*) FROM block_ios").scalar()
+        print(f"ingest: {events:,} events -> {rows:,} I/O rows in {secs:.1f} s = {events / secs:,.0f} events/s "
+              f"({rows / secs:,.0f} I/Os/s)")
     for t in ("block_tiles", "block_hist_tiles", "block_scatter_sample"):
         print(f"  {t}: {store.query(f'SELECT count(*) FROM {t}').scalar():,} rows")
     zooms = [("all 60 s, 500 buckets", None, None, 500), ("all 60 s, 2000 buckets", None, None, 2000),

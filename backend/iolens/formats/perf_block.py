@@ -78,9 +78,12 @@ _EVENTS: dict[str, tuple[str, str]] = {
 }
 _SAMPLE = re.compile(r"\s\d+(?:/\d+)?\s+\[\d+\]\s+\d+\.\d+:")
 _RQ = frozenset(("rq", "rqc"))
+_NO_SECTOR = (1 << 64) - 1
 _new = tuple.__new__
-# `perf script --show-lost-events` prints the ring buffer's PERF_RECORD_LOST records.
-_LOST = re.compile(r"\bLOST (\d+) events?!")
+# `perf script --show-lost-events` prints the ring buffer's PERF_RECORD_LOST records after a sample
+# header: "perf 0 [001] 12.345: PERF_RECORD_LOST lost 1234" (util/event.c perf_event__fprintf_lost:
+# " lost %lu"), and PERF_RECORD_LOST_SAMPLES likewise; older perf report wrote "LOST 12 events!".
+_LOST = re.compile(r"PERF_RECORD_LOST(?:_SAMPLES)?\b\D*?(\d+)|\bLOST (\d+) events?!")
 
 
 class PerfBlockReader:
@@ -94,7 +97,7 @@ class PerfBlockReader:
         self.foreign = 0
         self.passthrough = 0
         self.usec_times = 0      # samples whose time had 6 decimals (perf script without --ns)
-        self.lost = 0            # events perf says it lost ("LOST n events!", with --show-lost-events)
+        self.lost = 0            # events perf says it lost (PERF_RECORD_LOST, with --show-lost-events)
         self.lines = 0
 
     def _err(self, lineno: int, msg: str, fld: str | None = None) -> FormatError:
@@ -111,7 +114,7 @@ class PerfBlockReader:
                     continue
                 lost = _LOST.search(s)
                 if lost:
-                    self.lost += int(lost.group(1))
+                    self.lost += int(lost.group(1) or lost.group(2))
                     continue
                 if _SAMPLE.search(s):
                     self.foreign += 1  # a sample of another event: not ours
@@ -146,13 +149,16 @@ class PerfBlockReader:
                                 self.usec_times += 1
                             ptid = head[1]
                             nr = int(post[2])
+                            sector = int(post[0])
+                            if sector == _NO_SECTOR:
+                                sector = 0  # a flush's completion: see _event
                             if shape == "rq":
                                 nbytes, error = int(pre[2]), None
                             else:
                                 nbytes, error = nr * 512, int(post[-1][1:-1])
                             yield _new(BlockEvent, (
                                 t_ns, int(head[2][1:-1]), int(ptid[ptid.find("/") + 1:]), head[0].lstrip(), action,
-                                pre[0], pre[1], int(post[0]), nr, nbytes, error))
+                                pre[0], pre[1], sector, nr, nbytes, error))
                             continue
                     except (ValueError, IndexError):
                         raise self._err(lineno, f"cannot read the {name} payload {tail[j + 2:].strip()!r}", name) from None
@@ -190,6 +196,10 @@ class PerfBlockReader:
                 self.passthrough += 1
                 return None
             sector, nr = int(post[0]), int(post[2])
+            if sector == _NO_SECTOR:
+                # block_rq_complete prints blk_rq_pos() as is: a flush completes at (sector_t)-1
+                # ("FF () 18446744073709551615 + 0"), issued at 0 (blk_rq_trace_sector): match at 0
+                sector = 0
             if shape == "rqc":
                 error = int(last)
             # for rq events `last` is the comm of the current task: the header already has it

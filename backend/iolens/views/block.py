@@ -26,6 +26,9 @@ from ..ingest_block import LAT_BINS_PER_OCTAVE
 from ..store.db import Store
 
 MAX_BUCKETS = 2000
+# Percentiles over time use at most this many buckets (a wider request gets a coarser grid, which
+# the response reports): more points than that are noise, and cost a scan of many histogram tiles.
+LATENCY_MAX_BUCKETS = 1000
 DEFAULT_BUCKETS = 500
 HIST_GRID_BUCKETS = 100   # histograms over a window: the window is aligned to span/100 (< 2% wider)
 DEFAULT_POINTS = 10_000
@@ -159,12 +162,16 @@ SELECT op, lat_bin AS value, count(*) AS n
 FROM block_ios WHERE {_SERIES} AND complete_ns >= $lo AND complete_ns < $hi AND lat_bin IS NOT NULL
 GROUP BY ALL ORDER BY op, value
 """
+# (two scans, each narrowed by one time column: an OR of both would read every row)
 SIZES_RAW_SQL = f"""
-SELECT op, bytes AS value, count(*) AS n
-FROM block_ios
-WHERE {_SERIES} AND bytes IS NOT NULL AND (
-      (issue_ns >= $lo AND issue_ns < $hi) OR (issue_ns IS NULL AND complete_ns >= $lo AND complete_ns < $hi))
-GROUP BY ALL ORDER BY op, value
+SELECT op, value, sum(n) AS n FROM (
+    SELECT op, bytes AS value, count(*) AS n FROM block_ios
+    WHERE {_SERIES} AND bytes IS NOT NULL AND issue_ns >= $lo AND issue_ns < $hi GROUP BY ALL
+    UNION ALL
+    SELECT op, bytes, count(*) FROM block_ios
+    WHERE {_SERIES} AND bytes IS NOT NULL AND issue_ns IS NULL AND complete_ns >= $lo AND complete_ns < $hi
+    GROUP BY ALL
+) GROUP BY ALL ORDER BY op, value
 """
 
 # --- Sector vs time (seekwatcher) ---------------------------------------------------------------
@@ -377,7 +384,7 @@ def bin_centre(lat_bin: int) -> float:
 def latency(store: Store, specs: list[str], from_ns: int | None = None, to_ns: int | None = None,
             buckets: int = DEFAULT_BUCKETS, device: str | None = None, op: str | None = None) -> models.BlockLatency:
     series = resolve_series(store, specs, device)
-    grid = make_grid(from_ns, to_ns, buckets, series)
+    grid = make_grid(from_ns, to_ns, min(buckets, LATENCY_MAX_BUCKETS) if buckets >= 1 else buckets, series)
     out = []
     for s in series:
         th = _level(store, s, "hist", grid.w)

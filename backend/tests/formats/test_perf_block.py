@@ -79,6 +79,7 @@ HAND = """\
             fio   400 [001]   100.000001000:   block:block_bio_complete: 8,0 W 300 + 8 [0]
             fio   400 [001]   100.000001100:   sched:sched_switch: prev_comm=fio prev_pid=400
 LOST 12 events!
+            perf     0 [001]   100.000001200: PERF_RECORD_LOST lost 30
 """
 
 
@@ -96,7 +97,7 @@ def test_hand_written_payloads() -> None:
         ("fio", 400, "queue", "8,0", "W", 300, 8, 4096, None),
     ]
     assert r.tracepoints["block_bio_complete"] == 1  # counted, not an event of its own
-    assert r.foreign == 1 and r.lost == 12
+    assert r.foreign == 1 and r.lost == 42
     assert r.passthrough == 2  # sg_inq's issue and completion: a command in "(...)", sector 0 + 0
 
 
@@ -110,3 +111,14 @@ def test_errors_name_the_line_and_field(text: str, line: int, fld: str | None) -
     with pytest.raises(FormatError) as exc:
         parse_perf_block(text, "bad.txt")
     assert exc.value.line == line and exc.value.field == fld
+
+
+def test_flush_completes_at_sector_minus_one() -> None:
+    # Linux 6.18, a loop device: the flush is issued at 0 and completes at (sector_t)-1
+    text = ("kworker/0:1H-kb    44/44    [000]  4909.364971661:       block:block_rq_issue: 7,1 FF 0 () 0 + 0 0x0,0,0 [kworker/0:1H]\n"
+            "     ksoftirqd/0    14/14    [000]  4909.396706670:    block:block_rq_complete: 7,1 FF () 18446744073709551615 + 0 0x0,0,0 [0]\n")
+    r = parse_perf_block(text, "flush.txt")
+    assert [(e.action, e.sector, e.nr_sectors) for e in r.events] == [("issue", 0, 0), ("complete", 0, 0)]
+    m = IoMatcher()
+    rows = list(m.feed(r.events)) + list(m.finish())
+    assert len(rows) == 1 and m.counts.get("complete_without_issue", 0) == 0
