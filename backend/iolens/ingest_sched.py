@@ -12,7 +12,9 @@ Rows: the events stream from the parser to CSV files beside the unpacked bundle 
 with one `INSERT ... SELECT FROM read_csv` each inside the ingest transaction (memory stays flat).
 Then `derive` computes, once, in SQL, what the views would otherwise recompute with window
 functions over whole tables (0.3-1.6 s per 10M rows, DESIGN "Facts measured"): run slices,
-wakeup-to-run delays and per-CPU counts per 100 ms.
+wakeup-to-run delays and per-CPU counts per 100 ms, and the small summaries every view reads
+(per task pair, per task, ping-pong round trips and delays counted per microsecond), so that no
+view scans the events.
 
 Lost events: perf record silently loses tracepoints raised in interrupt context while CPUs idle
 (DESIGN: a capture kept 1.5% of sched_waking and 99.7% of sched_switch; perf stat counted both
@@ -50,16 +52,12 @@ STAT_SCOPES = ("system", "workload")
 # perf record's own start and stop too: on this project's VMs recorded/counted was 0.967-0.997
 # without loss, and 0.015 for sched_waking with loss (DESIGN). 0.90 separates the two.
 LOSS_THRESHOLD = 0.90
+# ... and when more than this many events are missing: perf stat also counts the start and stop
+# of perf record around the trace, which for a rare event (a few dozen migrations) is a large
+# fraction but no loss (the block checks use the same floor).
+MIN_MISSING = 32
 # Size of the sched_cpu_rate buckets; views sum them to any multiple.
 BUCKET_NS = 100_000_000
-# Tracepoints compared with perf stat: recorded count column of sched_traces.
-COMPARED_EVENTS = {
-    "sched:sched_switch": "n_switch",
-    "sched:sched_waking": "n_waking",
-    "sched:sched_wakeup": "n_wakeup",
-    "sched:sched_wakeup_new": "n_wakeup_new",
-    "sched:sched_migrate_task": "n_migrate",
-}
 # Wrappers that a cmd workload may start with; the task name is that of the program they run.
 _WRAPPERS = {"taskset", "nice", "ionice", "chrt", "numactl", "env", "cgexec", "stdbuf", "timeout", "sudo",
              "systemd-run", "perf"}
@@ -286,22 +284,21 @@ def assess(trace: SchedTrace, counted: dict[str, float] | None, counted_from: st
                                     f"{event}: recorded {n}; not checked ({why})"))
             continue
         expected = int(round(c))
-        if expected == 0:
-            ratio = 1.0 if n == 0 else None
-        else:
-            ratio = n / expected
-        ok = None if ratio is None else ratio >= LOSS_THRESHOLD
+        ratio = n / expected if expected else (1.0 if n == 0 else None)
+        ok = None if ratio is None else (ratio >= LOSS_THRESHOLD or expected - n <= MIN_MISSING)
         pct = "" if ratio is None else f" ({ratio:.1%})"
         detail = f"{event}: recorded {n} of {expected} counted by perf stat{pct} in {counted_from}"
         if ok is False:
             detail += f"; below {LOSS_THRESHOLD:.0%}: perf record lost events"
+        elif ratio is not None and ratio < LOSS_THRESHOLD:
+            detail += f"; only {expected - n} missing, within perf record's start and stop"
         checks.append(Check("recorded_vs_counted", event, n, expected, ratio, ok, detail))
     waking, wakeup = trace.counts["waking"], trace.counts["wakeup"]
     if waking and wakeup:
         # Every sched_waking is followed by a sched_wakeup of the same task (kernel/sched/core.c,
         # try_to_wake_up): their counts agree unless one was lost.
         ratio = min(waking, wakeup) / max(waking, wakeup)
-        ok = ratio >= LOSS_THRESHOLD
+        ok = ratio >= LOSS_THRESHOLD or abs(waking - wakeup) <= MIN_MISSING
         fewer = "sched:sched_waking" if waking < wakeup else "sched:sched_wakeup"
         detail = f"sched_waking {waking} vs sched_wakeup {wakeup} recorded ({ratio:.1%})"
         if not ok:
@@ -310,7 +307,7 @@ def assess(trace: SchedTrace, counted: dict[str, float] | None, counted_from: st
     if trace.chain_links:
         chained = trace.chain_links - trace.chain_breaks
         ratio = chained / trace.chain_links
-        ok = ratio >= LOSS_THRESHOLD
+        ok = ratio >= LOSS_THRESHOLD or trace.chain_breaks <= MIN_MISSING
         detail = (f"{chained} of {trace.chain_links} consecutive switches of a CPU switch out the task the "
                   f"previous one switched in ({ratio:.1%})")
         if not ok:
