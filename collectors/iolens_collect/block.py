@@ -304,7 +304,7 @@ class BlockProbe(RunProbe):
         self._stat_out = os.path.join(scratch, "perf-stat-block.csv")
         stat = Session(self._stat_argv(self._stat_out),
                        perfrec.control_shown(["perf"] + self._stat_argv("perf-stat-block.csv")[1:]),
-                       os.path.join(scratch, "block.stat.stderr"))
+                       os.path.join(scratch, "block.stat.stderr"), counter=True)
         rec = Session(self._record_argv(self.data),
                       perfrec.control_shown(["perf"] + self._record_argv("perf.data")[1:]),
                       os.path.join(scratch, "block.record.stderr"))
@@ -345,7 +345,7 @@ class BlockProbe(RunProbe):
         counted: Dict[str, Optional[int]] = {}
         if os.path.exists(self._stat_out) and os.path.getsize(self._stat_out) > 0:
             rel_stat = f"runs/{run_id}/perf-stat-block.csv"
-            os.replace(self._stat_out, os.path.join(stage, rel_stat))
+            shutil.move(self._stat_out, os.path.join(stage, rel_stat))
             arts.append(Artifact(rel_stat, "perf-stat-block"))
             counted = perfrec.count_stat_csv(os.path.join(stage, rel_stat))
             info["counted"] = counted
@@ -375,7 +375,7 @@ class BlockProbe(RunProbe):
         lost = []
         for ev in ("block:block_rq_issue", "block:block_rq_complete", "block:block_rq_insert"):
             n, c = recorded.get(ev), counted.get(ev)
-            if n is not None and c and c > 32 and n < LOSS_THRESHOLD * c:
+            if n is not None and c and c - n > 32 and n < LOSS_THRESHOLD * c:
                 lost.append((ev, n, c))
         if lost:
             info["lost"] = {ev: {"recorded": n, "counted": c} for ev, n, c in lost}

@@ -153,7 +153,8 @@ class WorkloadCgroup:
         try:
             os.mkdir(self.p(self.dir))
         except OSError as exc:
-            raise CgroupError(f"--cgroup: cannot create {self.dir} ({exc.strerror or exc}; it needs root)") from None
+            hint = "; it needs root" if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS) else ""
+            raise CgroupError(f"--cgroup: cannot create {self.dir} ({exc.strerror or exc}{hint})") from None
         self.created = True
         try:
             if self.weight is not None:

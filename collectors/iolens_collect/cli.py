@@ -9,6 +9,8 @@ from typing import List, Optional
 
 from . import __version__
 from .capture import EXIT_INTERRUPTED, CaptureError, Options, run
+from .probes import DEFAULT_MAX_MB, Settings
+from .stacks import CALL_GRAPHS, DEFAULT_FREQ
 
 RUN_DESCRIPTION = """\
 Run an fio workload on this host, --repeat times, and write a capture bundle
@@ -25,6 +27,10 @@ RUN_EPILOG = """\
 examples:
   iolens-collect run --label ext4-4k --tag fs=ext4 --repeat 3 --fio job.fio -o ext4.iolens.tar.gz
   iolens-collect run --label xfs-locks --repeat 3 --lock-stat --fio job.fio -o xfs.iolens.tar.gz
+  iolens-collect run --label xfs-stacks --stacks --freq 199 --fio job.fio -o xfs-stacks.iolens.tar.gz
+  iolens-collect run --label pinned-w1000 --sched --cpus 1 --cgroup iolens-w1000 --cpu-weight 1000 \\
+      --fio job.fio -o pinned-w1000.iolens.tar.gz
+  iolens-collect run --label loop0-blk --block loop0 --fio job.fio -o loop0.iolens.tar.gz
   iolens-collect run --label quick --fio-args='--name=w --rw=randwrite --bs=4k --size=64m \\
       --filename=/mnt/test/w.dat' -o quick.iolens.tar.gz
 
@@ -99,6 +105,43 @@ def build_parser() -> argparse.ArgumentParser:
     lock.add_argument("--lock-stat-snapshot", metavar="FILE",
                       help="attach a /proc/lock_stat dump taken by hand to the capture as a whole "
                            "(default: none)")
+    g = r.add_argument_group(
+        "perf probes (per repeat, all CPUs; perf 5.10+, root or perf_event_paranoid <= -1; "
+        "what cannot be captured is noted in the manifest and the capture goes on)")
+    g.add_argument("--stacks", action="store_true",
+                   help="call stacks for flame graphs: perf record -a -g around each repeat, then "
+                        "perf script -F +pid gzip-compressed into runs/rNNN/perf.script.gz, kind "
+                        "perf-script (default: off)")
+    g.add_argument("--freq", type=_positive, metavar="HZ",
+                   help=f"--stacks sampling frequency per CPU (default: {DEFAULT_FREQ})")
+    g.add_argument("--call-graph", choices=CALL_GRAPHS, metavar="MODE",
+                   help="--stacks unwinding: fp (frame pointers), dwarf (copies 8 kB of stack per "
+                        "sample: large), lbr (Intel hardware only) (default: fp)")
+    g.add_argument("--sched", action="store_true",
+                   help="scheduler events: perf record of sched_switch/wakeup/waking/migrate_task "
+                        "into runs/rNNN/sched.script.gz (kind perf-sched) and perf stat -I 1000 -A of "
+                        "context-switches, cpu-migrations, task-clock and the same tracepoints into "
+                        "runs/rNNN/perf-stat.csv (kind perf-stat) (default: off)")
+    g.add_argument("--block", metavar="DEV",
+                   help="block-layer events of device DEV (loop0, /dev/vda, 7:0): blktrace + "
+                        "blkparse where the kernel allows it (kind blkparse), else perf record of the "
+                        "block:block_rq_* tracepoints filtered to DEV (kind perf-block) plus perf stat "
+                        "of the same (kind perf-stat-block) (default: off)")
+    g.add_argument("--probe-max-mb", type=_positive, metavar="MB",
+                   help=f"cap on each perf recording per run: perf record --max-size (default: "
+                        f"{DEFAULT_MAX_MB})")
+    w = r.add_argument_group("workload placement")
+    w.add_argument("--cgroup", metavar="NAME",
+                   help="run fio in a new cgroup NAME at the root of the cpu hierarchy (v2: "
+                        "/sys/fs/cgroup/NAME; v1: /sys/fs/cgroup/cpu/NAME), created before the first "
+                        "repeat and removed at the end; an existing NAME is refused; needs root "
+                        "(default: fio runs in the collector's cgroup)")
+    w.add_argument("--cpu-weight", type=_positive, metavar="N",
+                   help="cpu.weight of --cgroup, 1-10000 (on cgroup v1: cpu.shares = N x 1024 / 100) "
+                        "(default: the kernel's, 100 / 1024 shares)")
+    w.add_argument("--cpus", metavar="LIST",
+                   help="CPUs fio may run on, like taskset -c: 1, 0-3, 0,2 (default: those of the "
+                        "collector)")
     r.add_argument("-o", "--output", required=True, metavar="BUNDLE",
                    help="bundle file to write, by convention NAME.iolens.tar.gz (required)")
     return parser
@@ -141,6 +184,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         allow_destructive=args.allow_destructive, keep_files=args.keep_files,
         force=args.force, argv=argv,
         lock_stat=args.lock_stat, lock_stat_snapshot=args.lock_stat_snapshot,
+        probes=Settings(stacks=args.stacks, freq=args.freq, call_graph=args.call_graph, sched=args.sched,
+                        block=args.block, cgroup=args.cgroup, cpu_weight=args.cpu_weight, cpus=args.cpus,
+                        probe_max_mb=args.probe_max_mb),
     )
     # SIGTERM behaves like Ctrl-C: fio is stopped and its files are removed.
     previous = None

@@ -504,7 +504,9 @@ def resolve_targets(jobs: List[Job], cwd: Optional[str] = None, env=None,
             f"job file uses ${{{name}}}, which is not set: fio substitutes an empty string"
         )
     for job in jobs:
-        used = [k for k in LOG_OPTIONS if k in job.options]
+        # Logs asked for with --fio-logs (fiologs.py) go into the bundle: no note for those.
+        used = [k for k in LOG_OPTIONS if k in job.options
+                and not (job.options[k] or "").startswith("${IOLENS_FIO_LOGS}")]
         if used:
             notes.append(
                 f"fio job [{job.name}] writes {', '.join(used)} files in the current directory; "
@@ -576,6 +578,7 @@ def run_fio(
     tick_interval: float = 0.5,
     preexec_fn: Optional[Callable[[], None]] = None,
     on_start: Optional[Callable[[subprocess.Popen], None]] = None,
+    logs: bool = False,
 ) -> RunRecord:
     """Run fio once with its output in ``stage/runs/<run_id>/``.
 
@@ -583,7 +586,8 @@ def run_fio(
     paths relative to the bundle. fio's stdout is a file, so fio prints no ETA line (its
     default eta=auto shows it only on a terminal) and does not fight with our progress.
     ``preexec_fn`` runs in the child before exec (the cgroup and CPU affinity of --cgroup and
-    --cpus); ``on_start`` gets the process once it runs (to read /proc/PID/cgroup).
+    --cpus); ``on_start`` gets the process once it runs (to read /proc/PID/cgroup). With ``logs``
+    (--fio-logs, fiologs.py) fio writes its time-series logs into ``runs/<run_id>/logs``.
     """
     run_rel = f"runs/{run_id}"
     run_dir = os.path.join(stage, run_rel)
@@ -600,6 +604,13 @@ def run_fio(
         tail_rec = [jobfile_rel]
     # argv[0] is "fio" as recorded (fio names itself by argv[0] in its messages); the
     # binary found on PATH is passed as the executable.
+    env = None
+    if logs:  # fiologs.py: ${IOLENS_FIO_LOGS} is the run's log folder
+        logs_rel = f"{run_rel}/logs"
+        os.makedirs(os.path.join(stage, logs_rel), exist_ok=True)
+        env = dict(os.environ, IOLENS_FIO_LOGS=os.path.join(stage, logs_rel))
+        tail_real = [t.replace("${IOLENS_FIO_LOGS}", env["IOLENS_FIO_LOGS"]) for t in tail_real]
+        tail_rec = [t.replace("${IOLENS_FIO_LOGS}", logs_rel) for t in tail_rec]
     argv = ["fio"] + head + ["--output=" + os.path.join(stage, output_rel)] + tail_real
     recorded = ["fio"] + head + ["--output=" + output_rel] + tail_rec
 
@@ -608,7 +619,7 @@ def run_fio(
     with open(os.path.join(stage, stderr_rel), "wb") as err, \
             open(os.path.join(stage, stdout_rel), "wb") as out:
         proc = subprocess.Popen(argv, executable=fio_bin, stdout=out, stderr=err,
-                                stdin=subprocess.DEVNULL, cwd=cwd, preexec_fn=preexec_fn)
+                                stdin=subprocess.DEVNULL, cwd=cwd, preexec_fn=preexec_fn, env=env)
         try:
             if on_start is not None:
                 on_start(proc)

@@ -94,12 +94,14 @@ def ensure_tracefs(root: str = "/", root_user: Optional[bool] = None,
     /sys/kernel/tracing (`mount -t tracefs nodev ...`); the caller unmounts it at the end
     (`unmount_tracefs`). ``root`` and ``mount`` are for tests."""
     for d in (TRACEFS, DEBUGFS_TRACING):
-        ev = os.path.join(root, d.lstrip("/"), "events")
+        top = os.path.join(root, d.lstrip("/"))
+        ev = os.path.join(top, "events")
         if os.path.isdir(ev):
             if os.access(ev, os.R_OK | os.X_OK):
                 return ev, None, False
-            return None, (f"tracefs {os.path.dirname(ev)} is mounted but not readable by this user "
-                          "(it needs root)"), False
+            return None, f"tracefs {d} is mounted but not readable by this user (it needs root)", False
+        if os.path.isdir(top) and not os.access(top, os.R_OK | os.X_OK) and _mounted(root, "tracefs", d):
+            return None, f"tracefs {d} is mounted but not readable by this user (it needs root)", False
     root_user = is_root() if root_user is None else root_user
     if not root_user:
         return None, "tracefs is not mounted at /sys/kernel/tracing and mounting it needs root", False
@@ -151,8 +153,8 @@ def permission_hint(root: str = "/") -> str:
     except (OSError, ValueError):
         return " (not root)"
     if level > -1:
-        return (f" (not root, and kernel.perf_event_paranoid is {level}: system-wide tracepoints need "
-                "root, CAP_PERFMON, or perf_event_paranoid = -1)")
+        return (f" (not root, and kernel.perf_event_paranoid is {level}: system-wide recording needs "
+                "root, CAP_PERFMON, or a lower setting: 0 for --stacks, -1 for tracepoints)")
     return " (not root)"
 
 
@@ -164,6 +166,13 @@ def stderr_tail(path: str, n: int = 6) -> str:
         return ""
     # perf's own control chatter is not the reason
     lines = [ln for ln in lines if ln not in ("Events disabled", "Events enabled")]
+    # perf's errors start with "Error:" and go on with advice: keep the start, where the reason is
+    for i, ln in enumerate(lines):
+        if ln.startswith("Error:") or ln.startswith("Fatal:"):
+            head = lines[i:i + 3]
+            if ln in ("Error:", "Fatal:") and len(head) > 1:
+                head = [ln + " " + head[1]] + head[2:]
+            return " / ".join(head)
     return " / ".join(lines[-n:])
 
 
@@ -176,11 +185,11 @@ class Session:
     ``argv`` is the command without the control options, which are added here; ``shown`` is the
     same command as recorded in the manifest (file names relative to the run)."""
 
-    def __init__(self, argv: List[str], shown: List[str], stderr_path: str, settle: float = 0.5):
+    def __init__(self, argv: List[str], shown: List[str], stderr_path: str, counter: bool = False):
         self.argv = list(argv)
+        self.counter = counter  # perf stat: enabled before every recording, disabled after
         self.shown = list(shown)
         self.stderr_path = stderr_path
-        self.settle = settle  # only without --control: time given to perf to set up
         self.proc: Optional[subprocess.Popen] = None
         self.ctl_w: Optional[int] = None
         self.ack_r: Optional[int] = None
@@ -459,13 +468,17 @@ class RunProbe:
     def launch(self, run_id: str, scratch: str) -> None:
         raise NotImplementedError
 
-    def enable(self) -> None:
-        for s in self.sessions:  # counters first, so they cover everything recorded
-            s.enable()
+    def enable(self, counters: bool) -> None:
+        """Enable this probe's counters (``counters``) or its recordings. The capture enables every
+        probe's counters first and disables them last, so they cover everything recorded."""
+        for s in self.sessions:
+            if s.counter == counters:
+                s.enable()
 
-    def disable(self) -> None:
+    def disable(self, counters: bool) -> None:
         for s in reversed(self.sessions):
-            s.disable()
+            if s.counter == counters:
+                s.disable()
 
     def finish(self, run_id: str, stage: str, t0_ns: int) -> Tuple[List[Artifact], Dict[str, object], List[str]]:
         """After fio and disable(): stop perf, post-process; (artifacts, manifest info, notes)."""

@@ -55,14 +55,20 @@ class Settings:
         return self.stacks or self.sched or self.block is not None
 
 
-def scratch_base() -> Optional[str]:
-    """Where perf writes perf.data during a run: /dev/shm (memory) when usable, so that perf's own
-    writes do not show up in a block trace of the disk under $TMPDIR; IOLENS_SCRATCH overrides."""
+def scratch_base(need_bytes: int = 0) -> Optional[str]:
+    """Where perf writes perf.data during a run: /dev/shm (memory) when usable and it has room for
+    every recording at its cap, so that perf's own writes do not show up in a block trace of the
+    disk under $TMPDIR; else $TMPDIR (None). IOLENS_SCRATCH overrides."""
     env = os.environ.get("IOLENS_SCRATCH")
     if env:
         return env
     if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK | os.X_OK):
-        return "/dev/shm"
+        try:
+            st = os.statvfs("/dev/shm")
+            if st.f_bavail * st.f_frsize >= need_bytes:
+                return "/dev/shm"
+        except OSError:
+            pass
     return None
 
 
@@ -165,7 +171,9 @@ class Probes:
                 say(f"block: recording {self.device['name']} ({self.device['dev']}) with {p.source}")
                 self.active.append(p)
         if self.active:
-            base = scratch_base()
+            recordings = sum(1 for p in self.active if not isinstance(p, block_mod.BlockProbe)
+                             or p.source == "perf")
+            base = scratch_base(recordings * self.max_mb * 1024 * 1024)
             self._scratch = tempfile.mkdtemp(prefix="iolens-probes-", dir=base)
             say("probes: " + ", ".join(p.name for p in self.active) + f" (perf.data in {self._scratch}, "
                 f"at most {self.max_mb} MB per recording: --probe-max-mb)")
@@ -235,24 +243,29 @@ class Probes:
                 p.launch(run_id, scratch)
             except PerfError as exc:
                 self._drop(p, run_id, str(exc), say)
-        for p in list(self.active):
-            try:
-                p.enable()
-            except PerfError as exc:
-                self._drop(p, run_id, str(exc), say)
+        for counters in (True, False):
+            for p in list(self.active):
+                try:
+                    p.enable(counters)
+                except PerfError as exc:
+                    self._drop(p, run_id, str(exc), say)
 
-    def _drop(self, p: RunProbe, run_id: str, why: str, say: Callable[[str], None]) -> None:
+    def _drop(self, p: RunProbe, run_id: str, why: str, say: Callable[[str], None], phase: str = "start") -> None:
         p.abort()
         self.active.remove(p)
         hint = perfrec.permission_hint(self.s.root)
         what = {"stacks": "stacks", "sched": "scheduler events", "block": "block events"}.get(p.name, p.name)
         where = "this capture" if run_id == "r000" else f"run {run_id} and later runs"
-        self._note(f"{p.name}: could not start{hint}: {why}; no {what} in {where}", say)
+        if phase == "start":
+            self._note(f"{p.name}: could not start{hint}: {why}; no {what} in {where}", say)
+        else:
+            self._note(f"{p.name}: failed after run {run_id}: {why}; no {what} in that run or later ones", say)
 
     def stop(self) -> None:
         """Right after fio: disable every probe's events (recordings first, counters last)."""
-        for p in reversed(self.active):
-            p.disable()
+        for counters in (False, True):
+            for p in reversed(self.active):
+                p.disable(counters)
 
     def after(self, run_id: str, stage: str, t0_ns: int, say: Callable[[str], None]) -> None:
         """Stop perf and post-process (perf script): outside the measured window."""
@@ -261,7 +274,7 @@ class Probes:
             try:
                 arts, info, notes = p.finish(run_id, stage, t0_ns)
             except (PerfError, OSError) as exc:
-                self._drop(p, run_id, f"after the run: {exc}", say)
+                self._drop(p, run_id, str(exc), say, phase="after")
                 continue
             finally:
                 shutil.rmtree(p.scratch or "", ignore_errors=True)

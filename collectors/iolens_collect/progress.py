@@ -235,3 +235,67 @@ def format_summary(summary: Optional[dict]) -> str:
         f"{ddir} {human_iops(v['iops'])} IOPS {human_rate(v['bw_bytes'])}"
         for ddir, v in summary.items()
     )
+
+
+class SweepProgress(Progress):
+    """Progress of a capture with several parameter points (``sweep``, ``cmd --sweep``): the run
+    among all runs, its point and repeat, and the time left::
+
+        [run 7/36] rw=randread bs=4k iodepth=8 (repeat 1/3)  0.5s / ~1s, ~41s left
+
+    Time left: the expected duration of the runs still to go (fio's runtime when every job is
+    time_based), else the mean duration of the runs done so far in this session times the runs
+    left; both corrected by what the finished runs really took beyond their expected time.
+    """
+
+    def __init__(self, total: int, stream=None, tty: Optional[bool] = None):
+        super().__init__(total, "", (None, ""), stream=stream, tty=tty)
+        self.point_repeat = (0, 0)
+        self.left_runs: List[Tuple[Optional[float], str]] = []  # expected durations after this run
+        self.took: List[float] = []
+        self.overhead: List[float] = []
+
+    def begin(self, number: int, name: str, repeat: int, repeats: int,
+              expected: Tuple[Optional[float], str], later: List[Tuple[Optional[float], str]]) -> None:
+        """Run ``number`` (from 1) of ``total`` starts; ``later`` are the expected durations of the
+        runs after it."""
+        self.name = name
+        self.expected = expected
+        self.point_repeat = (repeat, repeats)
+        self.left_runs = later
+        self.start(number)
+
+    def end(self, elapsed: float, exit_code: Optional[int], result: str = "") -> None:
+        self.took.append(elapsed)
+        if self.expected[0] is not None:
+            self.overhead.append(max(0.0, elapsed - self.expected[0]))
+        super().end(elapsed, exit_code, result)
+
+    def _prefix(self) -> str:
+        r, n = self.point_repeat
+        return f"[run {self.repeat}/{self.total}] {self.name}" + (f" (repeat {r}/{n})" if n > 1 else "")
+
+    def time_left(self, elapsed: float) -> Optional[float]:
+        this = max(0.0, self.expected[0] - elapsed) if self.expected[0] is not None else 0.0
+        if self.left_runs and all(d is not None for d, _ in self.left_runs):
+            extra = sum(self.overhead) / len(self.overhead) if self.overhead else 0.0
+            return this + sum(d + extra for d, _ in self.left_runs)  # type: ignore[operator]
+        if self.took:
+            return this + len(self.left_runs) * sum(self.took) / len(self.took)
+        return None if self.left_runs else this
+
+    def _timing(self, elapsed: float) -> str:
+        text = super()._timing(elapsed)
+        left = self.time_left(elapsed)
+        return text + (f", ~{_fmt_secs(left)} left" if left is not None else "")
+
+    def start(self, repeat: int) -> None:
+        if self.tty:
+            super().start(repeat)
+            return
+        self.repeat = repeat
+        seconds, kind = self.expected
+        exp = f" (expected {kind}{_fmt_expected(seconds)})" if seconds is not None else ""
+        left = self.time_left(0.0)
+        more = f", ~{_fmt_secs(left)} left in all" if left is not None else ""
+        self._line(f"{self._prefix()}  started{exp}{more}")

@@ -24,6 +24,7 @@ recorded when nothing is lost (both also see perf's own start and stop).
 from __future__ import annotations
 
 import os
+import shutil
 from typing import Dict, List, Optional, Tuple
 
 from . import perfrec
@@ -36,6 +37,8 @@ RECORD_EVENTS = ("sched:sched_switch", "sched:sched_wakeup", "sched:sched_wakeup
 STAT_SOFTWARE = ("context-switches", "cpu-migrations", "task-clock")
 STAT_EVENTS = ("sched:sched_switch", "sched:sched_waking", "sched:sched_wakeup", "sched:sched_migrate_task")
 SCRIPT_FIELDS = "trace:comm,pid,tid,cpu,time,event,trace"
+# compared with perf stat (as ingest does); sched_migrate_task is counted but not compared
+COMPARED = ("sched:sched_switch", "sched:sched_waking", "sched:sched_wakeup")
 # recorded / counted below this: events were lost (ingest uses the same threshold)
 LOSS_THRESHOLD = 0.90
 
@@ -47,7 +50,7 @@ def compare(recorded: Dict[str, int], counted: Dict[str, Optional[int]], events)
         n, c = recorded.get(ev), counted.get(ev)
         if n is None or not c:
             continue
-        if c > 32 and n < LOSS_THRESHOLD * c:
+        if c - n > 32 and n < LOSS_THRESHOLD * c:
             lost.append((ev, n, c))
     return lost
 
@@ -93,7 +96,7 @@ class SchedProbe(RunProbe):
         self._stat_out = os.path.join(scratch, "perf-stat.csv")
         stat = Session(self._stat_argv(self._stat_out),
                        perfrec.control_shown(["perf"] + self._stat_argv("perf-stat.csv")[1:]),
-                       os.path.join(scratch, "sched.stat.stderr"))
+                       os.path.join(scratch, "sched.stat.stderr"), counter=True)
         rec = Session(self._record_argv(self.data),
                       perfrec.control_shown(["perf"] + self._record_argv("perf.data")[1:]),
                       os.path.join(scratch, "sched.record.stderr"))
@@ -120,7 +123,7 @@ class SchedProbe(RunProbe):
                          "perf stopped recording there")
         counted: Dict[str, Optional[int]] = {}
         if os.path.exists(self._stat_out) and os.path.getsize(self._stat_out) > 0:
-            os.replace(self._stat_out, os.path.join(stage, self.stat_rel))
+            shutil.move(self._stat_out, os.path.join(stage, self.stat_rel))
             arts.append(Artifact(self.stat_rel, "perf-stat", scope="system"))
             counted = perfrec.count_stat_csv(os.path.join(stage, self.stat_rel))
             info["counted"] = counted
@@ -148,7 +151,7 @@ class SchedProbe(RunProbe):
         if res["exit_code"] != 0:
             notes.append(f"sched: run {run_id}: perf script exited {res['exit_code']}: "
                          + " / ".join(res.get("messages", [])[-4:]))  # type: ignore[arg-type]
-        lost = compare(recorded, counted, self.stat_events)
+        lost = compare(recorded, counted, COMPARED)
         if lost:
             info["lost"] = {ev: {"recorded": n, "counted": c} for ev, n, c in lost}
             notes.append(f"sched: run {run_id}: perf record kept fewer events than perf stat counted: "

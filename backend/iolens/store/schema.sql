@@ -325,8 +325,8 @@ CREATE TABLE IF NOT EXISTS sched_traces (
 
 -- Checks of a scheduler trace made at ingest: recorded vs counted by perf stat in the same run
 -- (perf record silently loses tracepoints raised in interrupt context, see ../shared/DESIGN.md),
--- and two checks the trace makes on itself. ok = ratio >= threshold (iolens/ingest_sched.py
--- LOSS_THRESHOLD, documented in docs/bundle-format.md).
+-- and two checks the trace makes on itself. ok = ratio >= threshold, or at most 32 events
+-- missing (iolens/ingest_sched.py LOSS_THRESHOLD and MIN_MISSING, docs/sched.md).
 CREATE TABLE IF NOT EXISTS sched_checks (
     capture_id VARCHAR NOT NULL,
     run_id     VARCHAR NOT NULL,

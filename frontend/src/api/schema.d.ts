@@ -175,6 +175,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/captures/{capture_id}/flame": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Flame Graph */
+        get: operations["flame_graph_api_captures__capture_id__flame_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/captures/{capture_id}/flame/folded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Flame Folded */
+        get: operations["flame_folded_api_captures__capture_id__flame_folded_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/captures/{capture_id}/flame/svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Flame Svg */
+        get: operations["flame_svg_api_captures__capture_id__flame_svg_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/captures/{capture_id}/flame/top": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Flame Top */
+        get: operations["flame_top_api_captures__capture_id__flame_top_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/captures/{capture_id}/lock-stat": {
         parameters: {
             query?: never;
@@ -337,6 +405,57 @@ export interface paths {
         };
         /** Compare */
         get: operations["compare_api_compare_fio_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/compare/flame": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Flame Diff */
+        get: operations["flame_diff_api_compare_flame_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/compare/flame/folded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Flame Diff Folded */
+        get: operations["flame_diff_folded_api_compare_flame_folded_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/compare/flame/svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Flame Diff Svg */
+        get: operations["flame_diff_svg_api_compare_flame_svg_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1215,6 +1334,389 @@ export interface components {
             /** Metrics */
             metrics: components["schemas"]["MetricRow"][];
         };
+        /** FlameCaptureRef */
+        FlameCaptureRef: {
+            /** Id */
+            id: string;
+            /** Kernel */
+            kernel: string | null;
+            /** Label */
+            label: string;
+        };
+        /** FlameComm */
+        FlameComm: {
+            /** Comm */
+            comm: string;
+            /** Samples */
+            samples: number;
+        };
+        /** FlameCpu */
+        FlameCpu: {
+            /** Cpu */
+            cpu: number | null;
+            /** Samples */
+            samples: number;
+        };
+        /** FlameDiff */
+        FlameDiff: {
+            /** @description The first capture (before). */
+            a: components["schemas"]["FlameDiffSide"];
+            /** @description The second capture (after): the graph's widths. */
+            b: components["schemas"]["FlameDiffSide"];
+            /** Elapsed Ms */
+            elapsed_ms: number;
+            /** @description Applied to both sides (runs: see each side). */
+            filters: components["schemas"]["FlameFilters"];
+            /**
+             * Functions
+             * @description The largest changes of self and of total share (up to `limit` of each), largest first.
+             */
+            functions: components["schemas"]["FlameDiffFunction"][];
+            /** Functions Count */
+            functions_count: number;
+            /**
+             * Noise Available
+             * @description Both sides have two or more repeats of one parameter point.
+             */
+            noise_available: boolean;
+            /**
+             * Noise Reason
+             * @description Why noise is not marked, when it is not.
+             */
+            noise_reason: string | null;
+            /** Notes */
+            notes: string[];
+            tree: components["schemas"]["FlameDiffTree"];
+            /**
+             * Weight Unit
+             * @enum {string}
+             */
+            weight_unit: "ns" | "count";
+        };
+        /** FlameDiffFunction */
+        FlameDiffFunction: {
+            /**
+             * Delta Self
+             * @description self_b - self_a, percentage points.
+             */
+            delta_self: number;
+            /**
+             * Delta Total
+             * @description total_b - total_a, percentage points.
+             */
+            delta_total: number;
+            /** Name */
+            name: string;
+            /** Noise Self */
+            noise_self?: boolean | null;
+            /** Noise Total */
+            noise_total?: boolean | null;
+            /**
+             * Samples A
+             * @description Samples with this function in the stack, first capture.
+             */
+            samples_a: number;
+            /** Samples B */
+            samples_b: number;
+            /**
+             * Self A
+             * @description Self share in the first capture, %.
+             */
+            self_a: number;
+            /** Self B */
+            self_b: number;
+            /**
+             * Total A
+             * @description Total share in the first capture, %.
+             */
+            total_a: number;
+            /** Total B */
+            total_b: number;
+        };
+        /** FlameDiffSide */
+        FlameDiffSide: {
+            /**
+             * All Runs
+             * @description Every run of the capture with perf samples (to choose from).
+             */
+            all_runs: components["schemas"]["FlameRun"][];
+            capture: components["schemas"]["FlameCaptureRef"];
+            /** Events */
+            events: components["schemas"]["FlameEvent"][];
+            /**
+             * Run Weights
+             * @description Selected weight per run (the per-run shares' denominators).
+             */
+            run_weights: {
+                [key: string]: number;
+            };
+            /**
+             * Runs
+             * @description Runs with selected samples, in run order.
+             */
+            runs: string[];
+            /** Stackless Samples */
+            stackless_samples: number;
+            /** Total Samples */
+            total_samples: number;
+            /**
+             * Total Weight
+             * @description This side's total: its shares are of this.
+             */
+            total_weight: number;
+        };
+        /** FlameDiffTree */
+        FlameDiffTree: {
+            /** Depth */
+            depth: number[];
+            /** Name */
+            name: number[];
+            /** Names */
+            names: string[];
+            /**
+             * Noise Self
+             * @description Per node: the change of its self share lies within the spread between repeats (null: no repeats).
+             */
+            noise_self: boolean[] | null;
+            /**
+             * Noise Total
+             * @description The same for its total share.
+             */
+            noise_total: boolean[] | null;
+            /** Samples A */
+            samples_a: number[];
+            /** Samples B */
+            samples_b: number[];
+            /**
+             * Self A
+             * @description Per node: self weight in the first capture.
+             */
+            self_a: number[];
+            /**
+             * Self B
+             * @description Per node: self weight in the second capture.
+             */
+            self_b: number[];
+        };
+        /** FlameEvent */
+        FlameEvent: {
+            /**
+             * Event
+             * @description Event name without modifiers ('cpu-clock'); null when perf printed none.
+             */
+            event: string | null;
+            /** Samples */
+            samples: number;
+            /**
+             * Weight
+             * @description Summed sample periods.
+             */
+            weight: number;
+            /**
+             * With Stack
+             * @description Samples with a usable call stack.
+             */
+            with_stack: number;
+        };
+        /**
+         * FlameFilters
+         * @description The selection an answer covers (null: everything); `event` is always resolved.
+         */
+        FlameFilters: {
+            /** Comm */
+            comm: string | null;
+            /** Cpus */
+            cpus: number[] | null;
+            /** Event */
+            event: string | null;
+            /**
+             * From Ns
+             * @description ns since each run's first sample (inclusive).
+             */
+            from_ns: number | null;
+            /** Runs */
+            runs: string[] | null;
+            /** Tid */
+            tid: number | null;
+            /**
+             * To Ns
+             * @description ns since each run's first sample (exclusive).
+             */
+            to_ns: number | null;
+        };
+        /** FlameFunction */
+        FlameFunction: {
+            /** Name */
+            name: string;
+            /**
+             * Self Pct
+             * @description self_weight, % of the selection's total weight.
+             */
+            self_pct: number;
+            /** Self Samples */
+            self_samples: number;
+            /**
+             * Self Weight
+             * @description Weight of the samples whose stack ends in this function.
+             */
+            self_weight: number;
+            /** Total Pct */
+            total_pct: number;
+            /** Total Samples */
+            total_samples: number;
+            /**
+             * Total Weight
+             * @description Weight of the samples with this function anywhere in the stack (once each).
+             */
+            total_weight: number;
+        };
+        /** FlameGraph */
+        FlameGraph: {
+            capture: components["schemas"]["FlameCaptureRef"];
+            /**
+             * Comms
+             * @description Command names, most samples first.
+             */
+            comms: components["schemas"]["FlameComm"][];
+            /**
+             * Cpus
+             * @description CPUs with samples of the event in the selected runs.
+             */
+            cpus: components["schemas"]["FlameCpu"][];
+            /** Elapsed Ms */
+            elapsed_ms: number;
+            /**
+             * Events
+             * @description The capture's events, the default (first sampled) first.
+             */
+            events: components["schemas"]["FlameEvent"][];
+            filters: components["schemas"]["FlameFilters"];
+            /** Notes */
+            notes: string[];
+            /**
+             * Runs
+             * @description Runs with perf samples.
+             */
+            runs: components["schemas"]["FlameRun"][];
+            /**
+             * Stackless Samples
+             * @description Selected samples without a usable frame (not in the tree).
+             */
+            stackless_samples: number;
+            /**
+             * Tasks
+             * @description Threads with samples of the event in the selected runs, most first.
+             */
+            tasks: components["schemas"]["FlameTask"][];
+            /** Total Samples */
+            total_samples: number;
+            /**
+             * Total Weight
+             * @description The root's total: every selected sample with a stack.
+             */
+            total_weight: number;
+            tree: components["schemas"]["FlameTree"];
+            /**
+             * Weight Unit
+             * @description ns: weights are CPU time (cpu-clock, task-clock).
+             * @enum {string}
+             */
+            weight_unit: "ns" | "count";
+        };
+        /** FlameRun */
+        FlameRun: {
+            /**
+             * Duration Ns
+             * @description From the run's first sample to its last.
+             */
+            duration_ns: number | null;
+            /** Id */
+            id: string;
+            /** Index */
+            index: number;
+            /**
+             * Params
+             * @description The run's parameter point ({} for a plain run).
+             */
+            params: {
+                [key: string]: unknown;
+            };
+            /** Repeat */
+            repeat: number;
+            /**
+             * Samples
+             * @description Samples of every event in this run.
+             */
+            samples: number;
+        };
+        /** FlameTask */
+        FlameTask: {
+            /**
+             * Comm
+             * @description Its most frequent command name.
+             */
+            comm: string;
+            /** Pid */
+            pid: number | null;
+            /** Samples */
+            samples: number;
+            /** Tid */
+            tid: number | null;
+        };
+        /** FlameTop */
+        FlameTop: {
+            /**
+             * By
+             * @enum {string}
+             */
+            by: "self" | "total";
+            capture: components["schemas"]["FlameCaptureRef"];
+            filters: components["schemas"]["FlameFilters"];
+            /** Functions */
+            functions: components["schemas"]["FlameFunction"][];
+            /**
+             * Functions Count
+             * @description Distinct functions in the selection (command names excluded).
+             */
+            functions_count: number;
+            /** Total Samples */
+            total_samples: number;
+            /** Total Weight */
+            total_weight: number;
+            /**
+             * Weight Unit
+             * @enum {string}
+             */
+            weight_unit: "ns" | "count";
+        };
+        /** FlameTree */
+        FlameTree: {
+            /**
+             * Depth
+             * @description Per node: 0 for the root, 1 for the command name, then the frames.
+             */
+            depth: number[];
+            /**
+             * Name
+             * @description Per node, pre-order: index into names.
+             */
+            name: number[];
+            /**
+             * Names
+             * @description Distinct frame names; names[0] = 'all', the root's.
+             */
+            names: string[];
+            /**
+             * Self Samples
+             * @description Per node: number of those samples.
+             */
+            self_samples: number[];
+            /**
+             * Self Weight
+             * @description Per node: weight of the samples whose stack ends here.
+             */
+            self_weight: number[];
+        };
         /** HTTPValidationError */
         HTTPValidationError: {
             /** Detail */
@@ -1872,7 +2374,7 @@ export interface components {
             recorded: number | null;
             /**
              * Threshold
-             * @description Below this ratio events count as lost.
+             * @description Below this ratio (and more than 32 events missing) events count as lost.
              */
             threshold: number;
         };
@@ -3497,6 +3999,350 @@ export interface operations {
             };
         };
     };
+    flame_graph_api_captures__capture_id__flame_get: {
+        parameters: {
+            query?: {
+                /** @description perf event (default: the capture's first sampled one). */
+                event?: string | null;
+                /** @description Comma-separated run ids, merged (default: every run). */
+                runs?: string | null;
+                /** @description CPUs, a list like '1,3-4' (default: all). */
+                cpus?: string | null;
+                /** @description Only this thread. */
+                tid?: number | null;
+                /** @description Only tasks with this command name (as perf printed it). */
+                comm?: string | null;
+                /** @description Range start, ns since each run's first sample. */
+                from_ns?: number | null;
+                /** @description Range end (exclusive), ns since each run's first sample. */
+                to_ns?: number | null;
+            };
+            header?: never;
+            path: {
+                capture_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlameGraph"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flame_folded_api_captures__capture_id__flame_folded_get: {
+        parameters: {
+            query?: {
+                /** @description Send as an attachment (Content-Disposition). */
+                download?: boolean;
+                /** @description perf event (default: the capture's first sampled one). */
+                event?: string | null;
+                /** @description Comma-separated run ids, merged (default: every run). */
+                runs?: string | null;
+                /** @description CPUs, a list like '1,3-4' (default: all). */
+                cpus?: string | null;
+                /** @description Only this thread. */
+                tid?: number | null;
+                /** @description Only tasks with this command name (as perf printed it). */
+                comm?: string | null;
+                /** @description Range start, ns since each run's first sample. */
+                from_ns?: number | null;
+                /** @description Range end (exclusive), ns since each run's first sample. */
+                to_ns?: number | null;
+            };
+            header?: never;
+            path: {
+                capture_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flame_svg_api_captures__capture_id__flame_svg_get: {
+        parameters: {
+            query?: {
+                /** @description The zoomed frame: its path of frame names from the root, ';'-separated. */
+                zoom?: string | null;
+                /** @description Regular expression: matching frames are highlighted. */
+                search?: string | null;
+                /** @description flame: root at the bottom; icicle: root at the top. */
+                mode?: "flame" | "icicle";
+                /** @description Image width, px. */
+                width?: number;
+                /** @description Send as an attachment (Content-Disposition). */
+                download?: boolean;
+                /** @description perf event (default: the capture's first sampled one). */
+                event?: string | null;
+                /** @description Comma-separated run ids, merged (default: every run). */
+                runs?: string | null;
+                /** @description CPUs, a list like '1,3-4' (default: all). */
+                cpus?: string | null;
+                /** @description Only this thread. */
+                tid?: number | null;
+                /** @description Only tasks with this command name (as perf printed it). */
+                comm?: string | null;
+                /** @description Range start, ns since each run's first sample. */
+                from_ns?: number | null;
+                /** @description Range end (exclusive), ns since each run's first sample. */
+                to_ns?: number | null;
+            };
+            header?: never;
+            path: {
+                capture_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": unknown;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flame_top_api_captures__capture_id__flame_top_get: {
+        parameters: {
+            query?: {
+                /** @description self: where samples were; total: what ran under. */
+                by?: "self" | "total";
+                /** @description Rows to return. */
+                limit?: number;
+                /** @description perf event (default: the capture's first sampled one). */
+                event?: string | null;
+                /** @description Comma-separated run ids, merged (default: every run). */
+                runs?: string | null;
+                /** @description CPUs, a list like '1,3-4' (default: all). */
+                cpus?: string | null;
+                /** @description Only this thread. */
+                tid?: number | null;
+                /** @description Only tasks with this command name (as perf printed it). */
+                comm?: string | null;
+                /** @description Range start, ns since each run's first sample. */
+                from_ns?: number | null;
+                /** @description Range end (exclusive), ns since each run's first sample. */
+                to_ns?: number | null;
+            };
+            header?: never;
+            path: {
+                capture_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlameTop"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     lock_stat_top_api_captures__capture_id__lock_stat_get: {
         parameters: {
             query?: {
@@ -4190,6 +5036,274 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FioComparison"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flame_diff_api_compare_flame_get: {
+        parameters: {
+            query: {
+                /** @description The first capture (before). */
+                a: string;
+                /** @description The second capture (after): its widths are drawn. */
+                b: string;
+                /** @description Runs of the first capture, comma-separated (default: all). */
+                runs_a?: string | null;
+                /** @description Runs of the second capture, comma-separated (default: all). */
+                runs_b?: string | null;
+                /** @description Functions per ranking (self, total). */
+                limit?: number;
+                /** @description perf event (default: the first capture's first sampled one). */
+                event?: string | null;
+                /** @description CPUs, a list like '1,3-4', on both sides (default: all). */
+                cpus?: string | null;
+                /** @description Only tasks with this command name, on both sides. */
+                comm?: string | null;
+                /** @description Range start, ns since each run's first sample. */
+                from_ns?: number | null;
+                /** @description Range end (exclusive), ns since each run's first sample. */
+                to_ns?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlameDiff"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flame_diff_folded_api_compare_flame_folded_get: {
+        parameters: {
+            query: {
+                /** @description The first capture (before). */
+                a: string;
+                /** @description The second capture (after): its widths are drawn. */
+                b: string;
+                /** @description Runs of the first capture, comma-separated (default: all). */
+                runs_a?: string | null;
+                /** @description Runs of the second capture, comma-separated (default: all). */
+                runs_b?: string | null;
+                /** @description Send as an attachment (Content-Disposition). */
+                download?: boolean;
+                /** @description perf event (default: the first capture's first sampled one). */
+                event?: string | null;
+                /** @description CPUs, a list like '1,3-4', on both sides (default: all). */
+                cpus?: string | null;
+                /** @description Only tasks with this command name, on both sides. */
+                comm?: string | null;
+                /** @description Range start, ns since each run's first sample. */
+                from_ns?: number | null;
+                /** @description Range end (exclusive), ns since each run's first sample. */
+                to_ns?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flame_diff_svg_api_compare_flame_svg_get: {
+        parameters: {
+            query: {
+                /** @description The first capture (before). */
+                a: string;
+                /** @description The second capture (after): its widths are drawn. */
+                b: string;
+                /** @description Runs of the first capture, comma-separated (default: all). */
+                runs_a?: string | null;
+                /** @description Runs of the second capture, comma-separated (default: all). */
+                runs_b?: string | null;
+                /** @description The zoomed frame: its path of frame names from the root, ';'-separated. */
+                zoom?: string | null;
+                /** @description Regular expression: matching frames are highlighted. */
+                search?: string | null;
+                /** @description flame: root at the bottom; icicle: root at the top. */
+                mode?: "flame" | "icicle";
+                /** @description Colour by the change of self share (as flamegraph.pl) or of total share. */
+                color?: "self" | "total";
+                /** @description Image width, px. */
+                width?: number;
+                /** @description Send as an attachment (Content-Disposition). */
+                download?: boolean;
+                /** @description perf event (default: the first capture's first sampled one). */
+                event?: string | null;
+                /** @description CPUs, a list like '1,3-4', on both sides (default: all). */
+                cpus?: string | null;
+                /** @description Only tasks with this command name, on both sides. */
+                comm?: string | null;
+                /** @description Range start, ns since each run's first sample. */
+                from_ns?: number | null;
+                /** @description Range end (exclusive), ns since each run's first sample. */
+                to_ns?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": unknown;
                 };
             };
             /** @description Bad Request */

@@ -1,0 +1,705 @@
+"""Flame graphs from perf call stacks (issue 3): one capture's merged call tree, for all its runs or
+a selection (runs, CPUs, a thread, a command, a time range), the differential tree of two
+captures with the changes that lie within the spread between repeats marked as noise, the
+functions by self and total weight, and the folded text of any selection.
+
+Rows come from perf_stacks (distinct folded stacks per run) and perf_samples (one row per sample:
+time, CPU, pid, tid, comm, stack id, weight, event), filled at ingest from `perf-script`
+artifacts (iolens/ingest.py). The grouped query is the one of schema.sql:
+
+    SELECT folded_stack, sum(weight) ... GROUP BY folded_stack
+
+so the tree of one event over a whole run is exactly what inferno-collapse-perf folds from the
+same text (test_ingest_perf_script.py holds the store to that).
+
+Conventions of every answer:
+- weight: perf's sample period summed, as folded stacks count it (ns for cpu-clock and
+  task-clock, where `weight_unit` is 'ns'; events otherwise); samples: the number of samples.
+- One event at a time. Default: the event of the capture's first sample, the one
+  inferno-collapse-perf keeps by default (`events` lists the others).
+- Times of a range (from_ns, to_ns) are ns since the first sample of each run (any event), so one
+  range selects the same phase of every repeat.
+- A sample without a usable frame (stack_id NULL) is not in the tree; `stackless_samples` counts
+  the ones the filters select.
+- Trees are columns in pre-order (a node's children follow it, sorted by name, as inferno sorts
+  folded lines): the node's name (index into `names`), its depth (the root, named 'all', is 0;
+  depth 1 is the command name perf printed, as in folded stacks) and its self weight (samples whose
+  stack ends there). A node's total is the sum of the self weights of its subtree.
+- Shares are of the selection's total weight (the tree's root), in percent; changes between two
+  captures are in percentage points (pp), each side normalised by its own total.
+
+Noise: where both sides of a difference have two or more runs of one parameter point (repeats),
+each node's and each function's share is computed per run; a change is marked as noise when the
+range [min, max] of one side's per-run shares overlaps the other's, the rule the fio comparison uses
+for '~' (fio_compare.py).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from ..api import models
+from ..formats.perf_script import format_folded
+from ..store.db import Store
+
+ROOT_NAME = "all"
+# A tree of more nodes than this is refused (ask for a narrower selection) rather than sent.
+MAX_NODES = 2_000_000
+# cpu-clock and task-clock periods are nanoseconds of CPU time.
+NS_EVENTS = frozenset({"cpu-clock", "task-clock"})
+FACET_LIMIT = 200
+DEFAULT_FUNCTIONS = 200
+
+TopKey = Literal["self", "total"]
+
+
+class UnknownCapture(LookupError):
+    def __init__(self, missing: list[str]) -> None:
+        super().__init__(f"no capture with id {', '.join(missing)}")
+        self.missing = missing
+
+
+class NoStacks(LookupError):
+    """The capture exists but holds no perf samples (no perf-script artifact): HTTP 404."""
+
+
+class BadQuery(ValueError):
+    """A parameter that cannot be used (an unknown event or run, an empty range...): HTTP 422."""
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What a flame graph covers. None: everything."""
+
+    event: str | None = None          # None: the capture's first event
+    runs: tuple[str, ...] | None = None
+    cpus: tuple[int, ...] | None = None
+    tid: int | None = None
+    comm: str | None = None           # the task's command name as perf printed it (spaces kept)
+    from_ns: int | None = None        # ns since each run's first sample, inclusive
+    to_ns: int | None = None          # exclusive
+
+    def public(self) -> models.FlameFilters:
+        return models.FlameFilters(event=self.event, runs=list(self.runs) if self.runs is not None else None,
+                                   cpus=list(self.cpus) if self.cpus is not None else None, tid=self.tid,
+                                   comm=self.comm, from_ns=self.from_ns, to_ns=self.to_ns)
+
+
+# --------------------------------------------------------------------------------------------
+# SQL: every query is one filtered scan of perf_samples and a group-by (no window functions).
+
+
+def _where(cid: str, f: Filters, *, event: bool = True) -> tuple[str, str, dict[str, Any]]:
+    """(extra FROM clause, WHERE clause, parameters) over perf_samples aliased `s`."""
+    params: dict[str, Any] = {"cid": cid}
+    cond = ["s.capture_id = $cid"]
+    join = ""
+    if event:
+        cond.append("s.event IS NOT DISTINCT FROM $event")
+        params["event"] = f.event
+    if f.runs is not None:
+        cond.append("list_contains($runs, s.run_id)")
+        params["runs"] = list(f.runs)
+    if f.cpus is not None:
+        cond.append("list_contains($cpus, s.cpu)")
+        params["cpus"] = list(f.cpus)
+    if f.tid is not None:
+        cond.append("s.tid = $tid")
+        params["tid"] = f.tid
+    if f.comm is not None:
+        cond.append("s.comm = $comm")
+        params["comm"] = f.comm
+    if f.from_ns is not None or f.to_ns is not None:
+        # the origin of each run: its first sample of any event
+        join = ("JOIN (SELECT run_id, min(ts_ns) AS t0 FROM perf_samples WHERE capture_id = $cid GROUP BY run_id) "
+                "o ON o.run_id = s.run_id")
+        if f.from_ns is not None:
+            cond.append("s.ts_ns - o.t0 >= $from_ns")
+            params["from_ns"] = f.from_ns
+        if f.to_ns is not None:
+            cond.append("s.ts_ns - o.t0 < $to_ns")
+            params["to_ns"] = f.to_ns
+    return join, " AND ".join(cond), params
+
+
+def _stack_rows(store: Store, cid: str, f: Filters) -> list[tuple[str, str, int, int]]:
+    """(run_id, folded_stack, weight, samples) per run and distinct stack of the selection."""
+    join, where, params = _where(cid, f)
+    # run_id: the run; folded_stack: "comm;root frame;...;leaf"; weight: summed periods; samples: rows
+    sql = f"""
+        SELECT s.run_id, st.folded_stack, sum(s.weight)::BIGINT AS weight, count(*)::BIGINT AS samples
+        FROM perf_samples s {join}
+        JOIN perf_stacks st ON st.capture_id = s.capture_id AND st.run_id = s.run_id AND st.stack_id = s.stack_id
+        WHERE {where}
+        GROUP BY 1, 2"""
+    return store.query(sql, params).rows
+
+
+def _function_rows(store: Store, cid: str, f: Filters) -> list[tuple[str, str, int, int, int, int]]:
+    """(function, run_id, total weight, self weight, total samples, self samples) per function
+    and run: total counts each sample once even where the function recurses; self is the samples
+    whose stack ends in it. The command name (the first frame of a folded stack) is not a function."""
+    join, where, params = _where(cid, f)
+    sql = f"""
+        WITH w AS (
+            SELECT s.run_id, s.stack_id, sum(s.weight)::BIGINT AS w, count(*)::BIGINT AS n
+            FROM perf_samples s {join}
+            WHERE {where} AND s.stack_id IS NOT NULL
+            GROUP BY 1, 2),
+        fr AS (
+            SELECT st.run_id, st.stack_id, string_split(st.folded_stack, ';') AS frames
+            FROM perf_stacks st
+            WHERE st.capture_id = $cid AND st.run_id IN (SELECT DISTINCT run_id FROM w)),
+        fn AS (
+            SELECT run_id, stack_id, unnest(list_distinct(frames[2:])) AS fn, frames[-1] AS leaf
+            FROM fr WHERE len(frames) > 1)
+        SELECT fn.fn, w.run_id,
+               sum(w.w)::BIGINT AS total_w,
+               coalesce(sum(w.w) FILTER (WHERE fn.fn = fn.leaf), 0)::BIGINT AS self_w,
+               sum(w.n)::BIGINT AS total_n,
+               coalesce(sum(w.n) FILTER (WHERE fn.fn = fn.leaf), 0)::BIGINT AS self_n
+        FROM w JOIN fn USING (run_id, stack_id)
+        GROUP BY 1, 2"""
+    return store.query(sql, params).rows
+
+
+def _stackless(store: Store, cid: str, f: Filters) -> int:
+    join, where, params = _where(cid, f)
+    return int(store.query(f"SELECT count(*) FROM perf_samples s {join} WHERE {where} AND s.stack_id IS NULL",
+                           params).scalar() or 0)
+
+
+# --------------------------------------------------------------------------------------------
+# What a capture holds: its events, runs, CPUs and tasks (the choices a flame graph offers)
+
+
+@dataclass
+class CaptureStacks:
+    ref: models.FlameCaptureRef
+    events: list[models.FlameEvent]
+    default_event: str | None
+    runs: list[models.FlameRun]
+    run_params: dict[str, str] = field(default_factory=dict)  # run id -> canonical JSON of its params
+
+
+def _capture(store: Store, cid: str) -> CaptureStacks:
+    meta = store.query("SELECT label, kernel FROM captures WHERE capture_id = ?", [cid]).rows
+    if not meta:
+        raise UnknownCapture([cid])
+    ref = models.FlameCaptureRef(id=cid, label=meta[0][0], kernel=meta[0][1])
+    # event; samples; summed weight; first: the time of its first sample (the first event is the default)
+    ev = store.query(
+        """SELECT event, count(*)::BIGINT AS samples, sum(weight)::BIGINT AS weight, min(ts_ns) AS first,
+                  count(stack_id)::BIGINT AS with_stack
+           FROM perf_samples WHERE capture_id = ? GROUP BY event ORDER BY first NULLS LAST, samples DESC""",
+        [cid]).rows
+    if not ev:
+        raise NoStacks(f"capture {cid} has no perf call stacks (record them with `iolens-collect run --stacks`)")
+    events = [models.FlameEvent(event=e, samples=n, weight=w, with_stack=k) for e, n, w, _, k in ev]
+    runs = store.query(
+        """SELECT r.run_id, r.run_index, r.repeat, r.params, count(*)::BIGINT AS samples,
+                  (max(s.ts_ns) - min(s.ts_ns))::BIGINT AS duration
+           FROM perf_samples s JOIN runs r ON r.capture_id = s.capture_id AND r.run_id = s.run_id
+           WHERE s.capture_id = ? GROUP BY ALL ORDER BY r.run_index""", [cid]).rows
+    params = {r[0]: json.dumps(json.loads(r[3]), sort_keys=True) for r in runs}
+    return CaptureStacks(
+        ref=ref, events=events, default_event=ev[0][0],
+        runs=[models.FlameRun(id=r[0], index=r[1], repeat=r[2], params=json.loads(r[3]), samples=r[4],
+                              duration_ns=r[5]) for r in runs],
+        run_params=params)
+
+
+def _resolve(cap: CaptureStacks, f: Filters) -> Filters:
+    """Fill the default event; refuse an unknown event or run and an empty time range."""
+    if f.event is None:
+        f = replace(f, event=cap.default_event)
+    elif f.event not in {e.event for e in cap.events}:
+        raise BadQuery(f"capture {cap.ref.id} has no samples of event {f.event!r} "
+                       f"(it has: {', '.join(str(e.event) for e in cap.events)})")
+    if f.runs is not None:
+        known = {r.id for r in cap.runs}
+        bad = [r for r in f.runs if r not in known]
+        if bad:
+            raise BadQuery(f"capture {cap.ref.id} has no run with stacks named {', '.join(bad)} "
+                           f"(runs with stacks: {', '.join(sorted(known))})")
+    if f.from_ns is not None and f.to_ns is not None and f.to_ns <= f.from_ns:
+        raise BadQuery(f"empty time range: to_ns ({f.to_ns}) must be after from_ns ({f.from_ns})")
+    return f
+
+
+def _weight_unit(event: str | None) -> Literal["ns", "count"]:
+    return "ns" if event in NS_EVENTS else "count"
+
+
+def _facets(store: Store, cid: str, f: Filters) -> tuple[list[models.FlameCpu], list[models.FlameTask],
+                                                         list[models.FlameComm]]:
+    """CPUs, threads and commands of the event in the selected runs (other filters not applied,
+    so that each list offers every choice)."""
+    base = Filters(event=f.event, runs=f.runs)
+    join, where, params = _where(cid, base)
+    cpus = store.query(f"SELECT s.cpu, count(*)::BIGINT FROM perf_samples s {join} WHERE {where} "
+                       "GROUP BY 1 ORDER BY 1 NULLS LAST", params).rows
+    tasks = store.query(
+        f"""SELECT s.tid, any_value(s.pid) AS pid, mode(s.comm) AS comm, count(*)::BIGINT AS n
+            FROM perf_samples s {join} WHERE {where} AND s.tid IS NOT NULL
+            GROUP BY 1 ORDER BY n DESC, 1 LIMIT {FACET_LIMIT}""", params).rows
+    comms = store.query(f"SELECT s.comm, count(*)::BIGINT AS n FROM perf_samples s {join} WHERE {where} "
+                        f"GROUP BY 1 ORDER BY n DESC, 1 LIMIT {FACET_LIMIT}", params).rows
+    return ([models.FlameCpu(cpu=c, samples=n) for c, n in cpus],
+            [models.FlameTask(tid=t, pid=p, comm=c, samples=n) for t, p, c, n in tasks],
+            [models.FlameComm(comm=c, samples=n) for c, n in comms])
+
+
+# --------------------------------------------------------------------------------------------
+# The call tree: folded stacks -> pre-order columns
+
+
+@dataclass
+class Tree:
+    names: list[str]               # distinct frame names; names[0] is the root's
+    name: list[int]                # per node: index into names
+    depth: list[int]               # per node: 0 for the root
+    values: list[list[int]]        # per value column: per node, the self value
+
+    def __len__(self) -> int:
+        return len(self.name)
+
+    def totals(self, col: int) -> list[int]:
+        """Per node: the sum of the column over its subtree."""
+        tot = list(self.values[col])
+        parent = self.parents()
+        for i in range(len(tot) - 1, 0, -1):
+            tot[parent[i]] += tot[i]
+        return tot
+
+    def parents(self) -> list[int]:
+        parent = [-1] * len(self.depth)
+        stack: list[int] = []
+        for i, d in enumerate(self.depth):
+            del stack[d:]
+            if stack:
+                parent[i] = stack[-1]
+            stack.append(i)
+        return parent
+
+
+def build_tree(stacks: dict[str, Sequence[int]], ncols: int) -> Tree:
+    """Merge folded stacks (stack -> one value per column, added at its leaf) into a tree.
+
+    Stacks are visited in frame-wise order (';' sorted as the lowest character), so every
+    stack that shares a prefix with the previous one reuses that prefix's nodes, and nodes come
+    out in pre-order with children sorted by name."""
+    names: dict[str, int] = {ROOT_NAME: 0}
+    t = Tree(names=[], name=[0], depth=[0], values=[[0] for _ in range(ncols)])
+    path: list[str] = []         # frames of the current node's path
+    nodes: list[int] = [0]       # node index per depth, root first
+    for stack, vals in sorted(stacks.items(), key=lambda kv: kv[0].replace(";", "\0")):
+        frames = stack.split(";")
+        n, m = 0, min(len(frames), len(path))
+        while n < m and frames[n] == path[n]:
+            n += 1
+        del path[n:]
+        del nodes[n + 1:]
+        for fr in frames[n:]:
+            i = len(t.name)
+            t.name.append(names.setdefault(fr, len(names)))
+            t.depth.append(len(nodes))
+            for col in t.values:
+                col.append(0)
+            path.append(fr)
+            nodes.append(i)
+        if len(t.name) > MAX_NODES:
+            raise BadQuery(f"this selection makes a call tree of more than {MAX_NODES:,} nodes; "
+                           "narrow it (a run, a CPU, a task or a time range)")
+        leaf = nodes[-1]
+        for col, v in zip(t.values, vals):
+            col[leaf] += v
+    t.names = list(names)
+    return t
+
+
+def _sum_by_stack(rows: Iterable[tuple[str, str, int, int]]) -> dict[str, list[int]]:
+    out: dict[str, list[int]] = {}
+    for _run, stack, w, n in rows:
+        v = out.get(stack)
+        if v is None:
+            out[stack] = [w, n]
+        else:
+            v[0] += w
+            v[1] += n
+    return out
+
+
+def _tree_model(t: Tree) -> models.FlameTree:
+    return models.FlameTree(names=t.names, name=t.name, depth=t.depth, self_weight=t.values[0],
+                            self_samples=t.values[1])
+
+
+# --------------------------------------------------------------------------------------------
+# Views
+
+
+def flame(store: Store, cid: str, f: Filters = Filters()) -> models.FlameGraph:
+    """One capture's flame graph: the selection's merged call tree, with the choices it offers."""
+    started = time.perf_counter()
+    cap = _capture(store, cid)
+    f = _resolve(cap, f)
+    stacks = _sum_by_stack(_stack_rows(store, cid, f))
+    tree = build_tree(stacks, 2)
+    cpus, tasks, comms = _facets(store, cid, f)
+    total_w, total_n = sum(v[0] for v in stacks.values()), sum(v[1] for v in stacks.values())
+    stackless = _stackless(store, cid, f)
+    notes = []
+    if stackless:
+        notes.append(f"{stackless:,} selected samples had no usable frame and are not drawn")
+    if not stacks:
+        notes.append("no sample with a call stack matches this selection")
+    return models.FlameGraph(
+        capture=cap.ref, filters=f.public(), weight_unit=_weight_unit(f.event), total_weight=total_w,
+        total_samples=total_n, stackless_samples=stackless, events=cap.events, runs=cap.runs, cpus=cpus,
+        tasks=tasks, comms=comms, tree=_tree_model(tree), notes=notes,
+        elapsed_ms=round((time.perf_counter() - started) * 1000, 1))
+
+
+def tree_of(store: Store, cid: str, f: Filters = Filters()) -> tuple[CaptureStacks, Filters, Tree]:
+    """The merged tree alone (SVG export)."""
+    cap = _capture(store, cid)
+    f = _resolve(cap, f)
+    return cap, f, build_tree(_sum_by_stack(_stack_rows(store, cid, f)), 2)
+
+
+def folded(store: Store, cid: str, f: Filters = Filters()) -> str:
+    """The selection as folded text ("stack weight" lines sorted by stack), as
+    inferno-collapse-perf prints it; input for flamegraph.pl, inferno-flamegraph, speedscope."""
+    cap = _capture(store, cid)
+    f = _resolve(cap, f)
+    return format_folded({k: v[0] for k, v in _sum_by_stack(_stack_rows(store, cid, f)).items()})
+
+
+def _functions(rows: Iterable[tuple[str, str, int, int, int, int]]) -> dict[str, list[int]]:
+    """function -> [total weight, self weight, total samples, self samples] over the runs."""
+    out: dict[str, list[int]] = {}
+    for fn, _run, tw, sw, tn, sn in rows:
+        v = out.setdefault(fn, [0, 0, 0, 0])
+        v[0] += tw
+        v[1] += sw
+        v[2] += tn
+        v[3] += sn
+    return out
+
+
+def _pct(x: float, total: float) -> float:
+    return 100.0 * x / total if total else 0.0
+
+
+def top_functions(store: Store, cid: str, f: Filters = Filters(), by: TopKey = "self",
+                  limit: int = 50) -> models.FlameTop:
+    """Functions by self weight (where the samples were) or total weight (what ran under them)."""
+    cap = _capture(store, cid)
+    f = _resolve(cap, f)
+    funcs = _functions(_function_rows(store, cid, f))
+    stacks = _sum_by_stack(_stack_rows(store, cid, f))
+    total_w, total_n = sum(v[0] for v in stacks.values()), sum(v[1] for v in stacks.values())
+    key = 1 if by == "self" else 0
+    order = sorted(funcs.items(), key=lambda kv: (-kv[1][key], -kv[1][1 - key], kv[0]))[:limit]
+    return models.FlameTop(
+        capture=cap.ref, filters=f.public(), weight_unit=_weight_unit(f.event), total_weight=total_w,
+        total_samples=total_n, by=by, functions_count=len(funcs),
+        functions=[models.FlameFunction(name=name, self_weight=v[1], total_weight=v[0], self_samples=v[3],
+                                        total_samples=v[2], self_pct=_pct(v[1], total_w),
+                                        total_pct=_pct(v[0], total_w)) for name, v in order])
+
+
+# --------------------------------------------------------------------------------------------
+# Differential flame graph
+
+
+@dataclass
+class _Side:
+    cap: CaptureStacks
+    filters: Filters
+    rows: list[tuple[str, str, int, int]]
+    runs: list[str]                       # runs with samples in the selection, in run order
+    run_weight: dict[str, int]
+    stackless: int
+
+
+def _side(store: Store, cid: str, f: Filters) -> _Side:
+    cap = _capture(store, cid)
+    f = _resolve(cap, f)
+    rows = _stack_rows(store, cid, f)
+    weight: dict[str, int] = {}
+    for run, _s, w, _n in rows:
+        weight[run] = weight.get(run, 0) + w
+    order = [r.id for r in cap.runs if weight.get(r.id)]
+    return _Side(cap, f, rows, order, weight, _stackless(store, cid, f))
+
+
+def _noise_reason(side: _Side, name: str) -> str | None:
+    """Why this side's runs cannot measure the spread between repeats, or None when they can."""
+    if len(side.runs) < 2:
+        return f"{name} has {'one run' if side.runs else 'no run'} with samples in this selection; " \
+               "noise needs two or more repeats on each side"
+    points = {side.cap.run_params.get(r, "{}") for r in side.runs}
+    if len(points) > 1:
+        return f"the runs of {name} are {len(points)} different parameter points, not repeats of one; " \
+               "choose the runs of one point to see which changes are noise"
+    return None
+
+
+def _overlap(lo_a: float, hi_a: float, lo_b: float, hi_b: float) -> bool:
+    return lo_a <= hi_b and lo_b <= hi_a
+
+
+def _ranges(per_run: Sequence[int], totals: Sequence[int]) -> tuple[float, float]:
+    shares = [100.0 * v / t for v, t in zip(per_run, totals)]
+    return min(shares), max(shares)
+
+
+def _is_noise(a: Sequence[int], tot_a: Sequence[int], b: Sequence[int], tot_b: Sequence[int]) -> bool:
+    """The per-run share ranges of the two sides overlap, and the share changed (a frame with the
+    same share on both sides, absent from both for one, is unchanged, not noise)."""
+    if abs(sum(a) / sum(tot_a) - sum(b) / sum(tot_b)) < 1e-12:
+        return False
+    return _overlap(*_ranges(a, tot_a), *_ranges(b, tot_b))
+
+
+def diff(store: Store, a: str, b: str, f: Filters = Filters(), runs_a: tuple[str, ...] | None = None,
+         runs_b: tuple[str, ...] | None = None, limit: int = DEFAULT_FUNCTIONS) -> models.FlameDiff:
+    """The differential tree of captures a (before) and b (after): the union of both trees with
+    each side's self weight per node, and the functions whose share changed most."""
+    started = time.perf_counter()
+    missing = [c for c in (a, b) if not store.query("SELECT 1 FROM captures WHERE capture_id = ?", [c]).rows]
+    if missing:
+        raise UnknownCapture(missing)
+    if f.tid is not None or f.runs is not None:
+        raise BadQuery("a difference takes runs_a / runs_b, not runs or tid (thread ids differ between captures)")
+    if f.event is None:
+        # the first side's default event, on both sides
+        f = replace(f, event=_capture(store, a).default_event)
+    sa = _side(store, a, replace(f, runs=runs_a))
+    sb = _side(store, b, replace(f, runs=runs_b))
+    ra, rb = sa.runs, sb.runs
+    reason = _noise_reason(sa, "the first capture") or _noise_reason(sb, "the second capture")
+    noisy = reason is None
+
+    # Per stack: [weight A, weight B, samples A, samples B, then weight per run of A, of B]
+    col_a = {r: 4 + i for i, r in enumerate(ra)}
+    col_b = {r: 4 + len(ra) + i for i, r in enumerate(rb)}
+    ncols = 4 + (len(ra) + len(rb) if noisy else 0)
+    stacks: dict[str, list[int]] = {}
+    for side, cols, rows in ((0, col_a, sa.rows), (1, col_b, sb.rows)):
+        for run, stack, w, n in rows:
+            v = stacks.get(stack)
+            if v is None:
+                v = stacks[stack] = [0] * ncols
+            v[side] += w
+            v[2 + side] += n
+            if noisy:
+                v[cols[run]] += w
+    tree = build_tree(stacks, ncols)
+    ta, tb = sum(sa.run_weight.values()), sum(sb.run_weight.values())
+
+    noise_self = noise_total = None
+    if noisy:
+        tot_a = [sa.run_weight[r] for r in ra]
+        tot_b = [sb.run_weight[r] for r in rb]
+        totals = {c: tree.totals(c) for c in range(4, ncols)}
+
+        def flags(column: Any) -> list[bool]:
+            ca, cb = [column(col_a[r]) for r in ra], [column(col_b[r]) for r in rb]
+            return [_is_noise([c[i] for c in ca], tot_a, [c[i] for c in cb], tot_b) for i in range(len(tree))]
+
+        noise_self = flags(lambda c: tree.values[c])
+        noise_total = flags(lambda c: totals[c])
+
+    # Functions: share of each side's total, and noise from the per-run shares
+    fa_rows, fb_rows = _function_rows(store, a, sa.filters), _function_rows(store, b, sb.filters)
+    fa, fb = _functions(fa_rows), _functions(fb_rows)
+    per_run: dict[tuple[str, int], dict[str, list[int]]] = {}
+    if noisy:
+        for side, rows in ((0, fa_rows), (1, fb_rows)):
+            for fn, run, tw, sw, _tn, _sn in rows:
+                per_run.setdefault((fn, side), {})[run] = [tw, sw]
+    functions = []
+    for name in set(fa) | set(fb):
+        va, vb = fa.get(name, [0, 0, 0, 0]), fb.get(name, [0, 0, 0, 0])
+        row = models.FlameDiffFunction(
+            name=name, self_a=_pct(va[1], ta), self_b=_pct(vb[1], tb), total_a=_pct(va[0], ta),
+            total_b=_pct(vb[0], tb), delta_self=_pct(vb[1], tb) - _pct(va[1], ta),
+            delta_total=_pct(vb[0], tb) - _pct(va[0], ta), samples_a=va[2], samples_b=vb[2])
+        if noisy:
+            pa, pb = per_run.get((name, 0), {}), per_run.get((name, 1), {})
+            for k, attr in ((1, "noise_self"), (0, "noise_total")):
+                setattr(row, attr, _is_noise([pa.get(r, [0, 0])[k] for r in ra], [sa.run_weight[r] for r in ra],
+                                             [pb.get(r, [0, 0])[k] for r in rb], [sb.run_weight[r] for r in rb]))
+        functions.append(row)
+    # the largest changes of self and of total, each ranked (the union of both top lists)
+    keep: dict[str, models.FlameDiffFunction] = {}
+    for key in ("delta_self", "delta_total"):
+        for row in sorted(functions, key=lambda r: (-abs(getattr(r, key)), r.name))[:limit]:
+            keep[row.name] = row
+    out_functions = sorted(keep.values(), key=lambda r: (-max(abs(r.delta_self), abs(r.delta_total)), r.name))
+
+    notes = []
+    if f.event not in {e.event for e in sb.cap.events} or not sb.rows:
+        notes.append(f"the second capture has no {f.event} samples with stacks in this selection")
+    if not sa.rows:
+        notes.append(f"the first capture has no {f.event} samples with stacks in this selection")
+
+    def side(s: _Side) -> models.FlameDiffSide:
+        return models.FlameDiffSide(capture=s.cap.ref, runs=s.runs, run_weights=s.run_weight,
+                                    total_weight=sum(s.run_weight.values()),
+                                    total_samples=sum(n for *_x, n in s.rows), stackless_samples=s.stackless,
+                                    events=s.cap.events, all_runs=s.cap.runs)
+
+    return models.FlameDiff(
+        a=side(sa), b=side(sb), filters=replace(f, runs=None).public(), weight_unit=_weight_unit(f.event),
+        noise_available=noisy, noise_reason=reason,
+        tree=models.FlameDiffTree(names=tree.names, name=tree.name, depth=tree.depth, self_a=tree.values[0],
+                                  self_b=tree.values[1], samples_a=tree.values[2], samples_b=tree.values[3],
+                                  noise_self=noise_self, noise_total=noise_total),
+        functions=out_functions, functions_count=len(functions), notes=notes,
+        elapsed_ms=round((time.perf_counter() - started) * 1000, 1))
+
+
+def diff_tree(store: Store, a: str, b: str, f: Filters = Filters(), runs_a: tuple[str, ...] | None = None,
+              runs_b: tuple[str, ...] | None = None) -> models.FlameDiff:
+    """The difference without its function table (SVG export)."""
+    return diff(store, a, b, f, runs_a, runs_b, limit=0)
+
+
+def diff_folded(store: Store, a: str, b: str, f: Filters = Filters(), runs_a: tuple[str, ...] | None = None,
+                runs_b: tuple[str, ...] | None = None) -> str:
+    """Both selections as FlameGraph's difffolded.pl prints them ("stack weight_a weight_b", sorted
+    by stack; 0 where a side lacks the stack): `flamegraph.pl` draws it as a differential graph."""
+    if f.event is None:
+        f = replace(f, event=_capture(store, a).default_event)
+    sa = _side(store, a, replace(f, runs=runs_a))
+    sb = _side(store, b, replace(f, runs=runs_b))
+    wa = {k: v[0] for k, v in _sum_by_stack(sa.rows).items()}
+    wb = {k: v[0] for k, v in _sum_by_stack(sb.rows).items()}
+    return "".join(f"{k} {wa.get(k, 0)} {wb.get(k, 0)}\n" for k in sorted(set(wa) | set(wb)))
+
+
+# --------------------------------------------------------------------------------------------
+# SVG exports (views/flame_svg.py draws them)
+
+Mode = Literal["flame", "icicle"]
+DiffColour = Literal["self", "total"]
+
+
+def _fmt_weight(w: float, unit: str) -> str:
+    if unit != "ns":
+        return f"{w:,.0f}"
+    for div, u in ((1e9, "s"), (1e6, "ms"), (1e3, "us")):
+        if w >= div:
+            return f"{w / div:.3g} {u}"
+    return f"{w:.0f} ns"
+
+
+def _describe(f: Filters, cap: CaptureStacks | None = None) -> str:
+    parts = [f"event {f.event}"]
+    if f.runs is not None:
+        parts.append("runs " + ",".join(f.runs))
+    if f.cpus is not None:
+        parts.append("CPU " + ",".join(map(str, f.cpus)))
+    if f.tid is not None:
+        parts.append(f"thread {f.tid}")
+    if f.comm is not None:
+        parts.append(f"command {f.comm}")
+    if f.from_ns is not None or f.to_ns is not None:
+        lo = f"{(f.from_ns or 0) / 1e9:.3f}"
+        hi = f"{f.to_ns / 1e9:.3f}" if f.to_ns is not None else "end"
+        parts.append(f"time {lo}-{hi} s")
+    return ", ".join(parts)
+
+
+def svg(store: Store, cid: str, f: Filters = Filters(), *, zoom: Sequence[str] = (), search: str | None = None,
+        mode: Mode = "flame", width: int = 1200) -> str:
+    from . import flame_svg as fs
+
+    cap, f, tree = tree_of(store, cid, f)
+    lay = fs.Layout.of(tree.name, tree.depth, tree.values[0])
+    samples = tree.totals(1)
+    unit = _weight_unit(f.event)
+    total = lay.total[0]
+    names = tree.names
+
+    def colour(i: int) -> str:
+        return fs.GREY if tree.depth[i] <= 1 else fs.hex_rgb(fs.frame_rgb(names[tree.name[i]]))
+
+    def tooltip(i: int) -> str:
+        w = lay.total[i]
+        return (f"{names[tree.name[i]]}\n{samples[i]:,} samples, {_fmt_weight(w, unit)} "
+                f"({_pct(w, total):.2f}%)")
+
+    _check_regex(search)
+    spec = fs.SvgSpec(
+        names=names, lay=lay, title=f"Flame graph: {cap.ref.label}",
+        subtitle=f"{_describe(f)} · {samples[0]:,} samples · {_fmt_weight(total, unit)}"
+                 + (f" · kernel {cap.ref.kernel}" if cap.ref.kernel else "") + f" · capture {cid}",
+        colour=colour, tooltip=tooltip, zoom=list(zoom), search=search, icicle=mode == "icicle", width=width,
+        footer="iolens")
+    return fs.render(spec)
+
+
+def diff_svg(store: Store, a: str, b: str, f: Filters = Filters(), *, runs_a: tuple[str, ...] | None = None,
+             runs_b: tuple[str, ...] | None = None, zoom: Sequence[str] = (), search: str | None = None,
+             mode: Mode = "flame", colour_by: DiffColour = "self", width: int = 1200) -> str:
+    from . import flame_svg as fs
+
+    d = diff_tree(store, a, b, f, runs_a, runs_b)
+    t = d.tree
+    lay = fs.Layout.of(t.name, t.depth, t.self_b)
+    la = fs.Layout.of(t.name, t.depth, t.self_a)
+    ta, tb = d.a.total_weight, d.b.total_weight
+    if colour_by == "self":
+        delta = [_pct(sb, tb) - _pct(sa, ta) for sa, sb in zip(t.self_a, t.self_b)]
+        noise = t.noise_self
+    else:
+        delta = [_pct(xb, tb) - _pct(xa, ta) for xa, xb in zip(la.total, lay.total)]
+        noise = t.noise_total
+    max_abs = max((abs(x) for i, x in enumerate(delta) if lay.total[i] > 0 and not (noise and noise[i])),
+                  default=0.0)
+    names = t.names
+
+    def colour(i: int) -> str:
+        return fs.GREY if t.depth[i] == 0 else fs.hex_rgb(fs.diff_rgb(delta[i], max_abs))
+
+    def tooltip(i: int) -> str:
+        sa, sb = _pct(t.self_a[i], ta), _pct(t.self_b[i], tb)
+        xa, xb = _pct(la.total[i], ta), _pct(lay.total[i], tb)
+        mark = " (within the spread between repeats)" if noise and noise[i] else ""
+        return (f"{names[t.name[i]]}\nself {sa:.2f}% -> {sb:.2f}% ({sb - sa:+.2f} pp)\n"
+                f"total {xa:.2f}% -> {xb:.2f}% ({xb - xa:+.2f} pp){mark}")
+
+    _check_regex(search)
+    legend = [(fs.hex_rgb(fs.diff_rgb(max_abs, max_abs)), f"grew ({colour_by} share, up to +{max_abs:.2f} pp)"),
+              (fs.hex_rgb(fs.diff_rgb(-max_abs, max_abs)), "shrank"),
+              (fs.hex_rgb(fs.NEUTRAL), "unchanged")]
+    if noise is not None:
+        legend.append(("url(#noise)", "within the spread between repeats"))
+    spec = fs.SvgSpec(
+        names=names, lay=lay, title=f"Differential flame graph: {d.a.capture.label} -> {d.b.capture.label}",
+        subtitle=(f"{_describe(replace(f, event=d.filters.event))} · widths: {d.b.capture.label} "
+                  f"({d.b.total_samples:,} samples) · colour: change of {colour_by} share vs "
+                  f"{d.a.capture.label} ({d.a.total_samples:,} samples)"),
+        colour=colour, tooltip=tooltip, zoom=list(zoom), search=search, icicle=mode == "icicle", width=width,
+        legend=legend, hatch=lambda i: bool(noise and noise[i] and t.depth[i] > 0),
+        footer=d.noise_reason or "")
+    return fs.render(spec)
+
+
+def _check_regex(pattern: str | None) -> None:
+    if pattern:
+        import re
+
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise BadQuery(f"search: not a regular expression: {exc}") from exc

@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# Recreate the probe datasets (perf probes of iolens-collect: --stacks, --sched, --block, and the
+# workload placement --cgroup/--cpu-weight/--cpus), each bundle in its own folder with a RECIPE.md:
+#
+#   stacks   datasets/stacks-ext4/, datasets/stacks-xfs/: the same fio job (4k random O_DIRECT
+#            writes, libaio, iodepth 32) on ext4 and on XFS loop devices, with --stacks (issue 3)
+#   sched    datasets/sched-pinned/, datasets/sched-pinned-w1000/: that job pinned to CPU 1
+#            (--cpus 1) next to a busy loop pinned to the same CPU, outside any cgroup and inside a
+#            cgroup with cpu.weight 1000 (cpu.shares 10240 on this cgroup-v1 host), with --sched
+#            (issue 4's pair)
+#   block    datasets/block-loop/: 4k random reads and writes on an ext4 loop device with --block
+#            (issue 8)
+#
+# Needs root (losetup, mkfs, mount, perf system-wide, cgroups), fio, perf, xfsprogs. Writes only to
+# files it creates under $WORK, to the loop devices it attaches, and to the cgroup the collector
+# creates and removes; removes all of them at the end.
+#
+#   sudo datasets/make-probes.sh                 # all three
+#   sudo datasets/make-probes.sh sched           # one of them
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(dirname "$here")
+WORK=${WORK:-/var/tmp/iolens-probe-datasets}
+collect=(python3 -m iolens_collect)
+kernel=$(uname -r)
+what=("$@")
+[ ${#what[@]} -gt 0 ] || what=(stacks sched block)
+
+mkdir -p "$WORK"
+loops=()
+mounts=()
+hogs=()
+cleanup() {
+    for p in "${hogs[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
+    pkill -TERM -P $$ 2>/dev/null || true   # an interrupted collector stops fio and perf, removes its cgroup
+    wait 2>/dev/null || true
+    for m in "${mounts[@]:-}"; do
+        [ -n "$m" ] || continue
+        for _ in 1 2 3 4 5; do umount "$m" 2>/dev/null && break; sleep 1; done
+    done
+    for l in "${loops[@]:-}"; do [ -n "$l" ] && losetup -d "$l" 2>/dev/null || true; done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+declare -A devs
+make_fs() {  # make_fs TYPE: a 2 GiB loop device with that file system, mounted at $WORK/mnt-TYPE
+    local fs=$1 img="$WORK/$1.img" mnt="$WORK/mnt-$1" dev
+    truncate -s 2G "$img"
+    dev=$(losetup -f --show "$img")
+    loops+=("$dev")
+    case $fs in
+        xfs) mkfs.xfs -q -f "$dev" ;;
+        ext4) mkfs.ext4 -q -F "$dev" ;;
+    esac
+    mkdir -p "$mnt"
+    mount "$dev" "$mnt"
+    mounts+=("$mnt")
+    devs[$fs]=$(basename "$dev")
+}
+
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+others() {  # the busiest processes over half a second (top's second sample), to say what else ran
+    top -b -n2 -d0.5 | awk '/^top -/ {n++} n == 2 && $1 ~ /^[0-9]+$/ && $9 + 0 > 2 && $12 != "top" {printf "%s %s%%, ", $12, $9}' \
+        | sed 's/, $//' | head -c 300
+}
+
+capture() {  # capture LABEL OUTDIR WHAT NOTES [collector args...]
+    local label=$1 out=$2 what=$3 notes=$4; shift 4
+    local args=(run --label "$label" "$@" -o "$label.iolens.tar.gz")
+    rm -rf "$out"
+    mkdir -p "$out"
+    local before after busy
+    before=$(load)
+    busy=$(others)
+    # Run from $WORK with a relative -o: the manifest records the collector's argv and cwd.
+    (cd "$WORK" && PYTHONPATH="$repo/collectors" "${collect[@]}" "${args[@]}") 2>&1 | tee "$WORK/$label.log"
+    after=$(load)
+    mv "$WORK/$label.iolens.tar.gz" "$out/"
+    local q size
+    q=$(printf '%q ' "${args[@]}")
+    size=$(stat -c %s "$out/$label.iolens.tar.gz")
+    cat > "$out/RECIPE.md" <<MD
+# $label
+
+$what
+
+A real capture, made by \`datasets/make-probes.sh\` on $(date -u +%Y-%m-%d) (UTC). Bundle: $size bytes.
+
+## Machine
+- host: $(hostname), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM, a KVM guest
+- kernel: $kernel ($(uname -v)); cgroups: $(grep -q ' - cgroup cgroup .*cpu' /proc/self/mountinfo && echo "v1 cpu hierarchy (hybrid host)" || echo v2)
+- fio: $(fio --version), $(perf --version), collector: iolens-collect $(cd "$repo/collectors" && python3 -m iolens_collect --version | awk '{print $NF}')
+- device: loop devices over 2 GiB sparse files (\`truncate -s 2G\`) on the host's ext4 root
+  (virtio disk vda), made with default \`mkfs\` and mount options; scheduler as the kernel set it.
+- **Not an idle machine**: other engineers' test suites (browsers, node, pytest) ran on it at the
+  same time. Load average (1, 5, 15 min) before the capture: $before; after: $after. Other
+  processes above 2% of a CPU just before (top): ${busy:-none}. Expect noise between repeats and captures.
+
+## Commands (as root)
+\`\`\`sh
+$(setup_cmds)
+PYTHONPATH=collectors python3 -m iolens_collect $q
+\`\`\`
+
+## Result, as the collector printed it
+\`\`\`
+$(grep -E '^(r[0-9]+|mean) ' "$WORK/$label.log")
+\`\`\`
+
+$(python3 - "$out/$label.iolens.tar.gz" <<'PY'
+# For --sched captures: per run, fio's IOPS, context switches per second on each CPU (perf stat,
+# over the time the counters were enabled) and fio's own usr/sys CPU and context switches.
+import json, sys, tarfile
+t = tarfile.open(sys.argv[1])
+m = json.load(t.extractfile("manifest.json"))
+rows = []
+for r in m["runs"]:
+    p = (r.get("probes") or {}).get("sched")
+    if not p or not p.get("duration_s"):
+        continue
+    cs = {}
+    for ln in t.extractfile(f"runs/{r['id']}/perf-stat.csv").read().decode().splitlines():
+        f = [x.strip() for x in ln.split(",")]
+        if len(f) > 4 and not ln.startswith("#") and f[4] == "context-switches" and not f[2].startswith("<"):
+            cs[f[1]] = cs.get(f[1], 0) + int(f[2])
+    txt = t.extractfile(f"runs/{r['id']}/fio.json").read().decode()
+    j = json.loads(txt[txt.index("{"):])["jobs"][0]
+    d = p["duration_s"]
+    per_cpu = ", ".join(f"{c} {n / d / 1000:.1f}k" for c, n in sorted(cs.items()))
+    rows.append(f"| {r['id']} | {j['write']['iops'] / 1000:.1f}k | {per_cpu} | {j['usr_cpu']:.0f}% / {j['sys_cpu']:.0f}% "
+                f"| {j['ctx'] / (j['job_runtime'] / 1000) / 1000:.1f}k |")
+if rows:
+    print("## Per run (computed from the bundle)")
+    print()
+    print("| run | fio write IOPS | context switches/s per CPU (perf stat) | fio usr / sys CPU | fio ctx/s |")
+    print("|---|---|---|---|---|")
+    print("\n".join(rows))
+    print()
+PY
+)
+
+## Notes (manifest \`notes\`)
+$(python3 - "$out/$label.iolens.tar.gz" <<'PY'
+import json, sys, tarfile
+with tarfile.open(sys.argv[1]) as t:
+    m = json.load(t.extractfile("manifest.json"))
+for n in m["notes"]:
+    print("- " + n.replace("\n", " "))
+PY
+)
+
+$notes
+MD
+}
+
+job() {  # job DIR SIZE RUNTIME [extra fio options]
+    local dir=$1 size=$2 rt=$3; shift 3
+    echo "--name=randwrite-4k --directory=$dir --size=$size --rw=randwrite --bs=4k --ioengine=libaio --iodepth=32 --direct=1 --runtime=$rt --time_based $*"
+}
+
+for w in "${what[@]}"; do
+    case $w in
+    stacks)
+        make_fs ext4
+        make_fs xfs
+        setup_cmds() { echo 'truncate -s 2G FS.img && dev=$(losetup -f --show FS.img) && mkfs.FS $dev && mount $dev mnt-FS   # FS = ext4 or xfs'; }
+        for fs in ext4 xfs; do
+            capture "$kernel-$fs-stacks" "$here/stacks-$fs" \
+                "4k random O_DIRECT writes (libaio, iodepth 32, a 256 MiB file, 2 x 3 s) on $fs over a loop device, with call stacks of both CPUs (\`--stacks --freq 199\`: perf record -a -g, frame pointers): the flame graphs of the ext4-vs-xfs pair." \
+                "- Compare with the other stacks-* capture: the same job on the other file system. The first repeat writes into a new file (fio's default fallocate: unwritten extents, converted at I/O completion), the second into the same file, already written." \
+                --tag "fs=$fs" --tag device=loop --repeat 2 --stacks --freq 199 \
+                --fio-args="$(job "$WORK/mnt-$fs" 256m 3)"
+        done
+        ;;
+    sched)
+        [ -n "${devs[xfs]:-}" ] || make_fs xfs
+        setup_cmds() { cat <<'S'
+truncate -s 2G xfs.img && dev=$(losetup -f --show xfs.img) && mkfs.xfs $dev && mount $dev mnt-xfs
+taskset -c 1 sh -c 'while :; do :; done' &   # the competing load, on fio's CPU, in the root cgroup
+S
+        }
+        taskset -c 1 sh -c 'while :; do :; done' & hogs+=($!)
+        sleep 1
+        capture "$kernel-sched-pinned" "$here/sched-pinned" \
+            "4k random O_DIRECT writes (libaio, iodepth 32, 256 MiB file on XFS over a loop device, 3 x 1 s) pinned to CPU 1 (\`--cpus 1\`, like taskset -c 1), next to a shell busy-loop pinned to the same CPU, fio in the collector's own cgroup (the root): the baseline of issue 4's pair, with scheduler events and per-CPU counters (\`--sched\`)." \
+            "- The pair: sched-pinned-w1000 runs the same job inside a cgroup with cpu.weight 1000. Here fio and the busy loop are both plain tasks of the root cgroup, each with the default weight, so they share CPU 1 about evenly." \
+            --tag cgroup=none --tag cpus=1 --tag load=busy-loop-cpu1 --repeat 3 --cpus 1 --sched \
+            --fio-args="$(job "$WORK/mnt-xfs" 256m 1)"
+        capture "$kernel-sched-pinned-w1000" "$here/sched-pinned-w1000" \
+            "The same pinned job and busy loop, with fio inside a cgroup the collector created with \`--cgroup iolens-w1000 --cpu-weight 1000\` (this host has cgroup v1's cpu hierarchy: cpu.shares 10240, ten times the root's tasks' 1024)." \
+            "- The pair: sched-pinned is the same job outside any cgroup. With 10240 shares fio's group outweighs the busy loop and the kworkers of the root cgroup (among them the ones that complete fio's direct I/O on the loop device and convert XFS's unwritten extents): compare IOPS, context switches on CPU 1, and who preempts whom." \
+            --tag cgroup=w1000 --tag cpus=1 --tag load=busy-loop-cpu1 --repeat 3 --cpus 1 --sched \
+            --cgroup iolens-w1000 --cpu-weight 1000 --fio-args="$(job "$WORK/mnt-xfs" 256m 1)"
+        for p in "${hogs[@]}"; do kill "$p" 2>/dev/null || true; done
+        hogs=()
+        ;;
+    block)
+        [ -n "${devs[ext4]:-}" ] || make_fs ext4
+        setup_cmds() { echo 'truncate -s 2G ext4.img && dev=$(losetup -f --show ext4.img) && mkfs.ext4 $dev && mount $dev mnt-ext4'; }
+        capture "$kernel-block-loop" "$here/block-loop" \
+            "4k random reads and writes, half each (libaio, iodepth 16, O_DIRECT, a 256 MiB file, fio limited to 6000 reads/s + 6000 writes/s, 2 x 3 s) on ext4 over a loop device, with its block-layer events (\`--block ${devs[ext4]}\`)." \
+            "- blktrace was refused on this VM (see the notes above), so the events are perf's block tracepoints filtered in the kernel to the loop device, with perf stat counting the same tracepoints (perf-stat-block) so that lost completions show. The loop device's own I/O to its backing file (on vda) is not in the trace." \
+            --tag fs=ext4 --tag device=loop --repeat 2 --block "${devs[ext4]}" \
+            --fio-args="--name=randrw-4k --directory=$WORK/mnt-ext4 --size=256m --rw=randrw --rwmixread=50 --bs=4k --ioengine=libaio --iodepth=16 --direct=1 --rate_iops=6000,6000 --runtime=3 --time_based"
+        ;;
+    *) echo "unknown dataset $w (stacks, sched, block)" >&2; exit 2 ;;
+    esac
+done

@@ -1,0 +1,353 @@
+// The block views' answers (GET /api/block/..., backend/iolens/views/block.py) shaped into what the
+// charts draw: one line per capture, run and measure, coloured by capture; histograms as shares;
+// and the loss warnings of every series, gathered once. Pure; tests in blockSeries.test.ts.
+import type { Schemas } from '../api/client';
+import { captureColor } from './colors';
+
+export type BlockRun = Schemas['BlockRunPublic'];
+export type BlockQueueDepth = Schemas['BlockQueueDepth'];
+export type BlockIops = Schemas['BlockIops'];
+export type BlockLatency = Schemas['BlockLatency'];
+export type BlockLatencyHistogram = Schemas['BlockLatencyHistogram'];
+export type BlockSizes = Schemas['BlockSizes'];
+export type BlockScatter = Schemas['BlockScatter'];
+export type BlockSeriesInfo = Schemas['BlockSeriesInfo'];
+
+/** Who a series is: what every hover text and legend entry says about it. */
+export interface SeriesMeta {
+  /** `CAPTURE:RUN`, unique per series. */
+  key: string;
+  captureId: string;
+  runId: string;
+  /** The capture's label ('ext4 / r001' when it has several runs with block data). */
+  label: string;
+  /** 'major,minor' of the device, or null when every device is summed. */
+  device: string | null;
+  source: string;
+  eventsLost: boolean;
+  color: string;
+}
+
+/** One line of a time-series chart: values per bucket of the response's grid. */
+export interface LineSeries {
+  key: string;
+  meta: SeriesMeta;
+  /** What the line measures, when a chart draws several per series ('p99', 'write'); '' otherwise. */
+  measure: string;
+  color: string;
+  /** SVG stroke-dasharray ('' = solid). */
+  dash: string;
+  values: (number | null)[];
+}
+
+export interface TimeGrid {
+  /** Bucket starts, ns since run start. */
+  t: number[];
+  interval: number;
+}
+
+/** Mix a #rrggbb colour toward white (k > 0) or black (k < 0) by |k| (0..1). */
+export function mix(hex: string, k: number): string {
+  const m = /^#?([0-9a-f]{6})$/i.exec(hex);
+  if (!m) return hex;
+  const n = parseInt(m[1]!, 16);
+  const ch = [(n >> 16) & 255, (n >> 8) & 255, n & 255].map((c) => Math.round(k >= 0 ? c + (255 - c) * k : c * (1 + k)));
+  return `#${ch.map((c) => c.toString(16).padStart(2, '0')).join('')}`;
+}
+
+// A capture's second, third, ... run: lighter, darker, lighter still (same hue as the capture).
+const RUN_SHADES = [0, 0.4, -0.3, 0.6, -0.5];
+
+/**
+ * The colour of each series: the capture's colour (by its position in the notebook, as everywhere
+ * in iolens), shaded for its second and later runs.
+ */
+export function seriesMetas(series: readonly BlockSeriesInfo[], captures: readonly string[]): SeriesMeta[] {
+  const runIndex = new Map<string, number>();
+  return series.map((s) => {
+    const k = runIndex.get(s.capture_id) ?? 0;
+    runIndex.set(s.capture_id, k + 1);
+    const idx = captures.indexOf(s.capture_id);
+    const base = captureColor(idx < 0 ? captures.length : idx);
+    return {
+      key: `${s.capture_id}:${s.run_id}`,
+      captureId: s.capture_id,
+      runId: s.run_id,
+      label: s.label,
+      device: s.device,
+      source: s.source,
+      eventsLost: s.events_lost,
+      color: mix(base, RUN_SHADES[k % RUN_SHADES.length] ?? 0),
+    };
+  });
+}
+
+/**
+ * Values of buckets that start after the run's last event become null: a shorter run's line ends
+ * where its data ends instead of dropping to zero.
+ */
+export function endAt(values: readonly (number | null)[], grid: TimeGrid, lastNs: number | null | undefined): (number | null)[] {
+  if (lastNs === null || lastNs === undefined) return [...values];
+  return values.map((v, i) => ((grid.t[i] ?? 0) > lastNs ? null : v));
+}
+
+export type LastNs = ReadonlyMap<string, number | null>;
+
+/** `CAPTURE:RUN` -> last event (ns since run start), from /api/block/runs. */
+export function lastEvents(runs: readonly BlockRun[]): Map<string, number | null> {
+  const m = new Map<string, number | null>();
+  for (const r of runs) {
+    const k = `${r.capture_id}:${r.run_id}`;
+    m.set(k, Math.max(m.get(k) ?? 0, r.last_ns ?? 0) || null);
+  }
+  return m;
+}
+
+const gridOf = (r: { t_ns: number[]; grid: { interval_ns: number } }): TimeGrid => ({ t: r.t_ns, interval: r.grid.interval_ns });
+
+export function shapeDepth(r: BlockQueueDepth, captures: readonly string[], last: LastNs): { grid: TimeGrid; lines: LineSeries[] } {
+  const grid = gridOf(r);
+  const metas = seriesMetas(r.series, captures);
+  return {
+    grid,
+    lines: r.series.map((s, i) => {
+      const meta = metas[i]!;
+      return { key: meta.key, meta, measure: '', color: meta.color, dash: '', values: endAt(s.depth, grid, last.get(meta.key)) };
+    }),
+  };
+}
+
+// --- operations ----------------------------------------------------------------------------------
+/** Operations in the order the server sorts them (views/block.py OPS). */
+export const OPS = ['read', 'write', 'discard', 'flush', 'none', 'other'] as const;
+const OP_DASH: Record<string, string> = { read: '', write: '5 3', discard: '2 2', flush: '1 3', none: '8 2 2 2', other: '8 2 2 2' };
+export const opDash = (op: string): string => OP_DASH[op] ?? '8 2 2 2';
+
+/** The op filter of the cell: 'all' (every operation, summed) or one operation. */
+export type OpFilter = string;
+
+/** I/Os per operation in an iops answer (rates x interval, summed over every series), most first. */
+export function opCounts(r: BlockIops): { op: string; count: number }[] {
+  const secs = r.grid.interval_ns / 1e9;
+  const by = new Map<string, number>();
+  for (const s of r.series) for (const o of s.ops) by.set(o.op, (by.get(o.op) ?? 0) + o.iops.reduce((a, v) => a + v * secs, 0));
+  return [...by].map(([op, count]) => ({ op, count: Math.round(count) })).sort((a, b) => b.count - a.count);
+}
+
+/**
+ * IOPS or throughput lines: per series the sum over operations (op 'all'), one operation, or
+ * (`split`) one line per operation, dashed by operation.
+ */
+export function shapeRates(
+  r: BlockIops,
+  captures: readonly string[],
+  last: LastNs,
+  opt: { metric: 'iops' | 'bytes_per_s'; op: OpFilter; split: boolean },
+): { grid: TimeGrid; lines: LineSeries[]; ops: string[] } {
+  const grid = gridOf(r);
+  const metas = seriesMetas(r.series, captures);
+  const lines: LineSeries[] = [];
+  const seen = new Set<string>();
+  r.series.forEach((s, i) => {
+    const meta = metas[i]!;
+    const end = last.get(meta.key);
+    const ops = s.ops.filter((o) => opt.op === 'all' || o.op === opt.op);
+    if (opt.split && opt.op === 'all') {
+      for (const o of ops) {
+        // an operation with nothing to draw (0 everywhere) is left out, e.g. bytes of flushes
+        if (!o[opt.metric].some((v) => v > 0)) continue;
+        seen.add(o.op);
+        lines.push({ key: `${meta.key}|${o.op}`, meta, measure: o.op, color: meta.color, dash: opDash(o.op), values: endAt(o[opt.metric], grid, end) });
+      }
+    } else {
+      const sum = grid.t.map((_, b) => ops.reduce((a, o) => a + (o[opt.metric][b] ?? 0), 0));
+      ops.forEach((o) => seen.add(o.op));
+      lines.push({ key: meta.key, meta, measure: opt.op === 'all' ? '' : opt.op, color: meta.color, dash: '', values: endAt(sum, grid, end) });
+    }
+  });
+  return { grid, lines, ops: OPS.filter((o) => seen.has(o)).concat([...seen].filter((o) => !(OPS as readonly string[]).includes(o))) };
+}
+
+// --- latency -------------------------------------------------------------------------------------
+export const LATENCY_MEASURES = [
+  { id: 'mean', field: 'mean_ns', label: 'mean', dash: '8 2 2 2' },
+  { id: 'p50', field: 'p50_ns', label: 'p50', dash: '' },
+  { id: 'p90', field: 'p90_ns', label: 'p90', dash: '6 3' },
+  { id: 'p99', field: 'p99_ns', label: 'p99', dash: '3 2' },
+  { id: 'p999', field: 'p99_9_ns', label: 'p99.9', dash: '1 2' },
+  { id: 'max', field: 'max_ns', label: 'max', dash: '1 4' },
+] as const;
+export type LatencyMeasure = (typeof LATENCY_MEASURES)[number]['id'];
+export const LATENCY_IDS: readonly LatencyMeasure[] = LATENCY_MEASURES.map((m) => m.id);
+
+export function shapeLatency(r: BlockLatency, captures: readonly string[], last: LastNs, measures: readonly LatencyMeasure[]): { grid: TimeGrid; lines: LineSeries[] } {
+  const grid = gridOf(r);
+  const metas = seriesMetas(r.series, captures);
+  const chosen = LATENCY_MEASURES.filter((m) => measures.includes(m.id));
+  const lines: LineSeries[] = [];
+  r.series.forEach((s, i) => {
+    const meta = metas[i]!;
+    for (const m of chosen) {
+      lines.push({ key: `${meta.key}|${m.id}`, meta, measure: m.label, color: meta.color, dash: m.dash, values: endAt(s[m.field], grid, last.get(meta.key)) });
+    }
+  });
+  return { grid, lines };
+}
+
+// --- histograms ----------------------------------------------------------------------------------
+export interface HistBin {
+  low: number;
+  high: number;
+  count: number;
+  /** count / the series' total */
+  share: number;
+}
+
+export interface HistSeries {
+  key: string;
+  meta: SeriesMeta;
+  total: number;
+  bins: HistBin[];
+  /** Percentiles from the bins (the bin where the running count reaches p%, at its geometric centre). */
+  p50: number | null;
+  p99: number | null;
+}
+
+/** A percentile of log bins, fio's rule as the server uses it: the first bin whose running count reaches p%. */
+export function binPercentile(bins: readonly HistBin[], p: number): number | null {
+  const total = bins.reduce((a, b) => a + b.count, 0);
+  if (!total) return null;
+  let run = 0;
+  for (const b of bins) {
+    run += b.count;
+    if (run * 100 >= total * p) return Math.sqrt(b.low * b.high);
+  }
+  return null;
+}
+
+/** Latency histograms per series, of one operation or all of them summed, as shares of the series' I/Os. */
+export function shapeLatencyHistogram(r: BlockLatencyHistogram, captures: readonly string[], op: OpFilter): HistSeries[] {
+  const metas = seriesMetas(r.series, captures);
+  return r.series.map((s, i) => {
+    const by = new Map<number, HistBin>();
+    for (const o of s.ops) {
+      if (op !== 'all' && o.op !== op) continue;
+      for (const b of o.bins) {
+        const e = by.get(b.bin);
+        if (e) e.count += b.count;
+        else by.set(b.bin, { low: b.low_ns, high: b.high_ns, count: b.count, share: 0 });
+      }
+    }
+    const bins = [...by.entries()].sort((a, b) => a[0] - b[0]).map(([, b]) => b);
+    const total = bins.reduce((a, b) => a + b.count, 0);
+    for (const b of bins) b.share = total ? b.count / total : 0;
+    return { key: metas[i]!.key, meta: metas[i]!, total, bins, p50: binPercentile(bins, 50), p99: binPercentile(bins, 99) };
+  });
+}
+
+export interface SizeBin {
+  /** [low, high) bytes: a power of two and the next, or [0, 1) for requests without data */
+  low: number;
+  high: number;
+  count: number;
+  share: number;
+  bytes: number;
+  /** The most frequent exact size in the bin. */
+  mode: number;
+}
+
+export interface SizeSeries {
+  key: string;
+  meta: SeriesMeta;
+  total: number;
+  totalBytes: number;
+  bins: SizeBin[];
+}
+
+/** Request sizes per series grouped by power of two ([4 KiB, 8 KiB) ...), as shares of the series' I/Os. */
+export function shapeSizes(r: BlockSizes, captures: readonly string[], op: OpFilter): SizeSeries[] {
+  const metas = seriesMetas(r.series, captures);
+  return r.series.map((s, i) => {
+    const by = new Map<number, SizeBin & { modes: Map<number, number> }>();
+    for (const o of s.ops) {
+      if (op !== 'all' && o.op !== op) continue;
+      for (const z of o.sizes) {
+        const e = z.bytes > 0 ? Math.floor(Math.log2(z.bytes)) : -1;
+        const low = e < 0 ? 0 : 2 ** e;
+        let b = by.get(e);
+        if (!b) {
+          b = { low, high: e < 0 ? 1 : 2 ** (e + 1), count: 0, share: 0, bytes: 0, mode: z.bytes, modes: new Map() };
+          by.set(e, b);
+        }
+        b.count += z.count;
+        b.bytes += z.bytes * z.count;
+        b.modes.set(z.bytes, (b.modes.get(z.bytes) ?? 0) + z.count);
+      }
+    }
+    const bins = [...by.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([, b]) => {
+        let mode = b.mode;
+        let best = -1;
+        for (const [size, n] of b.modes) if (n > best) [mode, best] = [size, n];
+        return { low: b.low, high: b.high, count: b.count, share: 0, bytes: b.bytes, mode };
+      });
+    const total = bins.reduce((a, b) => a + b.count, 0);
+    for (const b of bins) b.share = total ? b.count / total : 0;
+    return { key: metas[i]!.key, meta: metas[i]!, total, totalBytes: bins.reduce((a, b) => a + b.bytes, 0), bins };
+  });
+}
+
+// --- warnings ------------------------------------------------------------------------------------
+export interface SeriesWarnings {
+  key: string;
+  label: string;
+  color: string;
+  eventsLost: boolean;
+  warnings: string[];
+}
+
+/**
+ * The warnings of every series of the answers given (the same run appears in each view's answer:
+ * listed once, in order of first appearance). `lost` are the series that lost events: every chart
+ * built from them says so.
+ */
+export function gatherWarnings(answers: readonly ({ series: readonly BlockSeriesInfo[] } | undefined)[], captures: readonly string[]): { all: SeriesWarnings[]; lost: SeriesWarnings[] } {
+  const by = new Map<string, SeriesWarnings>();
+  for (const a of answers) {
+    if (!a) continue;
+    const metas = seriesMetas(a.series, captures);
+    a.series.forEach((s, i) => {
+      const m = metas[i]!;
+      const e = by.get(m.key);
+      if (!e) by.set(m.key, { key: m.key, label: s.label, color: m.color, eventsLost: s.events_lost, warnings: [...s.warnings] });
+      else {
+        e.eventsLost ||= s.events_lost;
+        for (const w of s.warnings) if (!e.warnings.includes(w)) e.warnings.push(w);
+      }
+    });
+  }
+  const all = [...by.values()];
+  return { all, lost: all.filter((w) => w.eventsLost) };
+}
+
+/** The series of one chart that lost events (what its header warns about). */
+export function lostIn(series: readonly { meta: SeriesMeta }[]): SeriesMeta[] {
+  const seen = new Map<string, SeriesMeta>();
+  for (const s of series) if (s.meta.eventsLost && !seen.has(s.meta.key)) seen.set(s.meta.key, s.meta);
+  return [...seen.values()];
+}
+
+/** Maximum of the finite values of some lines (0 when none). */
+export function maxOf(lines: readonly { values: readonly (number | null)[] }[]): number {
+  let m = 0;
+  for (const l of lines) for (const v of l.values) if (v !== null && Number.isFinite(v) && v > m) m = v;
+  return m;
+}
+
+/** Smallest positive finite value of some lines (Infinity when none). */
+export function minPositive(lines: readonly { values: readonly (number | null)[] }[]): number {
+  let m = Infinity;
+  for (const l of lines) for (const v of l.values) if (v !== null && Number.isFinite(v) && v > 0 && v < m) m = v;
+  return m;
+}

@@ -1,0 +1,190 @@
+import { describe, expect, it } from 'vitest';
+import {
+  dim,
+  findPath,
+  fnv1a,
+  foldedFromText,
+  frameRgb,
+  hex,
+  hitTest,
+  layoutFromText,
+  layoutTree,
+  matchedWeight,
+  pathOf,
+  rectsDepth,
+  searchMatches,
+  topFunctions,
+  treeFromFolded,
+  visibleRects,
+  type FlameLayout,
+} from './flame';
+import { syntheticTree } from '../testdata/flameSynthetic';
+
+// Ten samples, one column each, root at the top; `*4` weighs a sample 4.
+const TEN = `
+fio      fio      fio        fio        fio       kworker   kworker   fio*4
+entry    entry    entry      entry      entry     worker    worker    entry
+write    write    write      read       write     blk       blk       write
+iomap    iomap    xfs_ilock  copy       write
+`;
+
+const row = (lay: FlameLayout, i: number) => [lay.depth[i], lay.names[lay.name[i]!], lay.self[i], lay.total[i]];
+
+describe('text fixtures', () => {
+  it('a column per sample, folded', () => {
+    expect(Object.fromEntries(foldedFromText(TEN))).toEqual({
+      'fio;entry;write;iomap': 2,
+      'fio;entry;write;xfs_ilock': 1,
+      'fio;entry;read;copy': 1,
+      'fio;entry;write;write': 1,
+      'kworker;worker;blk': 2,
+      'fio;entry;write': 4,
+    });
+  });
+
+  it('the tree is the backend build_tree: pre-order, children by name, self at the leaf', () => {
+    const t = treeFromFolded(foldedFromText(TEN));
+    expect(t.name.map((n, i) => `${t.depth[i]}:${t.names[n]}:${t.values[0]![i]}`)).toEqual([
+      '0:all:0',
+      '1:fio:0',
+      '2:entry:0',
+      '3:read:0',
+      '4:copy:1',
+      '3:write:4',
+      '4:iomap:2',
+      '4:write:1',
+      '4:xfs_ilock:1',
+      '1:kworker:0',
+      '2:worker:0',
+      '3:blk:2',
+    ]);
+  });
+});
+
+describe('layout (d3 partition)', () => {
+  const lay = layoutFromText(TEN);
+  it('totals and x extents', () => {
+    expect(lay.n).toBe(12);
+    expect(row(lay, 0)).toEqual([0, 'all', 0, 12]);
+    expect(row(lay, 5)).toEqual([3, 'write', 4, 8]);
+    expect(lay.maxDepth).toBe(4);
+    // fio spans 10/12 of the width from 0, kworker the rest; children left to right by name
+    expect([lay.x0[1], lay.x1[1]]).toEqual([0, 10 / 12]);
+    expect(lay.x0[3]).toBe(0);
+    expect(lay.x1[3]).toBeCloseTo(1 / 12);
+    expect(lay.x0[5]).toBeCloseTo(1 / 12);
+    expect(lay.x0[9]).toBeCloseTo(10 / 12);
+    expect(Array.from(lay.end)).toEqual([12, 9, 9, 5, 5, 9, 7, 8, 9, 12, 12, 12]);
+  });
+
+  it('zoom paths round-trip; a missing frame stops at the deepest that exists', () => {
+    expect(pathOf(lay, 7)).toEqual(['fio', 'entry', 'write', 'write']);
+    expect(findPath(lay, ['fio', 'entry', 'write', 'write'])).toEqual({ node: 7, missing: [] });
+    expect(findPath(lay, ['fio', 'entry', 'nope', 'x'])).toEqual({ node: 2, missing: ['nope', 'x'] });
+    expect(findPath(lay, [])).toEqual({ node: 0, missing: [] });
+  });
+
+  it('visible rects: everything at 1200 px', () => {
+    const rects = visibleRects(lay, 0, 1200);
+    expect(rects.map((r) => `${r.depth}:${lay.names[lay.name[r.node]!]}:${r.x.toFixed(0)}+${r.w.toFixed(0)}`)).toEqual([
+      '0:all:0+1200',
+      '1:fio:0+1000',
+      '2:entry:0+1000',
+      '3:read:0+100',
+      '4:copy:0+100',
+      '3:write:100+800',
+      '4:iomap:100+200',
+      '4:write:300+100',
+      '4:xfs_ilock:400+100',
+      '1:kworker:1000+200',
+      '2:worker:1000+200',
+      '3:blk:1000+200',
+    ]);
+    expect(rectsDepth(rects)).toBe(4);
+    expect(hitTest(rects, 350, 4)?.node).toBe(7);
+    expect(hitTest(rects, 750, 4)).toBeNull();
+  });
+
+  it('zoomed: ancestors full width, the subtree scaled to the width', () => {
+    const rects = visibleRects(lay, 5, 800);
+    expect(rects.map((r) => `${r.depth}:${lay.names[lay.name[r.node]!]}:${r.x.toFixed(0)}+${r.w.toFixed(0)}`)).toEqual([
+      '0:all:0+800',
+      '1:fio:0+800',
+      '2:entry:0+800',
+      '3:write:0+800',
+      '4:iomap:0+200',
+      '4:write:200+100',
+      '4:xfs_ilock:300+100',
+    ]);
+  });
+
+  it('frames narrower than a pixel are merged with their narrow siblings, subtrees skipped', () => {
+    // 12 px wide: a sample is one pixel; at 6 px, half a pixel
+    const rects = visibleRects(lay, 0, 6);
+    const merged = rects.filter((r) => r.node < 0);
+    expect(merged.map((r) => [r.depth, r.x, r.w, r.merged])).toEqual([
+      [3, 0, 0.5, 1], // read (its child copy is skipped)
+      [4, 0.5 + 1, 1, 2], // write + xfs_ilock under write: 2 narrow siblings after iomap (1 px)
+    ]);
+    expect(rects.some((r) => r.node === 4)).toBe(false);
+  });
+
+  it('500k nodes: rects are bounded by pixels, not nodes', () => {
+    const s = syntheticTree(50_000, 7);
+    const big = layoutTree({ names: s.names, name: s.name, depth: s.depth, self: s.self_weight });
+    const rects = visibleRects(big, 0, 1000);
+    expect(rects.length).toBeLessThan(big.n);
+    // widths add up: at every depth the drawn frames never exceed the width
+    const perDepth = new Map<number, number>();
+    for (const r of rects) perDepth.set(r.depth, (perDepth.get(r.depth) ?? 0) + r.w);
+    for (const w of perDepth.values()) expect(w).toBeLessThanOrEqual(1000 + 1e-6);
+    expect(perDepth.get(0)).toBeCloseTo(1000);
+  });
+});
+
+describe('search and top functions', () => {
+  const lay = layoutFromText(TEN);
+  it('regex per distinct name; matched share counts a sample once', () => {
+    const s = searchMatches(lay.names, '^(write|iomap)$');
+    expect(s.ok).toBe(true);
+    const match = (s as { match: Uint8Array }).match;
+    expect(lay.names.filter((_, k) => match[k])).toEqual(['write', 'iomap']);
+    // write (8, includes iomap and the inner write) counted once
+    expect(matchedWeight(lay, match)).toBe(8);
+    expect(matchedWeight(lay, match, 9)).toBe(0);
+    expect(searchMatches(lay.names, '(')).toMatchObject({ ok: false });
+    expect(searchMatches(lay.names, '')).toEqual({ ok: true, match: null });
+  });
+
+  it('self and total; recursion counted once; command names left out', () => {
+    expect(topFunctions(lay, 0, 'total', 3)).toEqual([
+      { name: 'entry', self: 0, total: 10 },
+      { name: 'write', self: 5, total: 8 },
+      { name: 'iomap', self: 2, total: 2 },
+    ]);
+    expect(topFunctions(lay, 0, 'self').map((r) => r.name)).toEqual(['write', 'blk', 'iomap', 'copy', 'xfs_ilock', 'entry', 'read', 'worker']);
+    // under a zoomed frame
+    expect(topFunctions(lay, 9, 'self')).toEqual([
+      { name: 'blk', self: 2, total: 2 },
+      { name: 'worker', self: 0, total: 2 },
+    ]);
+  });
+});
+
+describe('colours (same vectors as backend/tests/test_flame_api.py)', () => {
+  const vectors: [string, number, number[], number[]][] = [
+    ['', 2166136261, [242, 184, 88], [249, 226, 188]],
+    ['all', 321211332, [233, 155, 67], [246, 215, 179]],
+    ['iomap_dio_rw', 3028100276, [246, 141, 97], [251, 209, 191]],
+    ['kworker/1:1', 2750728141, [244, 199, 94], [250, 232, 190]],
+    ['std::map<int, int>::find', 954969859, [236, 190, 74], [247, 229, 182]],
+    ['café', 856211068, [235, 196, 73], [247, 231, 182]],
+    ['😀x', 1475839781, [238, 176, 80], [248, 223, 185]],
+  ];
+  it.each(vectors)('%s', (name, h, rgb, dimmed) => {
+    expect(fnv1a(name)).toBe(h);
+    expect(frameRgb(name)).toEqual(rgb);
+    expect(dim(frameRgb(name))).toEqual(dimmed);
+  });
+  it('hex', () => expect(hex([0, 15, 255])).toBe('#000fff'));
+});

@@ -1,0 +1,359 @@
+// Flame graph layout, pure: the API's pre-order tree columns in, typed arrays and the list of
+// rectangles to draw out. Tests in flame.test.ts (on text fixtures: a column of frames per sample).
+//
+// - Layout: D3's hierarchy + partition (x0/x1 of every node in [0, 1], children in the API's
+//   order: sorted by name, as inferno sorts folded stacks), copied into typed arrays so that a
+//   frame of 500k nodes is a loop over numbers.
+// - Drawing list (`visibleRects`): the zoomed node full width with its ancestors, its subtree
+//   through a d3 linear scale; runs of sibling frames narrower than a pixel are merged into one
+//   block and their subtrees skipped, so the work of a frame is bounded by the pixels, not the
+//   nodes (DESIGN: d3-flame-graph's SVG needs 2.4 s for 50k nodes).
+// - Search (`searchMatches`): a regular expression tested once per distinct name; the share
+//   matched counts each sample once (a match inside a match is not added again).
+// - Top functions (`topFunctions`): self and total per function under a node, total counted once
+//   per sample where a function recurses. Command names (depth 1) are not functions.
+// - Colours: the same as the backend's SVG export (backend/iolens/views/flame_svg.py); both test
+//   the same vectors.
+import { hierarchy, partition } from 'd3-hierarchy';
+import { scaleLinear } from 'd3-scale';
+
+export const ROOT_NAME = 'all';
+/** Frames narrower than this (CSS px) are merged with their narrow siblings. */
+export const MIN_PX = 1;
+
+/** The tree as the API sends it (FlameTree): pre-order columns. */
+export interface TreeColumns {
+  names: string[];
+  name: ArrayLike<number>;
+  depth: ArrayLike<number>;
+  /** The value that gives widths: self weight per node. */
+  self: ArrayLike<number>;
+}
+
+export interface FlameLayout {
+  names: string[];
+  n: number;
+  name: Int32Array;
+  depth: Uint16Array;
+  parent: Int32Array;
+  /** Index after the node's last descendant (pre-order). */
+  end: Int32Array;
+  self: Float64Array;
+  total: Float64Array;
+  x0: Float64Array;
+  x1: Float64Array;
+  maxDepth: number;
+}
+
+/** Parent and subtree end of pre-order nodes given their depths. */
+export function structure(depth: ArrayLike<number>): { parent: Int32Array; end: Int32Array } {
+  const n = depth.length;
+  const parent = new Int32Array(n).fill(-1);
+  const end = new Int32Array(n).fill(n);
+  const stack: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const d = depth[i]!;
+    while (stack.length > 0 && depth[stack[stack.length - 1]!]! >= d) end[stack.pop()!] = i;
+    if (stack.length > 0) parent[i] = stack[stack.length - 1]!;
+    stack.push(i);
+  }
+  return { parent, end };
+}
+
+/** Lay the tree out with d3-hierarchy's partition. */
+export function layoutTree(t: TreeColumns): FlameLayout {
+  const n = t.depth.length;
+  const { parent, end } = structure(t.depth);
+  // children in CSR form: kids of i are order[first[i] .. first[i] + count[i]]
+  const count = new Int32Array(n);
+  for (let i = 1; i < n; i++) count[parent[i]!]!++;
+  const first = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) first[i + 1] = first[i]! + count[i]!;
+  const fill = first.slice(0, n);
+  const order = new Int32Array(Math.max(0, n - 1));
+  for (let i = 1; i < n; i++) order[fill[parent[i]!]!++] = i;
+  const self = Float64Array.from(t.self);
+  const root = hierarchy<number>(0, (i) => (count[i]! > 0 ? Array.from(order.subarray(first[i]!, first[i]! + count[i]!)) : undefined));
+  root.sum((i) => self[i]!);
+  partition<number>().size([1, 1])(root);
+  const total = new Float64Array(n);
+  const x0 = new Float64Array(n);
+  const x1 = new Float64Array(n);
+  let maxDepth = 0;
+  root.each((node) => {
+    const i = node.data;
+    total[i] = node.value ?? 0;
+    x0[i] = node.x0;
+    x1[i] = node.x1;
+    if (node.depth > maxDepth) maxDepth = node.depth;
+  });
+  return {
+    names: t.names,
+    n,
+    name: Int32Array.from(t.name),
+    depth: Uint16Array.from(t.depth),
+    parent,
+    end,
+    self,
+    total,
+    x0,
+    x1,
+    maxDepth,
+  };
+}
+
+export interface Rect {
+  x: number;
+  w: number;
+  depth: number;
+  /** Node index; -1 for a block of merged narrow frames. */
+  node: number;
+  /** Frames merged into a block. */
+  merged: number;
+}
+
+/** What to draw at this width with `zoom` as the full-width node. */
+export function visibleRects(lay: FlameLayout, zoom: number, width: number, minPx = MIN_PX): Rect[] {
+  const out: Rect[] = [];
+  for (let a = lay.parent[zoom]!; a >= 0; a = lay.parent[a]!) out.push({ x: 0, w: width, depth: lay.depth[a]!, node: a, merged: 0 });
+  out.reverse();
+  if (lay.total[zoom]! <= 0) return out;
+  const x = scaleLinear().domain([lay.x0[zoom]!, lay.x1[zoom]!]).range([0, width]);
+  const k = width / (lay.x1[zoom]! - lay.x0[zoom]!);
+  out.push({ x: 0, w: width, depth: lay.depth[zoom]!, node: zoom, merged: 0 });
+  const stop = lay.end[zoom]!;
+  let i = zoom + 1;
+  while (i < stop) {
+    const w = (lay.x1[i]! - lay.x0[i]!) * k;
+    if (w >= minPx) {
+      out.push({ x: x(lay.x0[i]!), w, depth: lay.depth[i]!, node: i, merged: 0 });
+      i++;
+      continue;
+    }
+    // merge this frame with its following narrow siblings; skip their subtrees
+    const d = lay.depth[i]!;
+    const p = lay.parent[i]!;
+    const start = lay.x0[i]!;
+    let j = i;
+    let endX = start;
+    let merged = 0;
+    while (j < stop && lay.depth[j]! === d && lay.parent[j]! === p && (lay.x1[j]! - lay.x0[j]!) * k < minPx) {
+      endX = lay.x1[j]!;
+      merged++;
+      j = lay.end[j]!;
+    }
+    if ((endX - start) * k >= 0.5) out.push({ x: x(start), w: (endX - start) * k, depth: d, node: -1, merged });
+    i = j;
+  }
+  return out;
+}
+
+/** The deepest depth among rects (rows to draw). */
+export function rectsDepth(rects: readonly Rect[]): number {
+  let m = 0;
+  for (const r of rects) if (r.depth > m) m = r.depth;
+  return m;
+}
+
+/** The rect under (px, row) where row is the depth, or null. Rects of a depth are in x order. */
+export function hitTest(rects: readonly Rect[], px: number, depth: number): Rect | null {
+  for (const r of rects) if (r.depth === depth && px >= r.x && px < r.x + r.w) return r;
+  return null;
+}
+
+// --- zoom paths (the URL holds the zoomed frame as its names from the root) -----------------
+
+/** Frame names from the root (excluded) to node. */
+export function pathOf(lay: FlameLayout, node: number): string[] {
+  const out: string[] = [];
+  for (let i = node; i > 0; i = lay.parent[i]!) out.push(lay.names[lay.name[i]!]!);
+  return out.reverse();
+}
+
+/** The node at the end of path, or the deepest one that exists; `missing` is what was not found. */
+export function findPath(lay: FlameLayout, path: readonly string[]): { node: number; missing: string[] } {
+  let node = 0;
+  for (let k = 0; k < path.length; k++) {
+    let found = -1;
+    for (let i = node + 1; i < lay.end[node]!; i = lay.end[i]!) {
+      if (lay.names[lay.name[i]!] === path[k] && lay.total[i]! > 0) {
+        found = i;
+        break;
+      }
+    }
+    if (found < 0) return { node, missing: path.slice(k) };
+    node = found;
+  }
+  return { node, missing: [] };
+}
+
+// --- search -----------------------------------------------------------------------------------
+
+export type SearchResult = { ok: true; match: Uint8Array | null } | { ok: false; error: string };
+
+/** Per distinct name, 1 when it matches the regular expression (null: no search). */
+export function searchMatches(names: readonly string[], pattern: string): SearchResult {
+  if (!pattern) return { ok: true, match: null };
+  let rx: RegExp;
+  try {
+    rx = new RegExp(pattern);
+  } catch (e) {
+    return { ok: false, error: e instanceof Error ? e.message : String(e) };
+  }
+  const match = new Uint8Array(names.length);
+  for (let i = 0; i < names.length; i++) match[i] = rx.test(names[i]!) ? 1 : 0;
+  return { ok: true, match };
+}
+
+/** Weight under matching frames of root's subtree, each sample once. */
+export function matchedWeight(lay: FlameLayout, match: Uint8Array, root = 0): number {
+  let sum = 0;
+  const stop = lay.end[root]!;
+  for (let i = root; i < stop; ) {
+    if (i > 0 && match[lay.name[i]!]) {
+      sum += lay.total[i]!;
+      i = lay.end[i]!;
+    } else i++;
+  }
+  return sum;
+}
+
+// --- top functions ----------------------------------------------------------------------------
+
+export interface FunctionRow {
+  name: string;
+  self: number;
+  total: number;
+}
+
+/** Self and total weight per function in root's subtree (command names excluded), sorted by key. */
+export function topFunctions(lay: FlameLayout, root = 0, by: 'self' | 'total' = 'self', limit = 50): FunctionRow[] {
+  const selfBy = new Float64Array(lay.names.length);
+  const totalBy = new Float64Array(lay.names.length);
+  const seen = new Uint8Array(lay.names.length);
+  const onPath = new Int32Array(lay.names.length);
+  const stack: number[] = [];
+  const stop = lay.end[root]!;
+  for (let i = root; i < stop; i++) {
+    const d = lay.depth[i]!;
+    while (stack.length > 0 && lay.depth[stack[stack.length - 1]!]! >= d) onPath[lay.name[stack.pop()!]!]!--;
+    const nm = lay.name[i]!;
+    if (d >= 2) {
+      if (onPath[nm] === 0) totalBy[nm] += lay.total[i]!;
+      selfBy[nm] += lay.self[i]!;
+      seen[nm] = 1;
+    }
+    onPath[nm]!++;
+    stack.push(i);
+  }
+  const rows: FunctionRow[] = [];
+  for (let k = 0; k < lay.names.length; k++) if (seen[k]) rows.push({ name: lay.names[k]!, self: selfBy[k]!, total: totalBy[k]! });
+  const a = by === 'self' ? 'self' : 'total';
+  const b = by === 'self' ? 'total' : 'self';
+  rows.sort((p, q) => q[a] - p[a] || q[b] - p[b] || (p.name < q.name ? -1 : p.name > q.name ? 1 : 0));
+  return rows.slice(0, limit);
+}
+
+// --- colours (same as backend/iolens/views/flame_svg.py) --------------------------------------
+
+export function fnv1a(text: string): number {
+  let h = 2166136261;
+  for (const ch of text) {
+    h ^= ch.codePointAt(0)!;
+    h = Math.imul(h, 16777619) >>> 0;
+  }
+  return h >>> 0;
+}
+
+export type Rgb = [number, number, number];
+
+export function frameRgb(name: string): Rgb {
+  const h = fnv1a(name);
+  const lo = h & 0xffff;
+  const hi = h >>> 16;
+  return [232 + Math.floor((20 * hi) / 65536), 128 + Math.floor((92 * lo) / 65536), 64 + Math.floor((48 * hi) / 65536)];
+}
+
+/** 60% towards white: frames that do not match the search. */
+export const dim = (c: Rgb): Rgb => [Math.floor((2 * c[0] + 765) / 5), Math.floor((2 * c[1] + 765) / 5), Math.floor((2 * c[2] + 765) / 5)];
+
+export const hex = (c: Rgb): string => '#' + c.map((v) => v.toString(16).padStart(2, '0')).join('');
+
+export const GREY = '#d5d9de';
+export const MATCH = '#b44fcf';
+export const MERGED = '#c9ccd1';
+
+// --- text fixtures (Firefox Profiler style): a column of frames per sample ---------------------
+
+/**
+ * Samples written as columns, root at the top:
+ *
+ *     fio        fio       kworker
+ *     entry      entry     worker
+ *     vfs_write  vfs_read
+ *
+ * A column starts where a token of the first line starts; a token belongs to the column whose
+ * start is the nearest at or before it. `name*3` weighs a sample 3. Returns folded stacks.
+ */
+export function foldedFromText(text: string): Map<string, number> {
+  const lines = text.split('\n').filter((l) => l.trim() !== '');
+  const tokens = (line: string) => [...line.matchAll(/\S+/g)].map((m) => ({ at: m.index, text: m[0] }));
+  const head = tokens(lines[0] ?? '');
+  const columns: string[][] = head.map(() => []);
+  const weights = head.map(() => 1);
+  for (const line of lines) {
+    for (const tok of tokens(line)) {
+      let c = -1;
+      for (let k = 0; k < head.length; k++) if (head[k]!.at <= tok.at) c = k;
+      if (c < 0) throw new Error(`fixture: '${tok.text}' starts before the first column`);
+      const m = /^(.*)\*(\d+)$/.exec(tok.text);
+      if (m) weights[c] = Number(m[2]);
+      columns[c]!.push(m ? m[1]! : tok.text);
+    }
+  }
+  const out = new Map<string, number>();
+  columns.forEach((frames, c) => {
+    const key = frames.join(';');
+    out.set(key, (out.get(key) ?? 0) + weights[c]!);
+  });
+  return out;
+}
+
+/** Folded stacks -> the API's tree columns (the backend's build_tree, for tests and fixtures). */
+export function treeFromFolded(stacks: Map<string, number> | Map<string, number[]>, columns = 1): { names: string[]; name: number[]; depth: number[]; values: number[][] } {
+  const names = new Map<string, number>([[ROOT_NAME, 0]]);
+  const name = [0];
+  const depth = [0];
+  const values: number[][] = Array.from({ length: columns }, () => [0]);
+  const key = (s: string) => s.split(';').join('\u0000');
+  const entries = [...stacks.entries()].sort((a, b) => (key(a[0]) < key(b[0]) ? -1 : key(a[0]) > key(b[0]) ? 1 : 0));
+  let path: string[] = [];
+  let nodes: number[] = [0];
+  for (const [stack, v] of entries) {
+    const frames = stack.split(';');
+    let k = 0;
+    while (k < Math.min(frames.length, path.length) && frames[k] === path[k]) k++;
+    path = path.slice(0, k);
+    nodes = nodes.slice(0, k + 1);
+    for (const f of frames.slice(k)) {
+      if (!names.has(f)) names.set(f, names.size);
+      name.push(names.get(f)!);
+      depth.push(nodes.length);
+      for (const col of values) col.push(0);
+      path.push(f);
+      nodes.push(name.length - 1);
+    }
+    const leaf = nodes[nodes.length - 1]!;
+    const vals = Array.isArray(v) ? v : [v];
+    vals.forEach((x, c) => {
+      if (values[c]) values[c]![leaf]! += x;
+    });
+  }
+  return { names: [...names.keys()], name, depth, values };
+}
+
+/** A layout straight from a text fixture. */
+export function layoutFromText(text: string): FlameLayout {
+  const t = treeFromFolded(foldedFromText(text));
+  return layoutTree({ names: t.names, name: t.name, depth: t.depth, self: t.values[0]! });
+}

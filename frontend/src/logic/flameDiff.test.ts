@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { foldedFromText, treeFromFolded } from './flame';
+import { diffColours, diffLayout, diffNodeInfo, diffRgb, formatPp, sortDiffFunctions } from './flameDiff';
+
+// Before: 10 samples; after: 8 samples (widths). xfs_ilock appears, iomap shrinks.
+const BEFORE = `
+fio    fio    fio    fio    fio    fio    kworker  kworker  fio    fio
+entry  entry  entry  entry  entry  entry  worker   worker   entry  entry
+write  write  write  write  write  write  blk      blk      read   write
+iomap  iomap  iomap  iomap  iomap
+`;
+const AFTER = `
+fio    fio    fio        fio        fio        fio        kworker  fio
+entry  entry  entry      entry      entry      entry      worker   entry
+write  write  write      write      write      write      blk      write
+iomap  iomap  xfs_ilock  xfs_ilock  xfs_ilock  xfs_ilock
+`;
+
+function diffTree() {
+  const a = foldedFromText(BEFORE);
+  const b = foldedFromText(AFTER);
+  const both = new Map<string, number[]>();
+  for (const [k, v] of a) both.set(k, [v, 0]);
+  for (const [k, v] of b) both.set(k, [both.get(k)?.[0] ?? 0, v]);
+  const t = treeFromFolded(both, 2);
+  return { names: t.names, name: t.name, depth: t.depth, self_a: t.values[0]!, self_b: t.values[1]! };
+}
+
+describe('differential layout', () => {
+  const t = diffTree();
+  const d = diffLayout(t);
+  const at = (name: string, depth: number) => t.name.findIndex((n, i) => t.names[n] === name && t.depth[i] === depth);
+
+  it('widths from the second capture, totals of both', () => {
+    expect([d.sumA, d.sumB]).toEqual([10, 8]);
+    const iomap = at('iomap', 4);
+    expect([d.totalA[iomap], d.lay.total[iomap]]).toEqual([5, 2]);
+    const read = at('read', 3);
+    expect([d.totalA[read], d.lay.total[read]]).toEqual([1, 0]); // gone: no width
+    expect(diffNodeInfo(d, iomap)).toMatchObject({ selfA: 50, selfB: 25, totalA: 50, totalB: 25, noiseSelf: null });
+  });
+
+  it('colour by self: change of share in pp, the largest sets the scale', () => {
+    const c = diffColours(d, 'self');
+    expect(c.delta[at('xfs_ilock', 4)]).toBeCloseTo(50);
+    expect(c.delta[at('iomap', 4)]).toBeCloseTo(-25);
+    expect(c.delta[at('write', 3)]).toBeCloseTo(100 / 8 - 100 / 10);
+    expect(c.maxAbs).toBeCloseTo(50);
+    expect(diffRgb(c.delta[at('xfs_ilock', 4)]!, c.maxAbs)).toEqual([214, 69, 61]);
+    expect(diffRgb(c.delta[at('iomap', 4)]!, c.maxAbs)).toEqual([149, 173, 214]);
+  });
+
+  it('colour by total; noise frames do not set the scale', () => {
+    const noisy = diffLayout({ ...t, noise_total: t.name.map((_, i) => i === at('xfs_ilock', 4)), noise_self: null });
+    const c = diffColours(noisy, 'total');
+    expect(c.delta[at('fio', 1)]).toBeCloseTo(100 * 7 / 8 - 100 * 8 / 10);
+    expect(c.noise?.[at('xfs_ilock', 4)]).toBe(1);
+    expect(c.maxAbs).toBeCloseTo(25); // iomap, not xfs_ilock's 50
+    expect(diffColours(noisy, 'self').noise).toBeNull();
+  });
+});
+
+describe('diff colours (same vectors as backend/tests/test_flame_api.py)', () => {
+  const vectors: [number, number, number[]][] = [
+    [0, 0, [238, 235, 231]],
+    [1, 2, [226, 152, 146]],
+    [-1, 2, [149, 173, 214]],
+    [2, 2, [214, 69, 61]],
+    [-5, 2, [59, 111, 196]],
+    [0.3, 7.1, [237, 228, 224]],
+    [-0.01, 3, [237, 235, 231]],
+  ];
+  it.each(vectors)('%s of %s', (delta, max, rgb) => expect(diffRgb(delta, max)).toEqual(rgb));
+});
+
+describe('function table', () => {
+  it('sorted by the largest change of the key', () => {
+    const rows = [
+      { name: 'a', delta_self: 1, delta_total: -9 },
+      { name: 'b', delta_self: -3, delta_total: 2 },
+      { name: 'c', delta_self: 3, delta_total: 0 },
+    ];
+    expect(sortDiffFunctions(rows, 'self').map((r) => r.name)).toEqual(['b', 'c', 'a']);
+    expect(sortDiffFunctions(rows, 'total').map((r) => r.name)).toEqual(['a', 'b', 'c']);
+  });
+  it('percentage points', () => {
+    expect([formatPp(1.254), formatPp(-0.4), formatPp(0.001), formatPp(12.34)]).toEqual(['+1.25 pp', '−0.40 pp', '0 pp', '+12.3 pp']);
+  });
+});

@@ -1,0 +1,128 @@
+// Differential flame graph, pure: widths from the second capture (b), colour by the change of
+// each frame's share of its capture's samples (percentage points, each side normalised by its own
+// total), red where it grew, blue where it shrank, intensity |change| / the largest |change| of
+// the tree. A change within the spread between repeats (the API's noise flags) is grey and
+// hatched. Tests in flameDiff.test.ts; the colours are the backend SVG's
+// (backend/iolens/views/flame_svg.py), tested on the same vectors.
+import { layoutTree, structure, type FlameLayout, type Rgb } from './flame';
+
+export const NEUTRAL: Rgb = [238, 235, 231];
+export const GREW: Rgb = [214, 69, 61];
+export const SHRANK: Rgb = [59, 111, 196];
+export const NOISE = '#d3d6db';
+export const NOISE_LINE = '#aeb3ba';
+
+export type ColourBy = 'self' | 'total';
+
+/** Red when the share grew, blue when it shrank, intensity |delta| / maxAbs. */
+export function diffRgb(delta: number, maxAbs: number): Rgb {
+  const t = maxAbs > 0 ? Math.min(1, Math.abs(delta) / maxAbs) : 0;
+  const target = delta > 0 ? GREW : SHRANK;
+  return [0, 1, 2].map((k) => Math.floor(NEUTRAL[k]! + (target[k]! - NEUTRAL[k]!) * t + 0.5)) as Rgb;
+}
+
+/** The API's FlameDiffTree (the fields this module reads). */
+export interface DiffColumns {
+  names: string[];
+  name: ArrayLike<number>;
+  depth: ArrayLike<number>;
+  self_a: ArrayLike<number>;
+  self_b: ArrayLike<number>;
+  samples_a?: ArrayLike<number>;
+  samples_b?: ArrayLike<number>;
+  noise_self?: readonly boolean[] | null;
+  noise_total?: readonly boolean[] | null;
+}
+
+export interface DiffLayout {
+  /** Widths from b. */
+  lay: FlameLayout;
+  selfA: Float64Array;
+  totalA: Float64Array;
+  samplesA: Float64Array;
+  samplesB: Float64Array;
+  sumA: number;
+  sumB: number;
+  noiseSelf: Uint8Array | null;
+  noiseTotal: Uint8Array | null;
+}
+
+export function diffLayout(t: DiffColumns): DiffLayout {
+  const lay = layoutTree({ names: t.names, name: t.name, depth: t.depth, self: t.self_b });
+  const { parent } = structure(t.depth);
+  const n = lay.n;
+  const selfA = Float64Array.from(t.self_a);
+  const totalA = Float64Array.from(selfA);
+  const samplesA = t.samples_a ? Float64Array.from(t.samples_a) : new Float64Array(n);
+  const samplesB = t.samples_b ? Float64Array.from(t.samples_b) : new Float64Array(n);
+  for (let i = n - 1; i > 0; i--) {
+    totalA[parent[i]!]! += totalA[i]!;
+    samplesA[parent[i]!]! += samplesA[i]!;
+    samplesB[parent[i]!]! += samplesB[i]!;
+  }
+  const flags = (f: readonly boolean[] | null | undefined) => (f ? Uint8Array.from(f, (x) => (x ? 1 : 0)) : null);
+  return { lay, selfA, totalA, samplesA, samplesB, sumA: totalA[0] ?? 0, sumB: lay.total[0] ?? 0, noiseSelf: flags(t.noise_self), noiseTotal: flags(t.noise_total) };
+}
+
+const pct = (x: number, total: number) => (total > 0 ? (100 * x) / total : 0);
+
+export interface DiffColours {
+  /** Per node: the change of share, percentage points. */
+  delta: Float64Array;
+  noise: Uint8Array | null;
+  /** The largest |delta| of a frame drawn (width in b > 0) that is not noise. */
+  maxAbs: number;
+}
+
+export function diffColours(d: DiffLayout, by: ColourBy): DiffColours {
+  const { lay } = d;
+  const delta = new Float64Array(lay.n);
+  const noise = by === 'self' ? d.noiseSelf : d.noiseTotal;
+  let maxAbs = 0;
+  for (let i = 0; i < lay.n; i++) {
+    const a = by === 'self' ? d.selfA[i]! : d.totalA[i]!;
+    const b = by === 'self' ? lay.self[i]! : lay.total[i]!;
+    const v = pct(b, d.sumB) - pct(a, d.sumA);
+    delta[i] = v;
+    if (lay.total[i]! > 0 && !(noise && noise[i]) && Math.abs(v) > maxAbs) maxAbs = Math.abs(v);
+  }
+  return { delta, noise, maxAbs };
+}
+
+/** What a node's tooltip says in a difference. */
+export interface DiffNodeInfo {
+  selfA: number;
+  selfB: number;
+  totalA: number;
+  totalB: number;
+  samplesA: number;
+  samplesB: number;
+  noiseSelf: boolean | null;
+  noiseTotal: boolean | null;
+}
+
+export function diffNodeInfo(d: DiffLayout, i: number): DiffNodeInfo {
+  return {
+    selfA: pct(d.selfA[i]!, d.sumA),
+    selfB: pct(d.lay.self[i]!, d.sumB),
+    totalA: pct(d.totalA[i]!, d.sumA),
+    totalB: pct(d.lay.total[i]!, d.sumB),
+    samplesA: d.samplesA[i]!,
+    samplesB: d.samplesB[i]!,
+    noiseSelf: d.noiseSelf ? d.noiseSelf[i] === 1 : null,
+    noiseTotal: d.noiseTotal ? d.noiseTotal[i] === 1 : null,
+  };
+}
+
+/** Rows of the API's function table, ordered by the largest |change| of the key. */
+export function sortDiffFunctions<T extends { name: string; delta_self: number; delta_total: number }>(rows: readonly T[], by: ColourBy): T[] {
+  const k = by === 'self' ? 'delta_self' : 'delta_total';
+  return [...rows].sort((p, q) => Math.abs(q[k]) - Math.abs(p[k]) || (p.name < q.name ? -1 : p.name > q.name ? 1 : 0));
+}
+
+/** "+1.25 pp", "−0.40 pp", "0 pp". */
+export function formatPp(v: number): string {
+  if (Math.abs(v) < 0.005) return '0 pp';
+  const s = Math.abs(v) >= 10 ? Math.abs(v).toFixed(1) : Math.abs(v).toFixed(2);
+  return `${v > 0 ? '+' : '−'}${s} pp`;
+}
