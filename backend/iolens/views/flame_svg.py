@@ -8,7 +8,7 @@ ancestors above (icicle) or below (flame); a search colours matching frames and 
 of samples under them.
 
 Colours, kept identical to the frontend's (both test the same vectors):
-- a frame: FNV-1a (32 bit) of its name's code points -> a warm colour (frameColour below);
+- a frame: FNV-1a (32 bit) of its name's code points -> one of 64 warm colours (frame_rgb below);
   command names (depth 1) and the root in grey;
 - a difference: the change of share, from neutral (#eeebe7) to red (#d6453d, grew) or blue
   (#3b6fc4, shrank), linear in |change| / the largest |change| of the tree; changes within the
@@ -52,9 +52,10 @@ def fnv1a(text: str) -> int:
 
 
 def frame_rgb(name: str) -> tuple[int, int, int]:
-    """A warm colour from the name (the same name always gets the same colour)."""
-    h = fnv1a(name)
-    lo, hi = h & 0xFFFF, h >> 16
+    """One of 64 warm colours, picked by the name's hash (the same name always gets the same
+    colour; few distinct fills keep the canvas fast)."""
+    k = fnv1a(name) % 64
+    lo, hi = (k % 8) * 8192 + 4096, (k // 8) * 8192 + 4096
     return 232 + (20 * hi) // 65536, 128 + (92 * lo) // 65536, 64 + (48 * hi) // 65536
 
 

@@ -75,12 +75,12 @@ export function layoutTree(t: TreeColumns): FlameLayout {
   const self = Float64Array.from(t.self);
   const root = hierarchy<number>(0, (i) => (count[i]! > 0 ? Array.from(order.subarray(first[i]!, first[i]! + count[i]!)) : undefined));
   root.sum((i) => self[i]!);
-  partition<number>().size([1, 1])(root);
+  const laid = partition<number>().size([1, 1])(root);
   const total = new Float64Array(n);
   const x0 = new Float64Array(n);
   const x1 = new Float64Array(n);
   let maxDepth = 0;
-  root.each((node) => {
+  laid.each((node) => {
     const i = node.data;
     total[i] = node.value ?? 0;
     x0[i] = node.x0;
@@ -125,7 +125,7 @@ export function visibleRects(lay: FlameLayout, zoom: number, width: number, minP
   let i = zoom + 1;
   while (i < stop) {
     const w = (lay.x1[i]! - lay.x0[i]!) * k;
-    if (w >= minPx) {
+    if (w >= minPx - 1e-9) {
       out.push({ x: x(lay.x0[i]!), w, depth: lay.depth[i]!, node: i, merged: 0 });
       i++;
       continue;
@@ -137,7 +137,7 @@ export function visibleRects(lay: FlameLayout, zoom: number, width: number, minP
     let j = i;
     let endX = start;
     let merged = 0;
-    while (j < stop && lay.depth[j]! === d && lay.parent[j]! === p && (lay.x1[j]! - lay.x0[j]!) * k < minPx) {
+    while (j < stop && lay.depth[j]! === d && lay.parent[j]! === p && (lay.x1[j]! - lay.x0[j]!) * k < minPx - 1e-9) {
       endX = lay.x1[j]!;
       merged++;
       j = lay.end[j]!;
@@ -239,8 +239,8 @@ export function topFunctions(lay: FlameLayout, root = 0, by: 'self' | 'total' = 
     while (stack.length > 0 && lay.depth[stack[stack.length - 1]!]! >= d) onPath[lay.name[stack.pop()!]!]!--;
     const nm = lay.name[i]!;
     if (d >= 2) {
-      if (onPath[nm] === 0) totalBy[nm] += lay.total[i]!;
-      selfBy[nm] += lay.self[i]!;
+      if (onPath[nm] === 0) totalBy[nm]! += lay.total[i]!;
+      selfBy[nm]! += lay.self[i]!;
       seen[nm] = 1;
     }
     onPath[nm]!++;
@@ -267,10 +267,11 @@ export function fnv1a(text: string): number {
 
 export type Rgb = [number, number, number];
 
+/** One of 64 warm colours, picked by the name's hash (few distinct fills: the canvas draws one path per fill). */
 export function frameRgb(name: string): Rgb {
-  const h = fnv1a(name);
-  const lo = h & 0xffff;
-  const hi = h >>> 16;
+  const k = fnv1a(name) % 64;
+  const lo = (k % 8) * 8192 + 4096;
+  const hi = Math.floor(k / 8) * 8192 + 4096;
   return [232 + Math.floor((20 * hi) / 65536), 128 + Math.floor((92 * lo) / 65536), 64 + Math.floor((48 * hi) / 65536)];
 }
 

@@ -44,7 +44,7 @@ describe('differential layout', () => {
     const c = diffColours(d, 'self');
     expect(c.delta[at('xfs_ilock', 4)]).toBeCloseTo(50);
     expect(c.delta[at('iomap', 4)]).toBeCloseTo(-25);
-    expect(c.delta[at('write', 3)]).toBeCloseTo(100 / 8 - 100 / 10);
+    expect(c.delta[at('write', 3)]).toBeCloseTo(100 / 8 - 200 / 10);
     expect(c.maxAbs).toBeCloseTo(50);
     expect(diffRgb(c.delta[at('xfs_ilock', 4)]!, c.maxAbs)).toEqual([214, 69, 61]);
     expect(diffRgb(c.delta[at('iomap', 4)]!, c.maxAbs)).toEqual([149, 173, 214]);

@@ -1,0 +1,248 @@
+// Flame graphs, end to end: upload two captures with real call stacks (datasets/stacks-ext4 and
+// stacks-xfs, or, without them, the bundles e2e/make-flame-bundles.py makes from recordings in
+// backend/tests/formats/samples), open the flame graph cell, zoom, search, reopen the link, open
+// the differential graph and its exports; then measure the drawing time of a 500k-node tree.
+// Runs against a real `iolens serve` (playwright.config.ts); does not assume an empty library.
+// IOLENS_SHOTS=dir also saves a screenshot of every state.
+import { expect, test, type Page } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { syntheticTree } from '../src/testdata/flameSynthetic';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const shots = process.env.IOLENS_SHOTS;
+const tmp = process.env.IOLENS_E2E_TMP ?? fs.mkdtempSync('/tmp/iolens-e2e-');
+
+test.describe.configure({ mode: 'serial' });
+
+function stackBundles(): string[] {
+  const found = ['stacks-ext4', 'stacks-xfs'].flatMap((d) => {
+    const dir = path.join(repo, 'datasets', d);
+    return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.iolens.tar.gz')).map((f) => path.join(dir, f)) : [];
+  });
+  if (found.length >= 2) return found.slice(0, 2);
+  const out = path.join(tmp, 'flame-bundles');
+  execFileSync('python3', [path.join(repo, 'frontend', 'e2e', 'make-flame-bundles.py'), out], { stdio: 'pipe' });
+  return ['dio-4k', 'dio-16k'].map((b) => path.join(out, `${b}.iolens.tar.gz`));
+}
+
+async function upload(page: Page, file: string): Promise<string> {
+  const r = await page.request.post('/api/captures', { multipart: { file: { name: path.basename(file), mimeType: 'application/gzip', buffer: fs.readFileSync(file) } } });
+  expect(r.ok(), await r.text()).toBeTruthy();
+  return ((await r.json()) as { id: string }).id;
+}
+
+const shot = async (page: Page, name: string) => {
+  if (!shots) return;
+  await page.locator('section.cell[data-kind="flame"]').first().screenshot({ path: path.join(shots, `${name}.png`) });
+};
+
+/** Move over the canvas along a row until the tooltip names a frame; returns its name. */
+async function frameAt(page: Page, depthFromBottom: number, xs = [0.5, 0.3, 0.7, 0.15, 0.85, 0.05]): Promise<{ name: string; x: number; y: number }> {
+  const canvas = page.getByTestId('flame-canvas');
+  await canvas.scrollIntoViewIfNeeded();
+  const box = (await canvas.boundingBox())!;
+  const y = box.y + box.height - depthFromBottom * 16 - 8;
+  for (const f of xs) {
+    const x = box.x + f * box.width;
+    await page.mouse.move(x, y);
+    const tip = page.getByTestId('flame-tooltip');
+    if ((await tip.count()) === 0) continue;
+    const name = (await tip.locator('.tt-name').textContent()) ?? '';
+    if (!/narrower than a pixel/.test(name)) return { name, x, y };
+  }
+  throw new Error('no frame found on that row');
+}
+
+let ids: string[] = [];
+
+test('a capture flame graph: zoom, breadcrumb, search, the link reopens the same view', async ({ page }) => {
+  const files = stackBundles();
+  ids = [await upload(page, files[0]!), await upload(page, files[1]!)];
+  await page.goto(`/compare?v=1&captures=${ids[0]},${ids[1]}&baseline=${ids[0]}&cell=flame`);
+  const cell = page.locator('section.cell[data-kind="flame"]');
+  await expect(cell.locator('.cell-kind')).toHaveText('Flame graph');
+  await expect(cell.getByTestId('flame-canvas')).toBeVisible();
+  await expect(cell.getByTestId('flame-summary')).toContainText(/[\d,]+ samples · .* cpu-clock · 2 runs merged/);
+  await expect(cell.getByTestId('flame-top-table').locator('tbody tr').first()).toBeVisible();
+  await expect(cell.getByTestId('flame-breadcrumb')).toContainText('click a frame to zoom');
+  await shot(page, 'flame-01-capture');
+
+  // a tooltip with samples and percentages
+  const frame = await frameAt(page, 2);
+  const tip = page.getByTestId('flame-tooltip');
+  await expect(tip).toContainText(/Total\s*[\d.]+%\s*[\d,]+ samples/);
+  await shot(page, 'flame-02-tooltip');
+
+  // click to zoom: the breadcrumb and the URL follow; Esc zooms out
+  await page.mouse.click(frame.x, frame.y);
+  await expect(cell.getByTestId('flame-breadcrumb')).toContainText(frame.name);
+  await expect(cell.getByTestId('flame-breadcrumb')).toContainText('of all');
+  await expect(page).toHaveURL(/cell=flame:z=[^;&]+,[^;&]+/);
+  await page.mouse.move(0, 0);
+  await shot(page, 'flame-03-zoomed');
+  await page.keyboard.press('Escape');
+  await expect(page).toHaveURL(/cell=flame:z=[^,;&]+$/);
+  await cell.getByTestId('flame-breadcrumb').getByRole('button', { name: 'all' }).click();
+  await expect(page).toHaveURL(/cell=flame$/);
+  const again = await frameAt(page, 2);
+  await page.mouse.click(again.x, again.y);
+  await expect(page).toHaveURL(/cell=flame:z=/);
+
+  // '/' focuses the search; matches are counted
+  await page.mouse.move(0, 0);
+  await page.keyboard.press('/');
+  await expect(cell.getByLabel('Search frames (regular expression)')).toBeFocused();
+  await page.keyboard.type('iomap|xfs_|ext4_');
+  await expect(cell.getByTestId('flame-search-status')).toContainText(/[\d.]+% of samples matched/);
+  await expect(page).toHaveURL(/;q=iomap%257Cxfs_%257Cext4_/);
+  await cell.getByRole('button', { name: 'Icicle' }).click();
+  await expect(page).toHaveURL(/;m=icicle/);
+  await shot(page, 'flame-04-search-icicle');
+  const status = await cell.getByTestId('flame-search-status').textContent();
+
+  // the link reopens the same zoom, search and mode
+  await page.reload();
+  await expect(cell.getByTestId('flame-canvas')).toBeVisible();
+  await expect(cell.getByLabel('Search frames (regular expression)')).toHaveValue('iomap|xfs_|ext4_');
+  await expect(cell.getByTestId('flame-breadcrumb')).toContainText(again.name);
+  await expect(cell.getByTestId('flame-search-status')).toHaveText(status!);
+  await expect(cell.getByRole('button', { name: 'Icicle' })).toHaveAttribute('aria-pressed', 'true');
+
+  // a bad regex says so and breaks nothing
+  await cell.getByLabel('Search frames (regular expression)').fill('(');
+  await expect(cell.getByTestId('flame-search-status')).toContainText('not a regular expression');
+  await cell.getByLabel('Search frames (regular expression)').fill('');
+  await cell.getByLabel('Search frames (regular expression)').press('Enter');
+  await expect(page).not.toHaveURL(/;q=/);
+
+  // one run, one CPU: the selection is in the URL
+  await cell.getByLabel('Runs').selectOption({ index: 1 });
+  await expect(page).toHaveURL(/[:;]runs=r00[01]/);
+  await expect(cell.getByTestId('flame-summary')).toContainText(/run r00[01]/);
+  await cell.getByLabel('CPU').selectOption({ index: 1 });
+  await expect(page).toHaveURL(/;cpu=\d/);
+  await shot(page, 'flame-05-run-cpu');
+
+  // exports of the same view: folded text and SVG
+  await cell.locator('.flame-export button').first().click();
+  const links = cell.locator('.flame-export .menu-link');
+  await expect(links).toHaveCount(2);
+  const svg = await page.request.get((await links.nth(0).getAttribute('href'))!);
+  expect(svg.headers()['content-type']).toBe('image/svg+xml');
+  expect(await svg.text()).toContain('<svg');
+  const folded = await page.request.get((await links.nth(1).getAttribute('href'))!);
+  expect(await folded.text()).toMatch(/^\S.* \d+\n/);
+});
+
+test('the differential flame graph of two captures, swapped, with its table of changes', async ({ page }) => {
+  test.skip(ids.length < 2, 'needs the captures of the first test');
+  await page.goto(`/compare?v=1&captures=${ids[0]},${ids[1]}&baseline=${ids[0]}&cell=flame`);
+  const cell = page.locator('section.cell[data-kind="flame"]');
+  await cell.getByRole('button', { name: 'Difference' }).click();
+  await expect(page).toHaveURL(/cell=flame:v=diff/);
+  await expect(cell.getByTestId('flame-canvas')).toBeVisible();
+  await expect(cell.getByTestId('flame-diff-summary')).toContainText('each side normalised by its own total');
+  await expect(cell.getByTestId('flame-diff-legend')).toContainText('blue shrank');
+  await expect(cell.getByTestId('flame-diff-legend')).toContainText('within the spread between repeats (2 and 2 runs)');
+  const rows = cell.getByTestId('flame-diff-table').locator('tbody tr');
+  await expect(rows.first()).toBeVisible();
+  await expect(rows.first().locator('td.delta').first()).toHaveText(/^[+−]\d+\.\d+ pp$|^0 pp$/);
+  await expect(cell.getByTestId('flame-diff-table').locator('.noise-mark').first()).toBeVisible();
+  await shot(page, 'flame-06-diff');
+
+  const frame = await frameAt(page, 2);
+  await expect(page.getByTestId('flame-tooltip')).toContainText('change');
+  await shot(page, 'flame-07-diff-tooltip');
+  await page.mouse.click(frame.x, frame.y);
+  await expect(page).toHaveURL(/cell=flame:v=diff;z=/);
+
+  const before = await cell.getByLabel('Before capture').inputValue();
+  const after = await cell.getByLabel('After capture').inputValue();
+  await cell.getByRole('button', { name: 'Swap sides' }).click();
+  await expect(cell.getByLabel('Before capture')).toHaveValue(after);
+  await expect(cell.getByLabel('After capture')).toHaveValue(before);
+  await expect(page).toHaveURL(new RegExp(`a=${after};b=${before}`));
+  await cell.getByRole('button', { name: 'total share' }).click();
+  await expect(page).toHaveURL(/;c=total/);
+  await cell.getByRole('button', { name: 'Total', exact: true }).click();
+  await expect(page).toHaveURL(/;by=total/);
+  await shot(page, 'flame-08-diff-swapped-total');
+
+  await cell.locator('.flame-export button').first().click();
+  const svg = await page.request.get((await cell.locator('.flame-export .menu-link').first().getAttribute('href'))!);
+  expect(await svg.text()).toContain('Differential flame graph');
+});
+
+test('draws a 500k-node tree in under 16 ms a frame', async ({ page }) => {
+  const s = syntheticTree(500_000, 1);
+  const body = JSON.stringify({
+    capture: { id: 'synthetic500k', label: 'synthetic 500k nodes', kernel: null },
+    filters: { event: 'cpu-clock', runs: null, cpus: null, tid: null, comm: null, from_ns: null, to_ns: null },
+    weight_unit: 'count',
+    total_weight: s.self_weight.reduce((a, b) => a + b, 0),
+    total_samples: s.self_samples.reduce((a, b) => a + b, 0),
+    stackless_samples: 0,
+    events: [{ event: 'cpu-clock', samples: 1, weight: 1, with_stack: 1 }],
+    runs: [{ id: 'r000', index: 0, repeat: 0, params: {}, samples: 1, duration_ns: 1 }],
+    cpus: [],
+    tasks: [],
+    comms: [],
+    tree: { names: s.names, name: s.name, depth: s.depth, self_weight: s.self_weight, self_samples: s.self_samples },
+    notes: [],
+    elapsed_ms: 0,
+  });
+  await page.route('**/api/captures/synthetic500k/flame*', (route) => route.fulfill({ status: 200, contentType: 'application/json', body }));
+  await page.goto('/compare?v=1&captures=synthetic500k&baseline=synthetic500k&cell=flame.full');
+  const canvas = page.getByTestId('flame-canvas');
+  await expect(canvas).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByTestId('flame-summary')).toContainText('500,000 frames');
+  // redraws: search on and off, orientation, zoom in and out
+  const cell = page.locator('section.cell[data-kind="flame"]');
+  const input = cell.getByLabel('Search frames (regular expression)');
+  for (const q of ['xfs', 'iomap|blk', '']) {
+    await input.fill(q);
+    await input.press('Enter');
+    await page.waitForTimeout(150);
+  }
+  for (const m of ['Icicle', 'Flame']) {
+    await cell.getByRole('button', { name: m, exact: true }).click();
+    await page.waitForTimeout(150);
+  }
+  for (let k = 0; k < 4; k++) {
+    const f = await frameAt(page, 1 + k);
+    await page.mouse.click(f.x, f.y);
+    await page.waitForTimeout(150);
+  }
+  await page.mouse.move(0, 0);
+  for (let k = 0; k < 4; k++) {
+    await page.keyboard.press('Escape');
+    await page.waitForTimeout(150);
+  }
+  const draws = await page.evaluate(() => window.__iolensFlameDraws ?? []);
+  const layouts = await page.evaluate(() => window.__iolensFlameLayouts ?? []);
+  const rects = Number(await canvas.getAttribute('data-rects'));
+  const sorted = [...draws].slice(1).sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)]!;
+  const max = sorted[sorted.length - 1]!;
+  // Wall-clock times: on a machine busier than its CPUs (other test suites), they stretch.
+  const load = os.loadavg()[0]! / os.cpus().length;
+  const line = `500k nodes: layout ${layouts.map((x) => x.toFixed(0)).join(', ')} ms; first frame ${draws[0]!.toFixed(1)} ms; ` +
+    `then ${sorted.length} frames median ${median.toFixed(1)} ms, min ${sorted[0]!.toFixed(1)} ms, max ${max.toFixed(1)} ms ` +
+    `(${rects} rects at the end; load average per CPU ${load.toFixed(2)})`;
+  console.log(line);
+  test.info().annotations.push({ type: 'flame-draw', description: line });
+  if (shots) fs.writeFileSync(path.join(shots, 'flame-draw-times.txt'), line + '\n' + draws.map((d) => d.toFixed(2)).join('\n') + '\n');
+  await shot(page, 'flame-09-500k');
+  expect(sorted.length).toBeGreaterThanOrEqual(8);
+  // Under 16 ms a frame; when the machine is overloaded (more runnable tasks than CPUs), the best
+  // frames still must be, and the median within the stretch the load explains.
+  if (load <= 1) expect(median).toBeLessThan(16);
+  else {
+    expect(sorted[0]!).toBeLessThan(16);
+    expect(median).toBeLessThan(16 * Math.min(load, 4));
+  }
+});

@@ -1,0 +1,179 @@
+// The canvas of a flame graph: draws the rects of the current zoom, hit-tests the mouse, shows a
+// tooltip and a hover outline (DOM, so hovering never redraws), and zooms on click. Each draw's
+// time is kept on the canvas (data-draw-ms) and in window.__iolensFlameDraws for measurement.
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { drawFlame, FONT, ROW_H, rowY, type Fill } from '../../charts/flameCanvas';
+import { hitTest, rectsDepth, visibleRects, type FlameLayout, type Rect } from '../../logic/flame';
+
+declare global {
+  interface Window {
+    /** Time of each frame drawn (rects found + painted), ms: read by e2e/flame.spec.ts. */
+    __iolensFlameDraws?: number[];
+    /** Time of each layout (d3 hierarchy + partition of a whole tree), ms. */
+    __iolensFlameLayouts?: number[];
+  }
+}
+
+export interface FlameChartProps {
+  lay: FlameLayout;
+  zoom: number;
+  icicle: boolean;
+  fill: (node: number) => Fill;
+  tooltip: (node: number) => ReactNode;
+  onZoom: (node: number) => void;
+  /** Tallest the chart gets before it scrolls, px. */
+  maxHeight?: number;
+}
+
+// One canvas per notebook cell, kept across remounts: the notebook remounts a cell whenever its
+// state (the URL) changes, and a new canvas would pay for its backing store on every zoom.
+const canvases = new Map<string, HTMLCanvasElement>();
+
+let charWidth = 0;
+function measureChar(ctx: CanvasRenderingContext2D): number {
+  if (!charWidth) {
+    ctx.font = FONT;
+    charWidth = ctx.measureText('MMMMMMMMMM').width / 10 || 6.6;
+  }
+  return charWidth;
+}
+
+export function FlameChart({ lay, zoom, icicle, fill, tooltip, onZoom, maxHeight = 620 }: FlameChartProps) {
+  const wrap = useRef<HTMLDivElement>(null);
+  const host = useRef<HTMLDivElement>(null);
+  const canvas = useRef<HTMLCanvasElement | null>(null);
+  const [width, setWidth] = useState(0);
+  const [hover, setHover] = useState<Hover | null>(null);
+
+  useLayoutEffect(() => {
+    const el = wrap.current;
+    if (!el) return;
+    setWidth(Math.floor(el.clientWidth));
+    const ro = new ResizeObserver(() => setWidth(Math.floor(el.clientWidth)));
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+
+  useLayoutEffect(() => {
+    const key = host.current?.closest('section.cell')?.id ?? '';
+    let c = key ? canvases.get(key) : undefined;
+    if (!c) {
+      c = document.createElement('canvas');
+      c.setAttribute('data-testid', 'flame-canvas');
+      c.setAttribute('role', 'img');
+      c.setAttribute('aria-label', 'Flame graph: click a frame to zoom, Esc to zoom out');
+      if (key) canvases.set(key, c);
+    }
+    host.current!.prepend(c);
+    canvas.current = c;
+    return () => {
+      c.remove();
+      canvas.current = null;
+    };
+  }, []);
+
+  // The time to find the rects counts in the frame's time (data-draw-ms) of the draw that follows.
+  const rectsMs = useRef(0);
+  const rects = useMemo(() => {
+    const t0 = performance.now();
+    const r = width > 0 ? visibleRects(lay, zoom, width) : [];
+    rectsMs.current = performance.now() - t0;
+    return r;
+  }, [lay, zoom, width]);
+  const rows = Math.max(rectsDepth(rects), 0);
+  const height = (rows + 1) * ROW_H;
+
+  useLayoutEffect(() => {
+    const c = canvas.current;
+    if (!c || width === 0) return;
+    const dpr = window.devicePixelRatio || 1;
+    if (c.width !== Math.round(width * dpr) || c.height !== Math.round(height * dpr)) {
+      c.width = Math.round(width * dpr);
+      c.height = Math.round(height * dpr);
+      c.style.width = `${width}px`;
+      c.style.height = `${height}px`;
+    }
+    const ctx = c.getContext('2d');
+    if (!ctx) return;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const charW = measureChar(ctx);
+    // A frame's time: finding the rects (above) and painting them; not the canvas's own setup.
+    const t0 = performance.now();
+    drawFlame(ctx, lay, rects, fill, { width, rows, icicle, charW });
+    const paint = performance.now() - t0;
+    const ms = paint + rectsMs.current;
+    c.dataset.paintMs = paint.toFixed(2);
+    c.dataset.rectsMs = rectsMs.current.toFixed(2);
+    rectsMs.current = 0;
+    c.dataset.drawMs = ms.toFixed(2);
+    c.dataset.rects = String(rects.length);
+    (window.__iolensFlameDraws ??= []).push(ms);
+  }, [lay, rects, fill, width, height, rows, icicle]);
+
+  // A flame graph grows upwards: keep its root in view when it is taller than the box.
+  useEffect(() => {
+    const el = wrap.current;
+    if (el && !icicle) el.scrollTop = el.scrollHeight;
+  }, [icicle, zoom, height]);
+
+  const at = (e: React.MouseEvent): Hover | null => {
+    const box = host.current!.getBoundingClientRect();
+    const x = e.clientX - box.left;
+    const y = e.clientY - box.top;
+    const row = Math.floor(y / ROW_H);
+    const depth = icicle ? row : rows - row;
+    const rect = hitTest(rects, x, depth);
+    return rect ? { rect, cx: e.clientX, cy: e.clientY } : null;
+  };
+
+  return (
+    <div className="flame-chart" ref={wrap} style={{ maxHeight }} data-testid="flame-chart">
+      <div
+        className="flame-canvas-box"
+        ref={host}
+        style={{ height }}
+        onMouseMove={(e) => setHover(at(e))}
+        onMouseLeave={() => setHover(null)}
+        onClick={(e) => {
+          const h = at(e);
+          if (h && h.rect.node >= 0) onZoom(h.rect.node);
+        }}
+      >
+        {hover && (
+          <div
+            className="flame-hover"
+            style={{ left: hover.rect.x, top: rowY(hover.rect.depth, { width, rows, icicle, charW: 0 }), width: Math.max(hover.rect.w - 1, 1), height: ROW_H - 1 }}
+          />
+        )}
+        {hover && (
+          <div className="flame-tooltip" role="tooltip" data-testid="flame-tooltip" style={tooltipBox(hover)}>
+            {hover.rect.node >= 0 ? (
+              tooltip(hover.rect.node)
+            ) : (
+              <>
+                <div className="tt-name">{hover.rect.merged.toLocaleString('en-US')} frames, each narrower than a pixel</div>
+                <div className="muted">Zoom into the frame below to see them.</div>
+              </>
+            )}
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}
+
+interface Hover {
+  rect: Rect;
+  /** Mouse position in the window (the tooltip is position: fixed, never clipped by the scroll box). */
+  cx: number;
+  cy: number;
+}
+
+function tooltipBox(h: Hover): React.CSSProperties {
+  const style: React.CSSProperties = {};
+  if (h.cx > window.innerWidth - 400) style.right = window.innerWidth - h.cx + 12;
+  else style.left = h.cx + 14;
+  if (h.cy > window.innerHeight - 170) style.bottom = window.innerHeight - h.cy + 10;
+  else style.top = h.cy + 16;
+  return style;
+}

@@ -1,0 +1,15 @@
+import { defineCell } from '../types';
+import { FlameCell } from './FlameCell';
+import { decodeFlame, defaultFlameState, encodeFlame, type FlameState } from './state';
+
+/** perf call stacks: one capture's flame graph, or the differential flame graph of two. */
+export const flameCell = defineCell<FlameState>({
+  kind: 'flame',
+  title: 'Flame graph',
+  description: 'perf call stacks: flame graph per capture, run, CPU, task or time range; differential graph of two captures',
+  defaultState: defaultFlameState,
+  encode: encodeFlame,
+  decode: decodeFlame,
+  Component: FlameCell,
+  starter: (caps) => caps.some((c) => (c.artifact_kinds ?? []).includes('perf-script')),
+});

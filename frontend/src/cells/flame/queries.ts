@@ -1,0 +1,67 @@
+// Typed requests of the flame graph cell (types generated from the backend's OpenAPI schema),
+// shared through the query cache, and the export URLs (folded text, SVG) of the same selection.
+import { api, unwrap } from '../../api/client';
+import type { components } from '../../api/schema';
+import { useQuery } from '../../api/useQuery';
+import type { FlameState } from './state';
+
+export type FlameGraphData = components['schemas']['FlameGraph'];
+export type FlameDiffData = components['schemas']['FlameDiff'];
+export type FlameRunInfo = components['schemas']['FlameRun'];
+export type FlameDiffFunction = components['schemas']['FlameDiffFunction'];
+
+export interface FlameParams {
+  event?: string;
+  runs?: string;
+  cpus?: string;
+  tid?: number;
+  comm?: string;
+  from_ns?: number;
+  to_ns?: number;
+}
+
+/** Query parameters of a selection (the API's names); a difference takes no runs or thread. */
+export function flameParams(s: FlameState, forDiff: boolean): FlameParams {
+  const q: FlameParams = {};
+  if (s.event !== null) q.event = s.event;
+  if (!forDiff && s.runs) q.runs = s.runs.join(',');
+  if (s.cpus) q.cpus = s.cpus.join(',');
+  if (!forDiff && s.tid !== null) q.tid = s.tid;
+  if (s.comm !== null) q.comm = s.comm;
+  if (s.from !== null) q.from_ns = s.from;
+  if (s.to !== null) q.to_ns = s.to;
+  return q;
+}
+
+const asStrings = (q: object): Record<string, string> => Object.fromEntries(Object.entries(q).map(([k, v]) => [k, String(v)]));
+const keyOf = (q: object) => new URLSearchParams(Object.entries(asStrings(q)).sort()).toString();
+
+export function useFlame(id: string | null, s: FlameState) {
+  const q = flameParams(s, false);
+  return useQuery(id === null ? null : `flame:${id}|${keyOf(q)}`, () =>
+    unwrap(api.GET('/api/captures/{capture_id}/flame', { params: { path: { capture_id: id! }, query: q } })),
+  );
+}
+
+export function useFlameDiff(a: string | null, b: string | null, s: FlameState) {
+  const q = flameParams(s, true);
+  return useQuery(a === null || b === null ? null : `flamediff:${a}|${b}|${keyOf(q)}`, () =>
+    unwrap(api.GET('/api/compare/flame', { params: { query: { ...q, a: a!, b: b! } } })),
+  );
+}
+
+/** URL of an export of the current view: folded text or SVG (zoom, search and mode included). */
+export function exportUrl(kind: 'folded' | 'svg', s: FlameState, ids: { cap: string } | { a: string; b: string }, download = true): string {
+  const q: Record<string, string> = asStrings(flameParams(s, 'a' in ids));
+  if (kind === 'svg') {
+    if (s.zoom.length) q.zoom = s.zoom.join(';');
+    if (s.search) q.search = s.search;
+    q.mode = s.mode;
+    if ('a' in ids) q.color = s.colour;
+  }
+  if (download) q.download = 'true';
+  const base = 'a' in ids ? `/api/compare/flame/${kind}` : `/api/captures/${encodeURIComponent(ids.cap)}/flame/${kind}`;
+  if ('a' in ids) Object.assign(q, { a: ids.a, b: ids.b });
+  const qs = new URLSearchParams(q).toString();
+  return qs ? `${base}?${qs}` : base;
+}

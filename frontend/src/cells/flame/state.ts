@@ -1,0 +1,184 @@
+// State of the flame graph cell and its URL form. Pure; tests in state.test.ts.
+//
+// URL form: fields separated by ';', each `key=value`, values percent-encoded (a frame name may
+// hold any character but ';'). Absent fields take their default; the default state encodes to ''.
+//   v=diff          the differential graph of two captures (absent: one capture's flame graph)
+//   cap=ID          flame: the capture (absent: the notebook's baseline)
+//   a=ID, b=ID      diff: before and after (absent: the baseline, and the first other capture)
+//   ev=cpu-clock    the perf event (absent: each capture's first sampled event)
+//   runs=r000,r001  flame: the runs merged (absent: all)
+//   cpu=0,3         CPUs (absent: all)
+//   tid=1234        flame: one thread
+//   comm=fio        tasks with this command name
+//   t=FROM-TO       time range, ns since each run's first sample (TO empty: to the end; FROM 0 is
+//                   stored as null)
+//   z=f1,f2,...     the zoomed frame: its frame names from the root
+//   q=REGEX         search
+//   m=icicle        root at the top (absent: flame, root at the bottom)
+//   c=total         diff: colour by the change of total share (absent: of self share)
+//   by=total        the functions table ordered by total (absent: by self)
+
+export type FlameView = 'flame' | 'diff';
+
+export interface FlameState {
+  view: FlameView;
+  cap: string | null;
+  a: string | null;
+  b: string | null;
+  event: string | null;
+  runs: string[] | null;
+  cpus: number[] | null;
+  tid: number | null;
+  comm: string | null;
+  from: number | null;
+  to: number | null;
+  zoom: string[];
+  search: string;
+  mode: 'flame' | 'icicle';
+  colour: 'self' | 'total';
+  by: 'self' | 'total';
+}
+
+export const defaultFlameState: FlameState = {
+  view: 'flame',
+  cap: null,
+  a: null,
+  b: null,
+  event: null,
+  runs: null,
+  cpus: null,
+  tid: null,
+  comm: null,
+  from: null,
+  to: null,
+  zoom: [],
+  search: '',
+  mode: 'flame',
+  colour: 'self',
+  by: 'self',
+};
+
+const CAPTURE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const RUN_ID = /^[A-Za-z0-9_.-]{1,64}$/;
+const MAX_TEXT = 2000;
+const KEYS = ['v', 'cap', 'a', 'b', 'ev', 'runs', 'cpu', 'tid', 'comm', 't', 'z', 'q', 'm', 'c', 'by'];
+
+const enc = encodeURIComponent;
+
+export function encodeFlame(s: FlameState): string {
+  const p: string[] = [];
+  if (s.view === 'diff') p.push('v=diff');
+  if (s.cap) p.push(`cap=${s.cap}`);
+  if (s.a) p.push(`a=${s.a}`);
+  if (s.b) p.push(`b=${s.b}`);
+  if (s.event !== null) p.push(`ev=${enc(s.event)}`);
+  if (s.runs) p.push(`runs=${s.runs.join(',')}`);
+  if (s.cpus) p.push(`cpu=${s.cpus.join(',')}`);
+  if (s.tid !== null) p.push(`tid=${s.tid}`);
+  if (s.comm !== null) p.push(`comm=${enc(s.comm)}`);
+  if (s.from !== null || s.to !== null) p.push(`t=${s.from ?? 0}-${s.to ?? ''}`);
+  if (s.zoom.length) p.push(`z=${s.zoom.map(enc).join(',')}`);
+  if (s.search) p.push(`q=${enc(s.search)}`);
+  if (s.mode === 'icicle') p.push('m=icicle');
+  if (s.colour === 'total') p.push('c=total');
+  if (s.by === 'total') p.push('by=total');
+  return p.join(';');
+}
+
+function dec(v: string): string | Error {
+  try {
+    return decodeURIComponent(v);
+  } catch {
+    return new Error(`'${v.slice(0, 40)}' is not percent-encoded text`);
+  }
+}
+
+const nonNegInt = (v: string) => (/^\d{1,18}$/.test(v) ? Number(v) : null);
+
+export function decodeFlame(text: string): FlameState | Error {
+  const s: FlameState = { ...defaultFlameState };
+  if (text === '') return s;
+  if (text.length > 20000) return new Error('state too long');
+  for (const part of text.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) return new Error(`'${part.slice(0, 40)}' is not key=value`);
+    const key = part.slice(0, eq);
+    const v = part.slice(eq + 1);
+    switch (key) {
+      case 'v':
+        if (v !== 'diff' && v !== 'flame') return new Error(`v must be flame or diff, not '${v}'`);
+        s.view = v;
+        break;
+      case 'cap':
+      case 'a':
+      case 'b':
+        if (!CAPTURE_ID.test(v)) return new Error(`${key}: '${v}' is not a capture id`);
+        s[key] = v;
+        break;
+      case 'ev':
+      case 'comm':
+      case 'q': {
+        const d = dec(v);
+        if (d instanceof Error) return d;
+        if (d.length > MAX_TEXT) return new Error(`${key}: longer than ${MAX_TEXT} characters`);
+        if (key === 'ev') s.event = d;
+        else if (key === 'comm') s.comm = d;
+        else s.search = d;
+        break;
+      }
+      case 'runs': {
+        const runs = v.split(',');
+        if (runs.some((r) => !RUN_ID.test(r))) return new Error(`runs: '${v}' is not a list of run ids`);
+        s.runs = runs;
+        break;
+      }
+      case 'cpu': {
+        const cpus = v.split(',').map(nonNegInt);
+        if (cpus.some((c) => c === null || c > 65535)) return new Error(`cpu: '${v}' is not a list of CPU numbers`);
+        s.cpus = cpus as number[];
+        break;
+      }
+      case 'tid': {
+        const t = nonNegInt(v);
+        if (t === null) return new Error(`tid: '${v}' is not a thread id`);
+        s.tid = t;
+        break;
+      }
+      case 't': {
+        const m = /^(\d{1,18})-(\d{1,18})?$/.exec(v);
+        if (!m) return new Error(`t: '${v}' is not FROM-TO in ns`);
+        const from = Number(m[1]);
+        const to = m[2] !== undefined ? Number(m[2]) : null;
+        if (to !== null && to <= from) return new Error(`t: the range ${v} is empty`);
+        if (from === 0 && to === null) return new Error('t: 0- is the whole run; leave t out');
+        s.from = from === 0 ? null : from; // 0 and absent both mean "from the run's first sample"
+        s.to = to;
+        break;
+      }
+      case 'z': {
+        const frames: string[] = [];
+        for (const f of v.split(',')) {
+          const d = dec(f);
+          if (d instanceof Error) return d;
+          frames.push(d);
+        }
+        if (frames.length > 1000) return new Error('z: a zoom path of more than 1000 frames');
+        s.zoom = frames;
+        break;
+      }
+      case 'm':
+        if (v !== 'icicle' && v !== 'flame') return new Error(`m must be flame or icicle, not '${v}'`);
+        s.mode = v;
+        break;
+      case 'c':
+      case 'by':
+        if (v !== 'self' && v !== 'total') return new Error(`${key} must be self or total, not '${v}'`);
+        if (key === 'c') s.colour = v;
+        else s.by = v;
+        break;
+      default:
+        return new Error(`unknown field '${key.slice(0, 20)}' (known: ${KEYS.join(', ')})`);
+    }
+  }
+  return s;
+}

@@ -1,0 +1,100 @@
+// Canvas drawing tested by recording the calls (Firefox Profiler style).
+import { describe, expect, it } from 'vitest';
+import { layoutFromText, searchMatches, visibleRects } from '../logic/flame';
+import { drawFlame, fitLabel, frameFills, type Ctx2D } from './flameCanvas';
+
+function recorder(): Ctx2D & { calls: string[] } {
+  const calls: string[] = [];
+  const r = (n: number) => +n.toFixed(2);
+  let path: string[] = [];
+  const ctx = {
+    calls,
+    _fill: '' as unknown,
+    font: '',
+    textBaseline: 'alphabetic' as CanvasTextBaseline,
+    set fillStyle(v: string | CanvasGradient | CanvasPattern) {
+      this._fill = v;
+    },
+    get fillStyle() {
+      return this._fill as string;
+    },
+    beginPath() {
+      path = [];
+    },
+    rect(x: number, y: number, w: number, h: number) {
+      path.push(`${r(x)},${r(y)},${r(w)},${r(h)}`);
+    },
+    fill() {
+      calls.push(`fill ${this._fill} ${path.join(' ')}`);
+    },
+    fillText(t: string, x: number, y: number) {
+      calls.push(`text ${this._fill} ${t} ${r(x)} ${r(y)}`);
+    },
+    clearRect(x: number, y: number, w: number, h: number) {
+      calls.push(`clear ${x} ${y} ${w} ${h}`);
+    },
+  };
+  return ctx;
+}
+
+const FIXTURE = `
+fio          fio          kworker
+entry        entry        worker
+vfs_write    vfs_read
+iomap_dio_rw
+`;
+
+describe('drawFlame', () => {
+  const lay = layoutFromText(FIXTURE);
+
+  it('flame: root at the bottom, labels where they fit', () => {
+    const ctx = recorder();
+    drawFlame(ctx, lay, visibleRects(lay, 0, 300), frameFills(lay, null), { width: 300, rows: lay.maxDepth, icicle: false, charW: 6.6 });
+    // one path per fill; labels after, where they fit
+    expect(ctx.calls).toEqual([
+      'clear 0 0 300 80',
+      'fill #d5d9de 0,64,299,15 0,48,199,15 200,48,99,15',
+      'fill #eea84f 0,32,199,15 0,16,99,15',
+      'fill #f89c67 100,16,99,15',
+      'fill #f8b367 100,0,99,15',
+      'fill #eed64f 200,32,99,15',
+      'text #1f2328 all 3 72',
+      'text #1f2328 fio 3 56',
+      'text #1f2328 entry 3 40',
+      'text #1f2328 vfs_read 3 24',
+      'text #1f2328 vfs_write 103 24',
+      'text #1f2328 iomap_dio_rw 103 8',
+      'text #1f2328 kworker 203 56',
+      'text #1f2328 worker 203 40',
+    ]);
+  });
+
+  it('icicle with a search: matches purple, the rest faded, narrow labels cut', () => {
+    const ctx = recorder();
+    const s = searchMatches(lay.names, '^vfs_');
+    const match = s.ok ? s.match : null;
+    drawFlame(ctx, lay, visibleRects(lay, 0, 120), frameFills(lay, match), { width: 120, rows: lay.maxDepth, icicle: true, charW: 6.6 });
+    expect(ctx.calls).toEqual([
+      'clear 0 0 120 80',
+      'fill #d5d9de 0,0,119,15 0,16,79,15 80,16,39,15',
+      'fill #f8dcb8 0,32,79,15',
+      'fill #b44fcf 0,48,39,15 40,48,39,15',
+      'fill #fce0c2 40,64,39,15',
+      'fill #f8eeb8 80,32,39,15',
+      'text #1f2328 all 3 8',
+      'text #1f2328 fio 3 24',
+      'text #1f2328 entry 3 40',
+      'text #1f2328 iom.. 43 72',
+      'text #1f2328 kwo.. 83 24',
+      'text #1f2328 wor.. 83 40',
+      'text #ffffff vfs.. 3 56',
+      'text #ffffff vfs.. 43 56',
+    ]);
+  });
+
+  it('labels', () => {
+    expect(fitLabel('ext4_file_write_iter', 60, 6)).toBe('ext4_fi..');
+    expect(fitLabel('ext4', 60, 6)).toBe('ext4');
+    expect(fitLabel('ext4_file_write_iter', 20, 6)).toBe('');
+  });
+});

@@ -1,0 +1,98 @@
+// Drawing a flame graph on a canvas: the rects of logic/flame.ts's visibleRects, one fillRect per
+// frame and a label where it fits. No DOM here beyond the 2D context (tests record the calls,
+// flameCanvas.test.ts); the React component (cells/flame/FlameChart.tsx) owns the canvas.
+import { dim, frameRgb, GREY, hex, MATCH, MERGED, type FlameLayout, type Rect } from '../logic/flame';
+
+export const ROW_H = 16;
+export const FONT = '11px ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace';
+export const TEXT = '#1f2328';
+
+/** The part of CanvasRenderingContext2D this module uses. */
+export interface Ctx2D {
+  fillStyle: string | CanvasGradient | CanvasPattern;
+  font: string;
+  textBaseline: CanvasTextBaseline;
+  beginPath(): void;
+  rect(x: number, y: number, w: number, h: number): void;
+  fill(): void;
+  fillText(text: string, x: number, y: number): void;
+  clearRect(x: number, y: number, w: number, h: number): void;
+}
+
+export type Fill = string | CanvasPattern;
+
+export interface DrawStyle {
+  width: number;
+  /** Deepest depth drawn: the flame's baseline is at the bottom of this row. */
+  rows: number;
+  icicle: boolean;
+  /** Width of one character of FONT, px. */
+  charW: number;
+  rowH?: number;
+}
+
+/** The label that fits in px (cut with '..'), or '' when fewer than 3 characters fit. */
+export function fitLabel(text: string, px: number, charW: number): string {
+  const n = Math.floor((px - 6) / charW);
+  if (n < 3) return '';
+  return text.length <= n ? text : text.slice(0, n - 2) + '..';
+}
+
+/** y of the top of a frame at this depth. */
+export const rowY = (depth: number, s: DrawStyle) => (s.icicle ? depth : s.rows - depth) * (s.rowH ?? ROW_H);
+
+export function drawFlame(ctx: Ctx2D, lay: FlameLayout, rects: readonly Rect[], fill: (node: number) => Fill, s: DrawStyle): void {
+  const rowH = s.rowH ?? ROW_H;
+  ctx.clearRect(0, 0, s.width, (s.rows + 1) * rowH);
+  // One path per fill: a few hundred fills instead of thousands of fillRect calls.
+  const groups = new Map<Fill, number[]>();
+  const fills: Fill[] = new Array(rects.length);
+  for (let i = 0; i < rects.length; i++) {
+    const r = rects[i]!;
+    const f = r.node < 0 ? MERGED : fill(r.node);
+    fills[i] = f;
+    const g = groups.get(f);
+    if (g) g.push(i);
+    else groups.set(f, [i]);
+  }
+  for (const [f, idx] of groups) {
+    ctx.fillStyle = f;
+    ctx.beginPath();
+    for (const i of idx) {
+      const r = rects[i]!;
+      ctx.rect(r.x, rowY(r.depth, s), r.w >= 3 ? r.w - 1 : Math.max(r.w, 0.5), rowH - 1);
+    }
+    ctx.fill();
+  }
+  // Labels where at least 3 characters fit: dark, white on search matches.
+  ctx.font = FONT;
+  ctx.textBaseline = 'middle';
+  const minW = 3 * s.charW + 6;
+  for (const white of [false, true]) {
+    ctx.fillStyle = white ? '#ffffff' : TEXT;
+    for (let i = 0; i < rects.length; i++) {
+      const r = rects[i]!;
+      if (r.node < 0 || r.w < minW || (fills[i] === MATCH) !== white) continue;
+      const label = fitLabel(lay.names[lay.name[r.node]!]!, r.w, s.charW);
+      if (label) ctx.fillText(label, r.x + 3, rowY(r.depth, s) + (rowH - 1) / 2 + 0.5);
+    }
+  }
+}
+
+/**
+ * Fills of a plain flame graph: warm colours by name (cached per distinct name); the root and
+ * command names (depth <= 1) grey; with a search, matches purple and the rest faded.
+ */
+export function frameFills(lay: FlameLayout, match: Uint8Array | null): (node: number) => string {
+  const cache: (string | undefined)[] = new Array(lay.names.length);
+  return (node) => {
+    if (lay.depth[node]! <= 1) return match && lay.depth[node] === 1 && match[lay.name[node]!] ? MATCH : GREY;
+    const k = lay.name[node]!;
+    let c = cache[k];
+    if (c === undefined) {
+      const rgb = frameRgb(lay.names[k]!);
+      c = cache[k] = match ? (match[k] ? MATCH : hex(dim(rgb))) : hex(rgb);
+    }
+    return c;
+  };
+}
