@@ -1,0 +1,66 @@
+"""The scheduler cell in exports (notebook/export_sched.py): a notebook with a `sched` view cell over
+the hand-written trace (baseline), the real fio <-> kworker recording, the same hand trace with
+sched_waking lost, and a capture without a trace. Golden text in tests/golden/sched-export.txt."""
+
+from __future__ import annotations
+
+import pytest
+from bundles import fio_capture, write_bundle
+from server import running_server
+from test_notebooks import check_mail_safe, golden, save, stable
+from test_sched import HAND, SAMPLES, _stat, sched_bundle, upload
+
+PUBLIC = "https://iolens.example.org"
+
+
+@pytest.fixture(scope="module")
+def api(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("sched-export")
+    with running_server(tmp / "data", public_url=PUBLIC) as client:
+        ids = {}
+        for label, trace, stat in (("hand", HAND, _stat()),
+                                   ("real", (SAMPLES / "fio-pinned.perf-script.txt.gz").read_bytes(),
+                                    (SAMPLES / "fio-pinned.perf-stat.csv").read_text()),
+                                   ("lost", HAND, _stat(397))):
+            r = upload(client, sched_bundle(tmp, label, trace, stat))
+            assert r.status_code == 201, r.text
+            ids[label] = r.json()["id"]
+        m, files = fio_capture("no-sched", [[{"name": "t", "iops": 1}]])
+        ids["none"] = upload(client, write_bundle(tmp / "none.iolens.tar.gz", m, files)).json()["id"]
+        client.ids = ids  # type: ignore[attr-defined]
+        yield client
+
+
+def _doc(ids: list[str], state: str = "") -> dict:
+    return {"format_version": 1, "title": "cgroup context-switch storm", "captures": ids, "baseline": ids[0],
+            "cells": [{"type": "view", "kind": "sched", "state": state, "full": False}]}
+
+
+def test_text_export_has_the_key_numbers(api):
+    ids = [api.ids[k] for k in ("hand", "real", "lost", "none")]
+    nid = save(api, _doc(ids, "v=pingpong;w=1000")).json()["id"]
+    text = api.get(f"/api/notebooks/{nid}/export").text
+    check_mail_safe(text)
+    assert "-- [1] Scheduler " in text
+    # per capture: workload and CPU, runs, loss
+    assert "fio on CPU 1" in text and "LOST in r000" in text and "no scheduler trace" in text
+    # the key figures, in the fio table's form, with units and the change vs the baseline
+    for label in ("Context switches/s, workload CPUs (/s, lower is better)", "Top ping-pong pair, round trips/s",
+                  "Workload wakeup-to-run delay p99 (ns, lower is better)"):
+        assert label in text
+    assert "53.3/s" in text  # the hand trace: 8 switches on CPU 1 in 0.150010 s
+    # the storm: fio and the kworker ping-pong on the workload's CPU, marked
+    assert "fio <-> kworker/*" in text and "[workload <-> kworker]" in text
+    assert "! Events lost in lost (run r000)" in text and "recorded 4 of 400" in text
+    golden("sched-export.txt", stable(text))
+
+
+def test_html_export_and_no_trace_at_all(api):
+    ids = [api.ids["hand"], api.ids["real"]]
+    nid = save(api, _doc(ids)).json()["id"]
+    page = api.get(f"/api/notebooks/{nid}/export", params={"format": "html"}).text
+    assert '<table class="fio">' in page and "workload &#8644; kworker" in page and "fio on CPU 1" in page
+    assert "<script>" not in page.replace('<script type="application/json"', "")
+    only = save(api, _doc([api.ids["none"]])).json()["id"]
+    text = api.get(f"/api/notebooks/{only}/export").text
+    assert "No scheduler trace in these captures" in text and "--sched" in text

@@ -1,0 +1,93 @@
+// Typed requests of the scheduler cell (types generated from the backend's OpenAPI schema), shared
+// through the query cache. The per-capture views are asked for every capture with a trace at once
+// (one cache entry per set of captures and parameters), each capture's answer or error kept apart:
+// one capture's failure does not hide the others.
+import { ApiError, api, unwrap } from '../../api/client';
+import { useQuery } from '../../api/useQuery';
+import type { SchedDelays, SchedOverview, SchedPairs, SchedPingPong, SchedRuntime, SchedSwitchRate, SchedTasks } from '../../logic/sched';
+import type { DelayReason, GroupBy } from './state';
+
+/** Rows asked for per capture; the tables show the first ones and offer the rest. */
+export const SCHED_ROWS = 100;
+
+export type Settled<T> = { id: string; data: T; error?: undefined } | { id: string; data?: undefined; error: ApiError };
+
+async function each<T>(ids: readonly string[], one: (id: string) => Promise<T>): Promise<Settled<T>[]> {
+  const got = await Promise.allSettled(ids.map(one));
+  return got.map((g, i) =>
+    g.status === 'fulfilled' ? { id: ids[i]!, data: g.value } : { id: ids[i]!, error: g.reason instanceof ApiError ? g.reason : new ApiError(String(g.reason), 0) },
+  );
+}
+
+const path = (id: string) => ({ capture_id: id });
+/** A run filter only for the captures that have that run (others: every run, and the cell says so). */
+const runFor = (run: string | null, runs: Record<string, string[]>, id: string) => (run && (runs[id] ?? []).includes(run) ? run : undefined);
+
+export const fetchSchedComparison = (captures: string[], baseline: string) =>
+  unwrap(api.GET('/api/compare/sched', { params: { query: { captures: captures.join(','), baseline } } }));
+
+export const useSchedComparison = (captures: string[], baseline: string) =>
+  useQuery(`sched:cmp:${captures.join(',')}|${baseline}`, () => fetchSchedComparison(captures, baseline));
+
+export interface Common {
+  /** Captures with a trace, in column order. */
+  ids: string[];
+  /** Runs with a trace per capture (the comparison's status). */
+  runs: Record<string, string[]>;
+  run: string | null;
+}
+
+const key = (name: string, c: Common, rest: unknown[]) => `sched:${name}:${c.ids.join(',')}|${c.run ?? ''}|${rest.join('|')}`;
+
+export const useSchedOverviews = (c: Common) =>
+  useQuery<Settled<SchedOverview>[]>(c.ids.length ? key('ov', c, []) : null, () =>
+    each(c.ids, (id) => unwrap(api.GET('/api/captures/{capture_id}/sched', { params: { path: path(id), query: { run: runFor(c.run, c.runs, id) } } }))),
+  );
+
+export const useSwitchRates = (c: Common, stepMs: number | null) =>
+  useQuery<Settled<SchedSwitchRate>[]>(c.ids.length && stepMs ? key('rate', c, [stepMs]) : null, () =>
+    each(c.ids, (id) =>
+      unwrap(api.GET('/api/captures/{capture_id}/sched/switch-rate', { params: { path: path(id), query: { run: runFor(c.run, c.runs, id), cpus: 'all', step_ms: stepMs ?? 1000 } } })),
+    ),
+  );
+
+export const useSchedTasks = (c: Common, cpus: string, groupBy: GroupBy) =>
+  useQuery<Settled<SchedTasks>[]>(c.ids.length ? key('tasks', c, [cpus, groupBy]) : null, () =>
+    each(c.ids, (id) =>
+      unwrap(api.GET('/api/captures/{capture_id}/sched/tasks', { params: { path: path(id), query: { run: runFor(c.run, c.runs, id), cpus, group_by: groupBy, limit: SCHED_ROWS } } })),
+    ),
+  );
+
+export const useSchedPairs = (c: Common, cpus: string, groupBy: GroupBy) =>
+  useQuery<Settled<SchedPairs>[]>(c.ids.length ? key('pairs', c, [cpus, groupBy]) : null, () =>
+    each(c.ids, (id) =>
+      unwrap(api.GET('/api/captures/{capture_id}/sched/pairs', { params: { path: path(id), query: { run: runFor(c.run, c.runs, id), cpus, group_by: groupBy, limit: SCHED_ROWS } } })),
+    ),
+  );
+
+export const useSchedPingPong = (c: Common, cpus: string, groupBy: GroupBy, windowUs: number) =>
+  useQuery<Settled<SchedPingPong>[]>(c.ids.length ? key('pp', c, [cpus, groupBy, windowUs]) : null, () =>
+    each(c.ids, (id) =>
+      unwrap(
+        api.GET('/api/captures/{capture_id}/sched/pingpong', {
+          params: { path: path(id), query: { run: runFor(c.run, c.runs, id), cpus, group_by: groupBy, window_us: windowUs, limit: SCHED_ROWS } },
+        }),
+      ),
+    ),
+  );
+
+export const useSchedDelays = (c: Common, cpus: string, groupBy: GroupBy, reason: DelayReason) =>
+  useQuery<Settled<SchedDelays>[]>(c.ids.length ? key('delays', c, [cpus, groupBy, reason]) : null, () =>
+    each(c.ids, (id) =>
+      unwrap(
+        api.GET('/api/captures/{capture_id}/sched/delays', { params: { path: path(id), query: { run: runFor(c.run, c.runs, id), cpus, group_by: groupBy, reason, limit: SCHED_ROWS } } }),
+      ),
+    ),
+  );
+
+export const useSchedRuntime = (c: Common, cpus: string, groupBy: GroupBy) =>
+  useQuery<Settled<SchedRuntime>[]>(c.ids.length ? key('runtime', c, [cpus, groupBy]) : null, () =>
+    each(c.ids, (id) =>
+      unwrap(api.GET('/api/captures/{capture_id}/sched/runtime', { params: { path: path(id), query: { run: runFor(c.run, c.runs, id), cpus, group_by: groupBy, limit: SCHED_ROWS } } })),
+    ),
+  );
