@@ -150,9 +150,10 @@ export function shortDuration(ns: number): string {
 
 /**
  * A log axis of durations over [min, max] ns: the domain widened to whole 1-2-5 steps, ticks at
- * 1, 2 and 5 x 10^k when it spans up to 3 decades, at powers of ten beyond.
+ * 1, 2 and 5 x 10^k when it spans up to `decades125` decades (a wide x axis has room for more),
+ * at powers of ten beyond.
  */
-export function latencyAxis(min: number, max: number): Axis {
+export function latencyAxis(min: number, max: number, decades125 = 2): Axis {
   let lo = Number.isFinite(min) && min > 0 ? min : 1;
   let hi = Number.isFinite(max) && max > 0 ? max : lo * 10;
   if (hi < lo) [lo, hi] = [hi, lo];
@@ -170,7 +171,7 @@ export function latencyAxis(min: number, max: number): Axis {
   const decades = Math.log10(hi / lo);
   const ticks: number[] = [];
   for (let e = Math.floor(Math.log10(lo) + 1e-9); 10 ** e <= hi * (1 + 1e-9); e++) {
-    for (const m of decades <= 3 ? [1, 2, 5] : [1]) {
+    for (const m of decades <= decades125 ? [1, 2, 5] : [1]) {
       const v = m * 10 ** e;
       if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) ticks.push(v);
     }
@@ -186,4 +187,29 @@ export function sizeTicks(lo: number, hi: number): Tick[] {
   const step = b - a > 8 ? 2 : 1;
   for (let e = a; e <= b; e += step) out.push({ v: 2 ** e, label: formatSize(2 ** e).replace(' ', '') });
   return out;
+}
+
+/**
+ * A linear axis of disk offsets in bytes over [lo, hi] (the scatter's sector axis x 512): ticks
+ * nice in the binary unit of the larger end, which the title names ('GiB').
+ */
+export function offsetAxis(lo: number, hi: number, count = 5): Axis {
+  let a = Number.isFinite(lo) ? Math.max(0, lo) : 0;
+  let b = Number.isFinite(hi) ? hi : a + 1;
+  if (b <= a) b = a + 512;
+  let i = 0;
+  while (i < BIN_UNITS.length - 1 && b >= 1024 ** (i + 1)) i++;
+  const f = 1024 ** i;
+  const s = scaleLinear().domain([a / f, b / f]).nice(count);
+  const [na, nb] = s.domain() as [number, number];
+  a = na * f;
+  b = nb * f;
+  return { kind: 'linear', domain: [a, b], ticks: s.ticks(count).map((v) => ({ v: v * f, label: minus(d3format('~g')(v)) })), unit: BIN_UNITS[i] ?? 'B' };
+}
+
+/** A time range with its unit once, precise to a thousandth of its width: '1.036 – 1.556 s'. */
+export function formatRange(fromNs: number, toNs: number): string {
+  const unit = timeUnit(Math.max(Math.abs(fromNs), Math.abs(toNs)));
+  const d = stepDecimals(Math.max(1, (toNs - fromNs) / 1000), unit);
+  return `${fixed(fromNs / TIME_FACTOR[unit], d)} – ${fixed(toNs / TIME_FACTOR[unit], d)} ${unit}`;
 }

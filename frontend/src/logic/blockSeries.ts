@@ -11,7 +11,8 @@ export type BlockLatency = Schemas['BlockLatency'];
 export type BlockLatencyHistogram = Schemas['BlockLatencyHistogram'];
 export type BlockSizes = Schemas['BlockSizes'];
 export type BlockScatter = Schemas['BlockScatter'];
-export type BlockSeriesInfo = Schemas['BlockSeriesInfo'];
+/** What every series of every block view carries (BlockSeriesInfo in api/models.py). */
+export type BlockSeriesInfo = Omit<Schemas['BlockDepthSeries'], 'depth'>;
 
 /** Who a series is: what every hover text and legend entry says about it. */
 export interface SeriesMeta {
@@ -165,7 +166,8 @@ export function shapeRates(
       lines.push({ key: meta.key, meta, measure: opt.op === 'all' ? '' : opt.op, color: meta.color, dash: '', values: endAt(sum, grid, end) });
     }
   });
-  return { grid, lines, ops: OPS.filter((o) => seen.has(o)).concat([...seen].filter((o) => !(OPS as readonly string[]).includes(o))) };
+  const known: string[] = OPS.filter((o) => seen.has(o));
+  return { grid, lines, ops: known.concat([...seen].filter((o) => !known.includes(o))) };
 }
 
 // --- latency -------------------------------------------------------------------------------------
@@ -350,4 +352,18 @@ export function minPositive(lines: readonly { values: readonly (number | null)[]
   let m = Infinity;
   for (const l of lines) for (const v of l.values) if (v !== null && Number.isFinite(v) && v > 0 && v < m) m = v;
   return m;
+}
+
+/** The server's `source` in words: 'tiles 1000000 ns' -> 'from 1 ms tiles', 'rows' -> 'from the I/O rows'. */
+export function sourceWords(source: string): string {
+  const m = /^tiles (\d+) ns$/.exec(source);
+  if (m) {
+    const ns = Number(m[1]);
+    const [f, u] = ns >= 1e9 ? [1e9, 's'] : ns >= 1e6 ? [1e6, 'ms'] : ns >= 1e3 ? [1e3, 'µs'] : [1, 'ns'];
+    return `from ${Number((ns / f).toPrecision(6))} ${u} tiles`;
+  }
+  if (source === 'rows') return 'from the I/O rows';
+  const s = /^sample 1 in (\d+)$/.exec(source);
+  if (s) return `a sample, 1 in ${s[1]} I/Os`;
+  return source;
 }

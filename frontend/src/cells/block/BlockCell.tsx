@@ -1,0 +1,621 @@
+// The block layer cell: device queue depth, IOPS, throughput and latency over time for every
+// capture of the notebook on one time axis (ns since each run's start), a latency histogram and the
+// request sizes of the visible window, and optionally the sectors over time. Brush any time chart
+// to zoom, drag its time axis to pan, double click or Esc to go back; the range is in the URL.
+// Shaping lives in logic/blockSeries.ts, requests in logic/blockPlan.ts, axes in logic/blockFormat.ts.
+import { useMemo, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { useCaptureList } from '../../api/queries';
+import { ErrorBox } from '../../components/ErrorBox';
+import { ChartFrame, type LostNote, type StyleKey } from '../../charts/ChartFrame';
+import { LatencyHistogram } from '../../charts/LatencyHistogram';
+import { SectorScatter } from '../../charts/SectorScatter';
+import { SizeBars } from '../../charts/SizeBars';
+import { TimeSeriesChart, type NamedLine } from '../../charts/TimeSeriesChart';
+import { TIME_MARGIN } from '../../charts/timeSeries';
+import { useDebounced, useWidth } from '../../charts/useWidth';
+import { formatBucket, formatCount, formatRange, formatSize, formatInstant, formatLatency, formatQuantity, formatSpan, latencyAxis, valueAxis, type ValueUnit } from '../../logic/blockFormat';
+import { captureColor } from '../../logic/colors';
+import { fullRange, isFull, LATENCY_MAX_BUCKETS, panRange, planBuckets, tidyRange, zoomRange, type TimeRange } from '../../logic/blockPlan';
+import {
+  gatherWarnings,
+  LATENCY_MEASURES,
+  lastEvents,
+  lostIn,
+  maxOf,
+  minPositive,
+  opCounts,
+  opDash,
+  seriesMetas,
+  shapeDepth,
+  shapeLatency,
+  shapeLatencyHistogram,
+  shapeRates,
+  shapeSizes,
+  sourceWords,
+  type BlockRun,
+  type LineSeries,
+  type SeriesMeta,
+} from '../../logic/blockSeries';
+import type { CellProps } from '../types';
+import { useBlockRuns, useIops, useKept, useLatency, useLatencyHistogram, useQueueDepth, useScatter, useSizes, type ViewParams } from './queries';
+import { CHART_NAMES, CHARTS, type BlockChart, type BlockState } from './state';
+import './block.css';
+
+// The cell's last width: the notebook remounts the cell when its state changes (a zoom), and the
+// first render should plan its requests for the real width, not a guess.
+let lastWidth = 960;
+
+/** Points per series of the scatter at most (the server samples beyond). */
+const SCATTER_POINTS = 20_000;
+
+export function BlockCell({ ctx, state, setState }: CellProps<BlockState>) {
+  const runsQ = useBlockRuns(ctx.captures);
+  if (runsQ.loading) return <p className="muted">Looking for block layer data…</p>;
+  if (runsQ.error) return <ErrorBox error={runsQ.error} title="block layer runs" />;
+  const runs = runsQ.data ?? [];
+  if (runs.length === 0) return <NoBlockData n={ctx.captures.length} />;
+  return <BlockCharts captures={ctx.captures} runs={runs} state={state} setState={setState} />;
+}
+
+function NoBlockData({ n, some }: { n: number; some?: { label: string; color: string }[] }) {
+  if (some) {
+    return (
+      <p className="block-missing muted" data-testid="block-missing">
+        No block layer data in {some.map((s, i) => (
+          <span key={s.label}>
+            {i > 0 && ', '}
+            <i className="swatch" style={{ background: s.color }} />
+            {s.label}
+          </span>
+        ))}
+        : captured without <code>--block DEV</code>, so {some.length === 1 ? 'it is' : 'they are'} not drawn.
+      </p>
+    );
+  }
+  return (
+    <div className="block-empty" data-testid="block-empty">
+      <h3>No block layer data in {n === 1 ? 'this capture' : `these ${n} captures`}</h3>
+      <p>
+        Queue depth, IOPS and latency over time come from the block layer's events (issue and completion of every request), which the collector records
+        only when asked to, for one device:
+      </p>
+      <pre>iolens-collect run --label NAME --block DEV --fio JOBFILE -o NAME.iolens.tar.gz</pre>
+      <p className="muted">
+        <code>DEV</code> is the device under the file system fio uses (<code>nvme0n1</code>, <code>/dev/vda</code>, <code>loop0</code> or <code>259:0</code>; a
+        partition records its whole disk). As root, the collector uses blktrace where the kernel allows it, and perf's <code>block:block_rq_*</code> tracepoints
+        otherwise, and counts the same events with perf stat so that a recording that lost events says so. A capture made without <code>--block</code> cannot be
+        given block data afterwards: capture it again. See <code>docs/block.md</code>.
+      </p>
+    </div>
+  );
+}
+
+interface ChartsProps {
+  captures: string[];
+  runs: BlockRun[];
+  state: BlockState;
+  setState: (s: BlockState) => void;
+}
+
+function BlockCharts({ captures, runs, state, setState }: ChartsProps) {
+  const withBlock = captures.filter((c) => runs.some((r) => r.capture_id === c));
+  const seriesText = withBlock.join(',');
+  const params: ViewParams = useMemo(() => ({ series: seriesText, device: state.dev }), [seriesText, state.dev]);
+  const list = useCaptureList();
+  const full = useMemo(() => fullRange(runs.map((r) => r.last_ns)), [runs]);
+  const range: TimeRange = clipRange(state.range, full);
+  const domain: [number, number] = [range.from, range.to];
+  const last = useMemo(() => lastEvents(runs), [runs]);
+  const [boxRef, width] = useWidth<HTMLDivElement>(lastWidth);
+  lastWidth = width;
+  const chartWidth = Math.max(320, width);
+  const plotPx = useDebounced(chartWidth - TIME_MARGIN.left - TIME_MARGIN.right, 250);
+  const plan = planBuckets(range, plotPx);
+  const latPlan = planBuckets(range, plotPx, LATENCY_MAX_BUCKETS);
+  const on = (c: BlockChart) => state.charts.includes(c);
+  const [hoverT, setHoverT] = useState<number | null>(null);
+
+  const slot = (v: string) => `${v}|${params.series}|${params.device ?? ''}`;
+  const qd = useKept(slot('qd'), useQueueDepth(on('qd') ? params : null, plan));
+  const rates = useKept(slot('iops'), useIops(params, plan));
+  const lat = useKept(slot(`lat/${state.op}`), useLatency(on('lat') ? params : null, latPlan, state.op));
+  const hist = useKept(slot('hist'), useLatencyHistogram(on('hist') ? params : null, plan));
+  const sizes = useKept(slot('sizes'), useSizes(on('size') ? params : null, plan));
+  const scatter = useKept(slot('scatter'), useScatter(on('scatter') ? params : null, plan, Math.max(1000, Math.floor(SCATTER_POINTS / Math.max(1, runs.length)))));
+
+  const set = (patch: Partial<BlockState>) => setState({ ...state, ...patch });
+  const zoomTo = (r: TimeRange | null) => {
+    if (r === null) return set({ range: null });
+    const t = tidyRange(r, full);
+    set({ range: isFull(t, full) ? null : t });
+  };
+  const it = { hoverT, onHover: setHoverT, onZoom: (a: number, b: number) => zoomTo({ from: a, to: b }), onReset: () => zoomTo(null), brushLabel: formatRange };
+  const onKey = (e: KeyboardEvent<HTMLDivElement>) => {
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+    if (e.key === 'Escape' && state.range) {
+      e.preventDefault();
+      e.stopPropagation();
+      zoomTo(null);
+    } else if (e.key === 'ArrowLeft' || e.key === 'ArrowRight') {
+      e.preventDefault();
+      zoomTo(panRange(range, full, e.key === 'ArrowLeft' ? -0.25 : 0.25));
+    } else if (e.key === '-') {
+      zoomTo(zoomRange(range, full, 2));
+    } else if (e.key === '+' || e.key === '=') {
+      zoomTo(zoomRange(range, full, 0.5));
+    }
+  };
+
+  const warnings = gatherWarnings([rates.data, qd.data, lat.data, hist.data, sizes.data, scatter.data], captures);
+  const metas: SeriesMeta[] = rates.data ? seriesMetas(rates.data.series, captures) : [];
+  const ops = rates.data ? opCounts(rates.data) : [];
+  const devices = [...new Set(runs.flatMap((r) => r.devices.map((d) => String(d.dev))))];
+  const missing = captures
+    .map((c, i) => ({ c, i }))
+    .filter(({ c }) => !withBlock.includes(c))
+    .map(({ c, i }) => ({ label: list.data?.find((x) => x.id === c)?.label ?? c, color: captureColor(i) }));
+  const opWord = state.op === 'all' ? 'all operations' : `${state.op}s only`;
+  const half = Math.floor((chartWidth - 16) / 2);
+
+  const named = (ls: LineSeries[]): NamedLine[] =>
+    ls.map((s) => ({ key: s.key, color: s.color, dash: s.dash, values: s.values, name: s.measure ? `${s.meta.label} · ${s.measure}` : s.meta.label, detail: detailOf(s.meta) }));
+  const head = (t: number, w: number) => (
+    <>
+      <strong>{formatBucket(t, w)}</strong> <span className="muted">· {formatSpan(w)} interval, since run start</span>
+    </>
+  );
+
+  return (
+    <div className="block-cell" ref={boxRef} tabIndex={-1} onKeyDown={onKey} onPointerDown={(e) => {
+        // a click in a chart focuses the cell, for its keys (Esc, arrows); controls keep their focus
+        if (e.target instanceof SVGElement) e.currentTarget.focus({ preventScroll: true });
+      }}>
+      <Toolbar state={state} set={set} ops={ops} devices={devices} />
+      <div className="block-legend" data-testid="block-legend">
+        {(metas.length ? metas : []).map((m) => {
+          const run = runs.find((r) => r.capture_id === m.captureId && r.run_id === m.runId);
+          return (
+            <span key={m.key} className="legend-item" title={`${m.label}\ncapture ${m.captureId}, run ${m.runId}\ndevice ${m.device ?? 'all devices'}\n${run ? `${formatCount(run.matched)} I/Os with issue and completion, from ${run.kind} (${run.path})` : ''}`}>
+              <i className="swatch" style={{ background: m.color }} />
+              <span className="legend-label">{m.label}</span>
+              <span className="muted">
+                {m.label.endsWith(` / ${m.runId}`) ? '' : `${m.runId} · `}dev {m.device ?? 'all'}
+                {run ? ` · ${formatCount(run.matched)} I/Os` : ''}
+              </span>
+              {m.eventsLost && <span className="lost-badge">events lost</span>}
+            </span>
+          );
+        })}
+        <span className="spacer" />
+        <ZoomBar range={range} full={full} interval={plan.interval_ns} zoomTo={zoomTo} />
+      </div>
+      {missing.length > 0 && <NoBlockData n={missing.length} some={missing} />}
+      {warnings.lost.length > 0 && (
+        <div className="block-lost" role="alert" data-testid="block-lost">
+          <strong>⚠ Lost block events:</strong> {warnings.lost.map((w) => w.label).join(', ')}. The recording kept fewer events than happened, so I/O counts, IOPS and
+          queue depth of {warnings.lost.length === 1 ? 'this capture are' : 'these captures are'} too low and latency is computed from the I/Os that were kept.
+          <ul>
+            {warnings.lost.map((w) =>
+              w.warnings.map((t, i) => (
+                <li key={`${w.key}${i}`}>
+                  <i className="swatch" style={{ background: w.color }} />
+                  {w.label}: {t}
+                </li>
+              )),
+            )}
+          </ul>
+        </div>
+      )}
+
+      {on('qd') && (
+        <TimeChart
+          title="Device queue depth"
+          unit="I/Os in flight"
+          sub={(w) => `time-weighted mean of requests issued and not completed, per ${w} · all operations`}
+          q={qd}
+          shape={(d) => shapeDepth(d, captures, last)}
+          named={named}
+          y={(ls) => valueAxis(maxOf(ls), 'depth')}
+          unitOf="depth"
+          height={150}
+          width={chartWidth}
+          domain={domain}
+          it={it}
+          head={head}
+          testId="chart-qd"
+        />
+      )}
+      {on('iops') && (
+        <TimeChart
+          title="IOPS"
+          unit="I/Os per second"
+          sub={(w) => `I/Os completed per second, per ${w} · ${state.split && state.op === 'all' ? 'by operation' : opWord}`}
+          q={rates}
+          shape={(d) => shapeRates(d, captures, last, { metric: 'iops', op: state.op, split: state.split })}
+          named={named}
+          y={(ls) => valueAxis(maxOf(ls), 'IO/s')}
+          unitOf="IO/s"
+          keys={state.split && state.op === 'all' ? opKeys(rates.data ? shapeRates(rates.data, captures, last, { metric: 'iops', op: 'all', split: true }).ops : []) : []}
+          height={140}
+          width={chartWidth}
+          domain={domain}
+          it={it}
+          head={head}
+          testId="chart-iops"
+        />
+      )}
+      {on('bw') && (
+        <TimeChart
+          title="Throughput"
+          unitFromAxis
+          sub={(w) => `bytes completed per second, per ${w} · ${state.split && state.op === 'all' ? 'by operation' : opWord}`}
+          q={rates}
+          shape={(d) => shapeRates(d, captures, last, { metric: 'bytes_per_s', op: state.op, split: state.split })}
+          named={named}
+          y={(ls) => valueAxis(maxOf(ls), 'B/s')}
+          unitOf="B/s"
+          keys={state.split && state.op === 'all' ? opKeys(rates.data ? shapeRates(rates.data, captures, last, { metric: 'bytes_per_s', op: 'all', split: true }).ops : []) : []}
+          height={140}
+          width={chartWidth}
+          domain={domain}
+          it={it}
+          head={head}
+          testId="chart-bw"
+        />
+      )}
+      {on('lat') && (
+        <TimeChart
+          title="Completion latency"
+          unit="log scale"
+          sub={(w) => `issue → complete of the I/Os completed in each ${w} · ${opWord}`}
+          q={lat}
+          shape={(d) => shapeLatency(d, captures, last, state.lat)}
+          named={named}
+          y={(ls) => latencyAxis(minPositive(ls), maxOf(ls))}
+          unitOf="ns"
+          controls={<LatencyPicker state={state} set={set} />}
+          height={180}
+          width={chartWidth}
+          domain={domain}
+          it={it}
+          head={head}
+          foot="p50/p90/p99/p99.9 from 8 log bins per doubling (within ~4 %); mean and max exact"
+          testId="chart-lat"
+        />
+      )}
+      {(on('hist') || on('size')) && (
+        <div className="block-dists">
+          {on('hist') && (
+            <DistChart
+              title="Latency histogram"
+              q={hist}
+              sub={`${windowWords(range, full, plan.interval_ns)} · ${opWord}`}
+              width={on('size') ? half : chartWidth}
+              testId="chart-hist"
+              render={(d, w) => {
+                const hs = shapeLatencyHistogram(d, captures, state.op);
+                return {
+                  lost: lostNotes(hs),
+                  body: hs.some((h) => h.total > 0) ? (
+                    <>
+                      <LatencyHistogram width={w} scope={windowWords(range, full, plan.interval_ns)} series={hs.map((h) => ({ ...h, color: h.meta.color, name: h.meta.label, detail: detailOf(h.meta) }))} />
+                      <div className="dist-summary">
+                        {hs.map((h) => (
+                          <span key={h.key} title={`${h.meta.label}: ${formatCount(h.total)} I/Os completed in the window; percentiles from the histogram bins`}>
+                            <i className="swatch" style={{ background: h.meta.color }} />
+                            {h.meta.label}: p50 <b>{formatLatency(h.p50)}</b> · p99 <b>{formatLatency(h.p99)}</b> <span className="muted">({formatCount(h.total)} I/Os)</span>
+                          </span>
+                        ))}
+                        <span className="muted dist-marks">▽ p50 ▼ p99</span>
+                      </div>
+                    </>
+                  ) : (
+                    <p className="muted chart-none">No completed I/O in this window{state.op !== 'all' ? ` for ${state.op}` : ''}.</p>
+                  ),
+                };
+              }}
+            />
+          )}
+          {on('size') && (
+            <DistChart
+              title="Request sizes"
+              q={sizes}
+              sub={`I/Os issued in the window · ${opWord}`}
+              width={on('hist') ? half : chartWidth}
+              testId="chart-size"
+              render={(d, w) => {
+                const ss = shapeSizes(d, captures, state.op);
+                return {
+                  lost: lostNotes(ss),
+                  body: ss.some((s) => s.total > 0) ? (
+                    <>
+                      <SizeBars width={w} scope={windowWords(range, full, plan.interval_ns).replace('completed', 'issued')} series={ss.map((s) => ({ ...s, color: s.meta.color, name: s.meta.label, detail: detailOf(s.meta) }))} />
+                      <div className="dist-summary">
+                        {ss.map((s) => (
+                          <span key={s.key}>
+                            <i className="swatch" style={{ background: s.meta.color }} />
+                            {s.meta.label}: mean <b>{s.total ? formatSize(Math.round(s.totalBytes / s.total)) : '–'}</b>{' '}
+                            <span className="muted">({formatCount(s.total)} I/Os)</span>
+                          </span>
+                        ))}
+                      </div>
+                    </>
+                  ) : (
+                    <p className="muted chart-none">No I/O issued in this window{state.op !== 'all' ? ` for ${state.op}` : ''}.</p>
+                  ),
+                };
+              }}
+            />
+          )}
+        </div>
+      )}
+      {on('scatter') && (
+        <ScatterChart q={scatter} captures={captures} width={chartWidth} domain={domain} it={it} op={state.op} />
+      )}
+      {warnings.all.some((w) => w.warnings.length > 0) && (
+        <details className="block-notes">
+          <summary>
+            What ingest noticed <span className="muted">({warnings.all.reduce((a, w) => a + w.warnings.length, 0)})</span>
+          </summary>
+          <ul className="notes">
+            {warnings.all.map((w) =>
+              w.warnings.map((t, i) => (
+                <li key={`${w.key}${i}`}>
+                  <i className="swatch" style={{ background: w.color }} />
+                  {w.label}: {t}
+                </li>
+              )),
+            )}
+          </ul>
+          <p className="muted small">
+            A few unmatched events near the start and end of a trace are normal (I/Os in flight when it started or stopped). See docs/block.md, "Lost events".
+          </p>
+        </details>
+      )}
+      <p className="block-help muted small">
+        Drag across a chart to zoom in, drag its time axis (or Shift-drag) to pan, double click or <kbd>Esc</kbd> to see the whole run; <kbd>←</kbd> <kbd>→</kbd> pan,{' '}
+        <kbd>-</kbd> <kbd>+</kbd> zoom. Time is since each run's start, so runs overlay from their starts. The server sums the I/Os into the intervals shown.
+      </p>
+    </div>
+  );
+}
+
+
+function clipRange(r: TimeRange | null, full: TimeRange): TimeRange {
+  if (!r) return full;
+  const from = Math.max(full.from, r.from);
+  const to = Math.min(full.to, r.to);
+  return to > from ? { from, to } : full;
+}
+
+function detailOf(m: SeriesMeta): string {
+  return `run ${m.runId} · device ${m.device ?? 'all'} · ${sourceWords(m.source)}`;
+}
+
+function lostNotes(series: readonly { meta: SeriesMeta }[]): LostNote[] {
+  return lostIn(series).map((m) => ({ key: m.key, label: m.label, color: m.color }));
+}
+
+function opKeys(ops: readonly string[]): StyleKey[] {
+  return ops.map((o) => ({ label: o, dash: opDash(o) }));
+}
+
+function windowWords(r: TimeRange, full: TimeRange, resolution: number): string {
+  return isFull(r, full) ? 'I/Os completed in the whole run' : `I/Os completed in ${formatInstant(r.from, resolution)} – ${formatInstant(r.to, resolution)}`;
+}
+
+interface TimeChartProps<D> {
+  title: string;
+  unit?: string;
+  /** Take the unit from the y axis (MiB/s). */
+  unitFromAxis?: boolean;
+  sub: (interval: string) => string;
+  q: { data?: D; error?: Error; loading: boolean; stale: boolean };
+  shape: (d: D) => { grid: { t: number[]; interval: number }; lines: LineSeries[] };
+  named: (ls: LineSeries[]) => NamedLine[];
+  y: (ls: LineSeries[]) => ReturnType<typeof valueAxis>;
+  unitOf: ValueUnit;
+  keys?: StyleKey[];
+  controls?: ReactNode;
+  height: number;
+  width: number;
+  domain: [number, number];
+  it: { hoverT: number | null; onHover: (t: number | null) => void; onZoom: (a: number, b: number) => void; onReset: () => void; brushLabel: (a: number, b: number) => string };
+  head: (t: number, w: number) => ReactNode;
+  foot?: ReactNode;
+  testId: string;
+}
+
+function TimeChart<D>(p: TimeChartProps<D>) {
+  if (p.q.error && !p.q.data) return <ErrorBox error={p.q.error as never} title={p.title} />;
+  if (!p.q.data) {
+    return (
+      <ChartFrame title={p.title} unit={p.unit} testId={p.testId} subtitle="loading…">
+        <div className="chart-placeholder" style={{ height: p.height }} />
+      </ChartFrame>
+    );
+  }
+  const s = p.shape(p.q.data);
+  const y = p.y(s.lines);
+  return (
+    <ChartFrame
+      title={p.title}
+      unit={p.unitFromAxis ? y.unit : p.unit}
+      subtitle={p.sub(formatSpan(s.grid.interval))}
+      keys={p.keys}
+      controls={p.controls}
+      lost={lostNotes(s.lines)}
+      stale={p.q.stale}
+      testId={p.testId}
+    >
+      <TimeSeriesChart
+        input={{ width: p.width, height: p.height, domain: p.domain, grid: s.grid, lines: p.named(s.lines), y }}
+        format={(v) => formatQuantity(v, p.unitOf)}
+        head={p.head}
+        foot={p.foot}
+        stale={p.q.stale}
+        {...p.it}
+      />
+    </ChartFrame>
+  );
+}
+
+function DistChart<D>({ title, q, sub, width, render, testId }: { title: string; q: { data?: D; error?: Error; loading: boolean; stale: boolean }; sub: string; width: number; render: (d: D, w: number) => { lost: LostNote[]; body: ReactNode }; testId: string }) {
+  if (q.error && !q.data) return <ErrorBox error={q.error as never} title={title} />;
+  const r = q.data ? render(q.data, width) : null;
+  return (
+    <ChartFrame title={title} subtitle={sub} lost={r?.lost} compactLost stale={q.stale} testId={testId} className="dist-frame">
+      <div style={{ width }}>{r ? r.body : <div className="chart-placeholder" style={{ height: 200 }} />}</div>
+    </ChartFrame>
+  );
+}
+
+function ScatterChart({ q, captures, width, domain, it, op }: { q: { data?: import('../../logic/blockSeries').BlockScatter; error?: Error; loading: boolean; stale: boolean }; captures: string[]; width: number; domain: [number, number]; it: TimeChartProps<unknown>['it']; op: string }) {
+  if (q.error && !q.data) return <ErrorBox error={q.error as never} title="Sector scatter" />;
+  if (!q.data) {
+    return (
+      <ChartFrame title="Sector vs time" testId="chart-scatter" subtitle="loading…">
+        <div className="chart-placeholder" style={{ height: 260 }} />
+      </ChartFrame>
+    );
+  }
+  const metas = seriesMetas(q.data.series, captures);
+  const series = q.data.series.map((s, i) => {
+    const keep = s.op.map((o) => op === 'all' || o === op);
+    const pick = <T,>(a: readonly T[]) => a.filter((_, k) => keep[k]);
+    return {
+      key: metas[i]!.key,
+      color: metas[i]!.color,
+      name: s.label,
+      detail: `run ${s.run_id} · device ${s.device ?? 'all'}`,
+      weight: s.weight,
+      t: pick(s.t_ns),
+      sector: pick(s.sector),
+      bytes: pick(s.bytes),
+      op: pick(s.op),
+    };
+  });
+  const sampled = q.data.series.filter((s) => s.weight > 1);
+  return (
+    <ChartFrame
+      title="Sector vs time"
+      unit="disk offset"
+      subtitle={`first sector of each I/O at its issue time; ■ read, □ other · ${sampled.length ? `a sample: ${sampled.map((s) => `${s.label} 1 in ${s.weight}`).join(', ')}` : 'every I/O'}`}
+      lost={lostNotes(metas.map((m) => ({ meta: m })))}
+      stale={q.stale}
+      testId="chart-scatter"
+    >
+      <SectorScatter series={series} domain={domain} width={width} {...it} />
+    </ChartFrame>
+  );
+}
+
+function Toolbar({ state, set, ops, devices }: { state: BlockState; set: (p: Partial<BlockState>) => void; ops: { op: string; count: number }[]; devices: string[] }) {
+  const toggle = (c: BlockChart) => set({ charts: state.charts.includes(c) ? state.charts.filter((x) => x !== c) : CHARTS.filter((x) => x === c || state.charts.includes(x)) });
+  const total = ops.reduce((a, o) => a + o.count, 0);
+  const opList = ops.some((o) => o.op === state.op) || state.op === 'all' ? ops : [...ops, { op: state.op, count: 0 }];
+  return (
+    <div className="cell-toolbar block-toolbar">
+      <div className="segmented" role="group" aria-label="Charts">
+        {CHARTS.map((c) => (
+          <button key={c} type="button" className={`toggle${state.charts.includes(c) ? ' on' : ''}`} aria-pressed={state.charts.includes(c)} onClick={() => toggle(c)}>
+            {CHART_NAMES[c]}
+          </button>
+        ))}
+      </div>
+      <div className="segmented" role="group" aria-label="Operation">
+        <button type="button" className={`toggle${state.op === 'all' ? ' on' : ''}`} aria-pressed={state.op === 'all'} onClick={() => set({ op: 'all' })} title="Every operation, summed">
+          All ops
+        </button>
+        {opList.map((o) => (
+          <button
+            key={o.op}
+            type="button"
+            className={`toggle${state.op === o.op ? ' on' : ''}`}
+            aria-pressed={state.op === o.op}
+            onClick={() => set({ op: o.op })}
+            title={`${o.op}: ${formatCount(o.count)} I/Os completed in the window${total ? ` (${formatQuantity(o.count / total, 'share')})` : ''}`}
+          >
+            {o.op}
+          </button>
+        ))}
+      </div>
+      <label className="check-label" title="IOPS and throughput: one line per operation (dashed by operation)">
+        <input type="checkbox" checked={state.split} disabled={state.op !== 'all'} onChange={(e) => set({ split: e.target.checked })} /> by operation
+      </label>
+      {devices.length > 1 || state.dev !== null ? (
+        <label className="select-label">
+          Device
+          <select value={state.dev ?? ''} onChange={(e) => set({ dev: e.target.value === '' ? null : e.target.value })}>
+            <option value="">busiest per run</option>
+            <option value="all">all, summed</option>
+            {devices.map((d) => (
+              <option key={d} value={d}>
+                {d}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : null}
+    </div>
+  );
+}
+
+function ZoomBar({ range, full, interval, zoomTo }: { range: TimeRange; full: TimeRange; interval: number; zoomTo: (r: TimeRange | null) => void }) {
+  const whole = isFull(range, full);
+  return (
+    <span className="zoom-bar" data-testid="zoom-bar">
+      <span className="zoom-range" title="The time range shown, since run start">
+        {whole ? (
+          <>
+            whole run, <b>{formatInstant(full.to, Math.max(interval, full.to / 1000))}</b>
+          </>
+        ) : (
+          <>
+            <b>
+              {formatInstant(range.from, interval)} – {formatInstant(range.to, interval)}
+            </b>{' '}
+            <span className="muted">of {formatInstant(full.to, Math.max(interval, full.to / 1000))}</span>
+          </>
+        )}
+      </span>
+      <button type="button" className="icon-button" title="Earlier (←)" disabled={range.from <= full.from} onClick={() => zoomTo(panRange(range, full, -0.5))}>
+        ‹
+      </button>
+      <button type="button" className="icon-button" title="Later (→)" disabled={range.to >= full.to} onClick={() => zoomTo(panRange(range, full, 0.5))}>
+        ›
+      </button>
+      <button type="button" className="icon-button" title="Zoom out (-)" disabled={whole} onClick={() => zoomTo(zoomRange(range, full, 2))}>
+        −
+      </button>
+      <button type="button" className="toggle" disabled={whole} onClick={() => zoomTo(null)} title="The whole run (double click a chart, or Esc)">
+        Reset zoom
+      </button>
+    </span>
+  );
+}
+
+function LatencyPicker({ state, set }: { state: BlockState; set: (p: Partial<BlockState>) => void }) {
+  return (
+    <span className="lat-picker" role="group" aria-label="Latency measures">
+      {LATENCY_MEASURES.map((m) => {
+        const onNow = state.lat.includes(m.id);
+        return (
+          <button
+            key={m.id}
+            type="button"
+            className={`key-toggle${onNow ? ' on' : ''}`}
+            aria-pressed={onNow}
+            title={`${onNow ? 'Hide' : 'Show'} the ${m.label === 'mean' || m.label === 'max' ? m.label : `${m.label} percentile`} of each capture`}
+            onClick={() => set({ lat: onNow ? state.lat.filter((x) => x !== m.id) : LATENCY_MEASURES.map((x) => x.id).filter((x) => x === m.id || state.lat.includes(x)) })}
+          >
+            <svg width="18" height="8" aria-hidden="true">
+              <line x1="1" x2="17" y1="4" y2="4" strokeDasharray={m.dash || undefined} />
+            </svg>
+            {m.label}
+          </button>
+        );
+      })}
+    </span>
+  );
+}

@@ -1,0 +1,124 @@
+import { describe, expect, it } from 'vitest';
+import { CAPS, depth, histogram, iops, latency, runs, sizes } from '../testdata/block';
+import {
+  binPercentile,
+  endAt,
+  gatherWarnings,
+  lastEvents,
+  lostIn,
+  maxOf,
+  minPositive,
+  mix,
+  opCounts,
+  seriesMetas,
+  shapeDepth,
+  shapeLatency,
+  shapeLatencyHistogram,
+  shapeRates,
+  shapeSizes,
+  sourceWords,
+} from './blockSeries';
+import { captureColor } from './colors';
+
+const last = lastEvents(runs);
+
+describe('series identity and colour', () => {
+  it('capture colour by notebook position; later runs of a capture shaded', () => {
+    const m = seriesMetas(depth.series, CAPS);
+    expect(m.map((x) => x.key)).toEqual([`${CAPS[0]}:r000`, `${CAPS[1]}:r000`, `${CAPS[1]}:r001`]);
+    expect(m[0]!.color).toBe(captureColor(0));
+    expect(m[1]!.color).toBe(captureColor(1));
+    expect(m[2]!.color).toBe(mix(captureColor(1), 0.4));
+    expect(m[2]!.eventsLost).toBe(true);
+    // the colour follows the notebook's order, not the answer's
+    expect(seriesMetas(depth.series, [CAPS[1]!, CAPS[0]!])[0]!.color).toBe(captureColor(1));
+  });
+  it('mix', () => {
+    expect(mix('#4e79a7', 0)).toBe('#4e79a7');
+    expect(mix('#000000', 0.5)).toBe('#808080');
+    expect(mix('#ffffff', -0.5)).toBe('#808080');
+    expect(mix('red', 0.5)).toBe('red');
+  });
+});
+
+describe('shaping', () => {
+  it('queue depth: one line per run, ended after its last event', () => {
+    const s = shapeDepth(depth, CAPS, last);
+    expect(s.grid).toEqual({ t: depth.t_ns, interval: 1_000_000 });
+    expect(s.lines.map((l) => l.values)).toEqual([
+      [0, 0.5, 0.9, 0.8, null],
+      [2, 31.5, 30, 12, 1],
+      [1, 20, 25, 18, 0],
+    ]);
+    expect(endAt([1, 2], { t: [0, 10], interval: 10 }, undefined)).toEqual([1, 2]);
+  });
+  it('rates: operations summed, one operation, or one line per operation', () => {
+    const all = shapeRates(iops, CAPS, last, { metric: 'iops', op: 'all', split: false });
+    expect(all.lines[1]!.values).toEqual([1000, 200_000, 251_000, 240_000, 3000]);
+    expect(all.ops).toEqual(['read', 'write', 'flush']);
+    const reads = shapeRates(iops, CAPS, last, { metric: 'iops', op: 'read', split: false });
+    expect(reads.lines.map((l) => l.values[2])).toEqual([90_000, 250_000, 0]);
+    expect(reads.lines[0]!.measure).toBe('read');
+    const split = shapeRates(iops, CAPS, last, { metric: 'bytes_per_s', op: 'all', split: true });
+    // flushes move no bytes: no line for them
+    expect(split.lines.map((l) => l.key)).toEqual([`${CAPS[0]}:r000|read`, `${CAPS[1]}:r000|read`, `${CAPS[1]}:r001|write`]);
+    expect(split.lines.map((l) => l.dash)).toEqual(['', '', '5 3']);
+  });
+  it('op counts: rates back to I/Os, most first', () => {
+    expect(opCounts(iops)).toEqual([
+      { op: 'read', count: 914 },
+      { op: 'write', count: 330 },
+      { op: 'flush', count: 1 },
+    ]);
+  });
+  it('latency: the measures asked for, dashed by measure', () => {
+    const s = shapeLatency(latency, CAPS, last, ['p50', 'p99']);
+    expect(s.lines.map((l) => `${l.meta.label} ${l.measure} ${l.dash || 'solid'}`)).toEqual(['qd1 p50 solid', 'qd1 p99 3 2', 'qd32 / r000 p50 solid', 'qd32 / r000 p99 3 2']);
+    expect(s.lines[0]!.values).toEqual([null, 4300, 4300, 4700, null]);
+    expect(maxOf(s.lines)).toBe(150_000);
+    expect(minPositive(s.lines)).toBe(4300);
+    expect(minPositive([])).toBe(Infinity);
+  });
+  it('latency histogram: shares, operations summed, percentiles by fio rule', () => {
+    const [a, b] = shapeLatencyHistogram(histogram, CAPS, 'all');
+    expect(a!.total).toBe(200);
+    expect(a!.bins.map((x) => x.share)).toEqual([0.5, 0.3, 0.15, 0.05]);
+    expect(a!.p50).toBeCloseTo(Math.sqrt(2 ** 12 * 2 ** (97 / 8)), 6);
+    expect(a!.p99).toBeCloseTo(Math.sqrt(2 ** (110 / 8) * 2 ** (111 / 8)), 6);
+    expect(b!.total).toBe(381);
+    expect(b!.bins.find((x) => x.low === 2 ** (127 / 8))!.count).toBe(210);
+    const readsOnly = shapeLatencyHistogram(histogram, CAPS, 'read');
+    expect(readsOnly[1]!.total).toBe(370);
+    expect(binPercentile([], 50)).toBeNull();
+  });
+  it('sizes: power-of-two classes, requests without data apart, the most frequent exact size', () => {
+    const [a, b] = shapeSizes(sizes, CAPS, 'all');
+    expect(a!.bins.map((x) => [x.low, x.count])).toEqual([
+      [4096, 220],
+      [8192, 1],
+    ]);
+    expect(b!.bins.map((x) => [x.low, x.high, x.count, x.mode])).toEqual([
+      [0, 1, 5, 0],
+      [4096, 8192, 690, 4096],
+      [524288, 1048576, 92, 524288],
+    ]);
+    expect(b!.totalBytes).toBe(690 * 4096 + 89 * 524288 + 3 * 528384);
+    expect(shapeSizes(sizes, CAPS, 'write')[1]!.total).toBe(94);
+  });
+});
+
+describe('warnings', () => {
+  it('gathered once per run across answers; lost runs apart', () => {
+    const w = gatherWarnings([depth, iops, undefined, latency], CAPS);
+    expect(w.all.map((x) => x.label)).toEqual(['qd1', 'qd32 / r000', 'qd32 / r001']);
+    expect(w.lost.map((x) => x.label)).toEqual(['qd32 / r001']);
+    expect(w.lost[0]!.warnings).toHaveLength(2);
+    expect(lostIn(shapeDepth(depth, CAPS, last).lines).map((m) => m.label)).toEqual(['qd32 / r001']);
+  });
+  it('source in words', () => {
+    expect(sourceWords('tiles 1000000 ns')).toBe('from 1 ms tiles');
+    expect(sourceWords('tiles 10000 ns')).toBe('from 10 µs tiles');
+    expect(sourceWords('rows')).toBe('from the I/O rows');
+    expect(sourceWords('sample 1 in 64')).toBe('a sample, 1 in 64 I/Os');
+  });
+});
