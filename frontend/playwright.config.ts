@@ -23,6 +23,11 @@ export default defineConfig({
   testDir: './e2e',
   // The screenshot gallery runs only when asked for: IOLENS_SHOTS=dir (npm run shots).
   testIgnore: process.env.IOLENS_SHOTS ? [] : ['**/shots.spec.ts'],
+  // iolens.spec.ts starts from the empty library: it runs first, the specs that upload after it.
+  projects: [
+    { name: 'empty-library', testMatch: '**/iolens.spec.ts' },
+    { name: 'all', testIgnore: ['**/iolens.spec.ts', ...(process.env.IOLENS_SHOTS ? [] : ['**/shots.spec.ts'])], dependencies: ['empty-library'] },
+  ],
   globalSetup: './e2e/global-setup.ts',
   fullyParallel: false,
   workers: 1,

@@ -4,6 +4,7 @@
     iolens ingest BUNDLE... [--db PATH | --server URL]
     iolens convert FORMAT FILE [--to json]
     iolens export NOTEBOOK [--format text|html] [--server URL | --db PATH]
+    iolens report --baseline LABEL [--capture LABEL]... [--metric KEY]... [--format text|markdown|json]
 """
 
 from __future__ import annotations
@@ -190,6 +191,12 @@ def cmd_export(args: argparse.Namespace) -> int:
     return export_cli.run(args)
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from . import report
+
+    return report.run_cli(args)
+
+
 def cmd_convert(args: argparse.Namespace) -> int:
     from . import converters
 
@@ -245,6 +252,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: $IOLENS_PUBLIC_URL, else http://127.0.0.1:8000)")
     e.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default: standard output)")
     e.set_defaults(func=cmd_export)
+
+    from . import report
+
+    report.add_parser(sub, str(default_db_path()))
+    sub.choices["report"].set_defaults(func=cmd_report)
 
     c = sub.add_parser("convert", help="parse a tool's output and print it (iolens convert FORMAT --help)")
     from . import converters

@@ -231,9 +231,48 @@ def _perf_stat_run(args: argparse.Namespace, out: IO[str]) -> None:
     out.write("\n")
 
 
+def _fio_log_configure(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--kind", choices=["bw", "iops", "lat", "clat", "slat"],
+                   help="which log (default: from the file name, PREFIX_KIND.N.log)")
+    p.add_argument("--to", choices=["csv", "json"], default="csv",
+                   help="csv: t_ms,value,ddir,bs,offset,prio, values in bytes/s, IO/s or ns (default); json")
+
+
+def _fio_log_run(args: argparse.Namespace, out: IO[str]) -> None:
+    from .formats.fio_log import parse_fio_log
+
+    with open_text(args.file) as f:
+        log = parse_fio_log(f.read(), source=source_name(args.file) if args.file != "-" else "stdin", kind=args.kind)
+    if args.to == "json":
+        json.dump(dataclasses.asdict(log), out, indent=1)
+        out.write("\n")
+        return
+    out.write(f"# fio {log.kind} log, value in {log.unit}\nt_ms,value,ddir,bs,offset,prio\n")
+    for e in log.entries:
+        out.write(f"{e.t_ms},{e.value:g},{e.ddir},{e.bs},{'' if e.offset is None else e.offset},"
+                  f"{'' if e.prio is None else e.prio}\n")
+
+
+def _fio_terse_configure(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--to", choices=["json"], default="json", help="output format (default: json)")
+
+
+def _fio_terse_run(args: argparse.Namespace, out: IO[str]) -> None:
+    from .formats.fio_terse import parse_fio_terse
+
+    with open_text(args.file) as f:
+        result = parse_fio_terse(f.read(), source=source_name(args.file))
+    json.dump(dataclasses.asdict(result), out, indent=2, default=str)
+    out.write("\n")
+
+
 CONVERTERS: list[Converter] = [
     Converter("fio-json", "fio's JSON output (fio 2.x-3.x, json or json+) as normalised rows",
               _fio_configure, _fio_run),
+    Converter("fio-log", "a fio bw/iops/lat/clat/slat log (write_*_log) as CSV or JSON, units normalised",
+              _fio_log_configure, _fio_log_run),
+    Converter("fio-terse", "fio's terse output (--minimal, versions 2-5) as the same rows as fio-json",
+              _fio_terse_configure, _fio_terse_run),
     Converter("perf-script", "perf script text with call stacks as folded stacks, exactly as "
               "inferno-collapse-perf 0.12.8 folds them, or as a call tree",
               _perf_script_configure, _perf_script_run),

@@ -25,6 +25,7 @@ from .formats.errors import FormatError
 from .formats.fio_json import FioResult, parse_fio_json
 from .ingest_block import BLOCK_RUN_COLUMNS, block_artifact, perf_stat_block_artifact
 from .ingest_sched import TABLE_COLUMNS as SCHED_TABLE_COLUMNS, perf_stat_artifact, sched_artifact
+from . import ingest_sweep
 from .formats.lock_stat import parse_lock_stat
 from .formats import perf_script_native
 from .manifest import Artifact
@@ -53,6 +54,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
                          "symbol", "function_name", "module"),
     "block_runs": BLOCK_RUN_COLUMNS,
     **SCHED_TABLE_COLUMNS,  # sched_traces, sched_checks, perf_stat
+    **ingest_sweep.TABLE_COLUMNS,  # fio_log_samples, cmd_disk, run_metrics
 }
 
 
@@ -83,6 +85,8 @@ class Parsed:
     bulk: list[BulkCsv] = field(default_factory=list)
     # derived tables computed in the write transaction after the bulk loads (block tiles)
     derive: list[Callable[[Any], None]] = field(default_factory=list)
+    # state of parsers that pair artifacts (diskstats before/after), used by ARTIFACT_FINISHERS
+    pending: dict[str, Any] = field(default_factory=dict)
 
     def add(self, table: str, rows: list[tuple[Any, ...]]) -> None:
         self.rows.setdefault(table, []).extend(rows)
@@ -91,7 +95,11 @@ class Parsed:
 def _fio_json(bundle: OpenBundle, run_id: str | None, art: Artifact, out: Parsed) -> None:
     if run_id is None:
         raise BundleError("fio-json artifact must belong to a run", {"file": art.path, "field": "kind"}, 422)
-    result = parse_fio_json(bundle.read_text(art.path), source=art.path)
+    _fio_rows(bundle, run_id, art, out, parse_fio_json(bundle.read_text(art.path), source=art.path))
+
+
+def _fio_rows(bundle: OpenBundle, run_id: str, art: Artifact, out: Parsed, result: FioResult) -> None:
+    """fio's results (JSON or terse: ingest_sweep.py) -> fio_jobs, fio_clat_percentiles, fio_clat_bins."""
     out.fio.append(result)
     cid = bundle.capture_id
     for line in result.preamble:
@@ -171,8 +179,17 @@ ARTIFACT_PARSERS: dict[str, Callable[[OpenBundle, str | None, Artifact, Parsed],
     "perf-stat-block": perf_stat_block_artifact,
     "perf-sched": sched_artifact,
     "perf-stat": perf_stat_artifact,
+    "fio-log": ingest_sweep.fio_log_artifact,
+    "fio-terse": ingest_sweep.fio_terse_artifact,
+    "cmd-stdout": ingest_sweep.cmd_stdout_artifact,
+    "cmd-rusage": ingest_sweep.cmd_rusage_artifact,
+    "diskstats": ingest_sweep.diskstats_artifact,
+    "fio-jobfile": ingest_sweep.text_artifact,
+    "sweep-plan": ingest_sweep.text_artifact,
 }
-KEPT_KINDS = {"fio-stderr", "fio-jobfile", "stdout", "stderr"}
+# Run after every artifact is parsed, for kinds that pair artifacts.
+ARTIFACT_FINISHERS: list[Callable[[OpenBundle, Parsed], None]] = [ingest_sweep.finish]
+KEPT_KINDS = {"fio-stderr", "fio-jobfile", "stdout", "stderr", "sweep-plan", "fio-terse-upload"}
 
 
 def flatten_facts(value: Any, prefix: str = "") -> list[tuple[str, str | None]]:
@@ -234,6 +251,8 @@ def parse_bundle(bundle: OpenBundle) -> Parsed:
             raise BundleError(
                 str(exc), {"file": exc.file, "line": exc.line, "field": exc.field, "run": run_id}, 422
             ) from exc
+    for finish in ARTIFACT_FINISHERS:
+        finish(bundle, out)
     for run in bundle.manifest.runs:
         if run.exit_code not in (0, None):
             out.warnings.append(f"run {run.id}: the workload exited with status {run.exit_code}")
@@ -317,6 +336,19 @@ def ingest_file(
     source: str | None = None,
     limits: Limits = Limits(),
 ) -> IngestResult:
+    terse = ingest_sweep.sniff_terse(archive)  # fio terse text instead of a bundle: wrapped into one
+    if terse is not None:
+        import hashlib
+
+        found = ingest_sweep.existing_terse(store, hashlib.sha256(terse.encode("utf-8")).hexdigest())
+        if found is not None:
+            runs = store.query("SELECT n_runs FROM captures WHERE capture_id = ?", [found[0]]).scalar()
+            return IngestResult(found[0], found[1], created=False, runs=runs)
+        wrapped = ingest_sweep.wrap_terse(terse, source, archive.parent)
+        try:
+            return ingest_file(store, wrapped, bundles_dir=bundles_dir, source=source, limits=limits)
+        finally:
+            wrapped.unlink(missing_ok=True)
     with open_bundle(archive, source, limits) as bundle:
         m = bundle.manifest
         existing = store.query("SELECT label FROM captures WHERE capture_id = ?", [bundle.capture_id]).scalar()
@@ -362,7 +394,7 @@ def _write(store: Store, bundle: OpenBundle, parsed: Parsed) -> None:
              "format_version", "collector_version", "workload_kind", "workload_summary", "n_runs",
              "n_repeats", "bundle_sha256", "bundle_bytes", "warnings", "manifest"),
             [(cid, m.label, json.dumps(m.tags), kernel, host.get("hostname"), _utc(m.created_at), now,
-              m.format_version, m.collector.version, m.workload.kind, workload_summary(parsed.fio),
+              m.format_version, m.collector.version, m.workload.kind, ingest_sweep.summary(bundle.raw_manifest, workload_summary(parsed.fio)),
               len(m.runs), max(repeats.values()), bundle.sha256, bundle.size,
               json.dumps(parsed.warnings), json.dumps(bundle.raw_manifest))],
         )
@@ -386,3 +418,4 @@ def _write(store: Store, bundle: OpenBundle, parsed: Parsed) -> None:
         for step in parsed.derive:
             step(w)
         w.execute(DERIVE_FIO_RESULTS, {"cid": cid})
+        w.execute(ingest_sweep.DERIVE_RUN_METRICS, {"cid": cid})

@@ -381,7 +381,8 @@ class BlockProbe(RunProbe):
             info["lost"] = {ev: {"recorded": n, "counted": c} for ev, n, c in lost}
             notes.append(f"block: run {run_id}: perf record kept fewer events than perf stat counted: "
                          + ", ".join(f"{ev} {n} of {c} ({100.0 * n / c:.1f}%)" for ev, n, c in lost)
-                         + "; perf record lost events (interrupt context, idle CPUs?)")
+                         + ("; the recording stopped at the --probe-max-mb cap" if info.get("size_cap_reached")
+                            else "; perf record lost events (interrupt context, idle CPUs?)"))
         if recorded.get("block:block_rq_issue", 0) == 0:
             notes.append(f"block: run {run_id}: no block_rq_issue for {self.device['name']} "
                          f"({self.device['dev']}): does the workload do I/O on that device?")
@@ -430,5 +431,5 @@ class BlockProbe(RunProbe):
                 f"complete {rec.get(cpl, '?')}/{cnt.get(cpl, '?')}), perf.data "  # type: ignore[union-attr]
                 f"{perfrec.human_bytes(info.get('perf_data_bytes'))} "
                 f"({perfrec.human_bytes(info.get('perf_data_bytes_per_s'))}/s), block.script.gz "
-                f"{perfrec.human_bytes(info.get('bytes'))}, perf {info.get('perf_cpu_s')} CPU-s "
+                f"{perfrec.human_bytes(info.get('bytes'))}, perf {perfrec.or_q(info.get('perf_cpu_s'))} CPU-s "
                 f"({info.get('perf_cpu_pct', '?')}%)")

@@ -142,8 +142,14 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--cpus", metavar="LIST",
                    help="CPUs fio may run on, like taskset -c: 1, 0-3, 0,2 (default: those of the "
                         "collector)")
+    r.add_argument("--fio-logs", type=_positive, metavar="MSEC",
+                   help="keep fio's bandwidth, IOPS and latency logs over time, averaged over MSEC ms "
+                        "(fio's log_avg_msec), as runs/rNNN/logs/*.log, kind fio-log (default: off)")
     r.add_argument("-o", "--output", required=True, metavar="BUNDLE",
                    help="bundle file to write, by convention NAME.iolens.tar.gz (required)")
+    from . import sweep  # sweep and cmd: their own options plus those of run above (sweep.py)
+
+    sweep.add_parsers(sub, r)
     return parser
 
 
@@ -169,25 +175,41 @@ def _attach_fio_args(argv: List[str]) -> List[str]:
     return out
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    args = parser.parse_args(_attach_fio_args(argv))  # exits 2 on bad usage, 0 for --help/--version
+def options_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: List[str]) -> Options:
+    """Options of `run`, `sweep` and `cmd` (sweep.py completes the last two: plan, driver)."""
     tags = {}
     for key, value in args.tag:
         if key in tags:
             parser.error(f"--tag {key} given twice")
         tags[key] = value
-    opts = Options(
-        label=args.label, output=args.output, tags=tags, repeat=args.repeat,
-        fio_jobfile=args.fio_jobfile, fio_args=args.fio_args,
-        allow_destructive=args.allow_destructive, keep_files=args.keep_files,
+    return Options(
+        label=args.label or "", output=args.output, tags=tags, repeat=args.repeat or 1,
+        fio_jobfile=getattr(args, "fio_jobfile", None), fio_args=getattr(args, "fio_args", None),
+        allow_destructive=getattr(args, "allow_destructive", False), keep_files=getattr(args, "keep_files", False),
         force=args.force, argv=argv,
         lock_stat=args.lock_stat, lock_stat_snapshot=args.lock_stat_snapshot,
         probes=Settings(stacks=args.stacks, freq=args.freq, call_graph=args.call_graph, sched=args.sched,
                         block=args.block, cgroup=args.cgroup, cpu_weight=args.cpu_weight, cpus=args.cpus,
                         probe_max_mb=args.probe_max_mb),
+        fio_logs=getattr(args, "fio_logs", None),
     )
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(_attach_fio_args(argv))  # exits 2 on bad usage, 0 for --help/--version
+    if args.command in ("sweep", "cmd"):
+        from . import sweep
+
+        try:
+            opts = sweep.options(parser, args, argv, options_from_args,
+                                 lambda again: parser.parse_args(_attach_fio_args(again)))
+        except CaptureError as exc:
+            sys.stderr.write(f"iolens-collect: error: {exc}\n")
+            return exc.exit_code
+    else:
+        opts = options_from_args(parser, args, argv)
     # SIGTERM behaves like Ctrl-C: fio is stopped and its files are removed.
     previous = None
     try:
@@ -200,7 +222,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         sys.stderr.write(f"iolens-collect: error: {exc}\n")
         return exc.exit_code
     except KeyboardInterrupt:
-        sys.stderr.write("\niolens-collect: interrupted; fio stopped, its files removed, no bundle written\n")
+        what = "the command stopped" if args.command == "cmd" else "fio stopped, its files removed"
+        sys.stderr.write(f"\niolens-collect: interrupted; {what}, no bundle written\n")
         return EXIT_INTERRUPTED
     finally:
         if previous is not None:

@@ -23,10 +23,9 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 from typing import Dict, List, Optional, Tuple
 
-from . import fio
+from . import fio, jobedit
 
 __all__ = ["ENV", "PLACEHOLDER", "KINDS", "inject", "collect", "LOG_RE"]
 
@@ -48,42 +47,8 @@ def _options(k: int, name: str, avg_msec: int) -> List[Tuple[str, str]]:
 
 def inject(workload: fio.Workload, avg_msec: int) -> fio.Workload:
     """The same workload with log options at the end of every job (see the module's doc)."""
-    if workload.fio_args is not None:
-        tokens: List[str] = []
-        k = 0
-        for tok in workload.fio_args:
-            tokens.append(tok)
-            if tok.startswith("--name="):
-                tokens += [f"--{key}={value}" for key, value in _options(k, tok[len("--name="):], avg_msec)]
-                k += 1
-        joined = " ".join(shlex.quote(t) for t in tokens)
-        out = fio.parse_fio_args(joined)
-        out.notes = [n for n in out.notes if PLACEHOLDER not in n]  # ours: fio gets the path itself
-        return out
-    text = workload.jobfile_bytes.decode("utf-8", errors="surrogateescape")
-    lines = text.splitlines(keepends=True)
-    if lines and not lines[-1].endswith("\n"):
-        lines[-1] += "\n"
-    # Insert before the header of the next section (or at the end) for every job section.
-    inserts: Dict[int, List[str]] = {}
-    jobs = [s for s in workload.sections if not s.is_global]
-    headers = sorted(s.line for s in workload.sections)
-    for k, section in enumerate(jobs):
-        after = [h for h in headers if h > section.line]
-        at = (after[0] - 1) if after else len(lines)
-        block = [f"; added by iolens-collect (--fio-logs): logs of job {k} into the run's folder\n"]
-        block += [f"{key}={value}\n" for key, value in _options(k, section.name, avg_msec)]
-        inserts.setdefault(at, []).extend(block)
-    out_lines: List[str] = []
-    for i in range(len(lines) + 1):
-        out_lines.extend(inserts.get(i, []))
-        if i < len(lines):
-            out_lines.append(lines[i])
-    data = "".join(out_lines).encode("utf-8", errors="surrogateescape")
-    sections = fio.parse_jobfile(data.decode("utf-8", errors="surrogateescape"), source="job file")
-    return fio.Workload(jobfile_bytes=data, sections=sections,
-                        jobs=fio.jobs_from_sections(sections, substitute_env=True),
-                        notes=list(workload.notes))
+    return jobedit.add_job_options(workload, lambda k, name: _options(k, name, avg_msec),
+                                   "added by iolens-collect (--fio-logs): this job's logs go into the run's folder")
 
 
 def collect(stage: str, run_rel: str, avg_msec: int, jobnames: List[str]) -> List[Tuple[str, Dict[str, object]]]:

@@ -509,6 +509,11 @@ def overhead(session: Session, data_bytes: Optional[int]) -> Dict[str, object]:
     return out
 
 
+def or_q(v: object) -> str:
+    """A value for the summary line, or '?' when unknown."""
+    return "?" if v is None else str(v)
+
+
 def human_bytes(n: Optional[float]) -> str:
     if n is None:
         return "?"

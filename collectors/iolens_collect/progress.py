@@ -124,6 +124,7 @@ class Progress:
         self.expected = expected
         self.repeat = 0
         self._width = 0
+        self.tool = "fio"  # what "exited N" refers to (cmd: "the command")
 
     def _prefix(self) -> str:
         return f"[repeat {self.repeat}/{self.total}] {self.name}"
@@ -149,7 +150,7 @@ class Progress:
             self._write_inplace(f"{self._prefix()}  {self._timing(elapsed)}")
 
     def end(self, elapsed: float, exit_code: Optional[int], result: str = "") -> None:
-        status = "done" if exit_code == 0 else f"fio exited {exit_code}"
+        status = "done" if exit_code == 0 else f"{self.tool} exited {exit_code}"
         text = f"{self._prefix()}  {status} in {_fmt_secs(elapsed)}"
         if result:
             text += f": {result}"

@@ -156,7 +156,8 @@ class SchedProbe(RunProbe):
             info["lost"] = {ev: {"recorded": n, "counted": c} for ev, n, c in lost}
             notes.append(f"sched: run {run_id}: perf record kept fewer events than perf stat counted: "
                          + ", ".join(f"{ev} {n} of {c} ({100.0 * n / c:.1f}%)" for ev, n, c in lost)
-                         + "; perf record lost events (interrupt context, idle CPUs?)")
+                         + ("; the recording stopped at the --probe-max-mb cap" if info.get("size_cap_reached")
+                            else "; perf record lost events (interrupt context, idle CPUs?)"))
         os.unlink(self.data)
         arts.insert(0, Artifact(rel, "perf-sched", trace_clock_at_start_ns=t0_ns))
         return arts, info, notes
@@ -171,5 +172,5 @@ class SchedProbe(RunProbe):
                 f"counted {cnt.get(sw, '?')}), perf.data "  # type: ignore[union-attr]
                 f"{perfrec.human_bytes(info.get('perf_data_bytes'))} "
                 f"({perfrec.human_bytes(info.get('perf_data_bytes_per_s'))}/s), sched.script.gz "
-                f"{perfrec.human_bytes(info.get('bytes'))}, perf {info.get('perf_cpu_s')} CPU-s "
+                f"{perfrec.human_bytes(info.get('bytes'))}, perf {perfrec.or_q(info.get('perf_cpu_s'))} CPU-s "
                 f"({info.get('perf_cpu_pct', '?')}%)")

@@ -86,5 +86,5 @@ class StacksProbe(RunProbe):
                 f"perf.data {perfrec.human_bytes(info.get('perf_data_bytes'))} "
                 f"({perfrec.human_bytes(info.get('perf_data_bytes_per_s'))}/s), "
                 f"perf.script.gz {perfrec.human_bytes(info.get('bytes'))}, "
-                f"perf {info.get('perf_cpu_s')} CPU-s ({info.get('perf_cpu_pct', '?')}%), "
+                f"perf {perfrec.or_q(info.get('perf_cpu_s'))} CPU-s ({info.get('perf_cpu_pct', '?')}%), "
                 f"perf script {info.get('script_s')} s")

@@ -280,6 +280,8 @@ class _Parser:
                 return items
             items.append(self.value())
             self.skip_ws_nl()
+            if self.i >= len(self.s):
+                raise self.err("unterminated array (missing ']')", start)
             if self.peek() == ",":
                 self.i += 1
             elif self.peek() != "]":

@@ -35,6 +35,7 @@ from ..views import flame as flame_view
 from ..views import fio_compare
 from ..views import lock_stat as lock_stat_view
 from ..views import sched as sched_view
+from ..views import sweep as sweep_view
 from . import models
 
 log = logging.getLogger("iolens.api")
@@ -475,6 +476,68 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
         text = _flame(flame_view.diff_svg, s, a, b, f, runs_a=_runs(runs_a), runs_b=_runs(runs_b), zoom=_zoom(zoom),
                       search=search, mode=mode, colour_by=color, width=width)
         return Response(text, media_type="image/svg+xml", headers=_disposition(f"{a}-{b}.diff.svg", download))
+
+    # --- sweeps (views/sweep.py, report.py): captures x sweep points, repeat statistics, the report ---
+    @app.get("/api/sweep", response_model=models.SweepMatrix, responses=ERRORS, tags=["sweep"])
+    def sweep_matrix(
+        s: StoreDep,
+        captures: Annotated[str, Query(description="Comma-separated capture ids: the rows.")],
+        baseline: Annotated[str | None, Query(description="Capture id of the baseline (default: the first).")] = None,
+        metric: Annotated[str | None, Query(description="run_metrics key (default: iops, else wall_s, else the first).")]
+        = None,
+    ) -> models.SweepMatrix:
+        try:
+            return sweep_view.sweep_matrix(s, _ids(captures), baseline, metric)
+        except fio_compare.UnknownCaptures as exc:
+            raise HTTPException(404, {"error": str(exc), "detail": {"missing": exc.missing}}) from exc
+
+    @app.get("/api/sweep/fio-log", response_model=models.FioLogSeries, responses=ERRORS, tags=["sweep"])
+    def sweep_fio_log(
+        s: StoreDep,
+        captures: Annotated[str, Query(description="Comma-separated capture ids: one line each.")],
+        log: Annotated[Literal["iops", "bw", "lat", "clat", "slat"], Query(description="Which fio log.")] = "iops",
+        ddir: Annotated[Literal["all", "read", "write", "trim"], Query(
+            description="all: bw and iops added up over directions, latencies averaged.")] = "all",
+        point: Annotated[str | None, Query(description="Sweep point key ('rw=randread bs=4k'); default: the first with logs.")]
+        = None,
+    ) -> models.FioLogSeries:
+        try:
+            return sweep_view.fio_log_series(s, _ids(captures), log, ddir, point)
+        except fio_compare.UnknownCaptures as exc:
+            raise HTTPException(404, {"error": str(exc), "detail": {"missing": exc.missing}}) from exc
+
+    @app.get("/api/report", responses={**ERRORS, 200: {"content": {"text/plain": {}, "application/json": {}}}},
+             response_class=PlainTextResponse, tags=["sweep"])
+    def sweep_report(
+        request: Request,
+        s: StoreDep,
+        captures: Annotated[str, Query(description="Comma-separated capture ids.")],
+        baseline: Annotated[str | None, Query(description="Capture id of the baseline (default: the first).")] = None,
+        metric: Annotated[list[str] | None, Query(description="Metric keys, one table each (default: iops / wall_s).")]
+        = None,
+        format: Annotated[Literal["text", "markdown", "json"], Query(
+            description="text and markdown: ASCII, at most 72 columns, for email; json: the same as data.")] = "text",
+        rows: Annotated[Literal["points", "captures"], Query(description="What the table's rows are.")] = "points",
+        ratio: Annotated[bool, Query(description="Ratios (1.123x) instead of changes (+12.3%).")] = False,
+        related: Annotated[bool, Query(description="Add every capture that shares a sweep point with the baseline.")]
+        = False,
+    ):
+        from .. import report
+
+        ids = _ids(captures)
+        base = settings.public_url or str(request.base_url)
+        try:
+            if related:
+                ids = list(dict.fromkeys(ids + report.default_captures(s, baseline or ids[0])))
+            data = report.build(s, ids, baseline or ids[0], metric, base)
+        except fio_compare.UnknownCaptures as exc:
+            raise HTTPException(404, {"error": str(exc), "detail": {"missing": exc.missing}}) from exc
+        except report.ReportError as exc:
+            raise HTTPException(422, str(exc)) from exc
+        text = report.render(data, format, rows, ratio)
+        if format == "json":
+            return Response(text, media_type="application/json")
+        return PlainTextResponse(text)
 
     _mount_frontend(app, settings.frontend_dist)
     return app

@@ -9,7 +9,10 @@ import html as _html
 
 from .. import __version__
 from ..api import models
+from . import export_block  # noqa: F401 - registers the block exporter
 from . import export_fio  # noqa: F401 - registers the fio exporter
+from . import export_sched  # noqa: F401 - registers the sched exporter
+from . import export_sweep  # noqa: F401 - registers the sweep exporters
 from . import export_sql, markdown
 from .render import VIEW_EXPORTS, ExportContext, embedded_json
 

@@ -145,6 +145,15 @@ def scale_for(v: float, unit: str) -> tuple[float, str, int]:
         return factor, f" {name}", 0 if factor == 1 else _decimals_for(v / factor, 3, 2)
     if unit == "%":
         return 1, " %", 1
+    if unit == "/s":  # events per second (context switches, round trips): '34.75k/s', '8.5/s'
+        i = 0
+        while i < len(_SI) - 1 and a >= 1000 ** (i + 1) * 0.99995:
+            i += 1
+        factor = 1000 ** i
+        decimals = _decimals_for(v, 3, 1) if i == 0 else _decimals_for(v / factor, 4, 3)
+        return factor, f"{_SI[i]}/s", decimals
+    if unit == "CPUs":  # CPUs utilized (task-clock): '0.272 CPUs'
+        return 1, " CPUs", _decimals_for(v, 3, 3)
     return 1, f" {unit}" if unit else "", _decimals_for(v, 4, 3)
 
 
@@ -166,7 +175,7 @@ def format_spread(n: int, mean: float | None, stddev: float | None, lo: float | 
     if mean is None or n < 2:
         return ""
     factor, suffix, decimals = scale_for(mean, unit)
-    suffix = suffix.replace(" IO/s", "") if unit == "IO/s" else suffix
+    suffix = suffix.replace(" IO/s", "") if unit == "IO/s" else suffix.replace("/s", "") if unit == "/s" else suffix
     if n >= 3 and stddev is not None:
         return f"+-{_fixed(stddev / factor, decimals)}{suffix}"
     if lo is not None and hi is not None:

@@ -567,6 +567,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sweep Report */
+        get: operations["sweep_report_api_report_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sql": {
         parameters: {
             query?: never;
@@ -593,6 +610,40 @@ export interface paths {
         };
         /** Sql Tables */
         get: operations["sql_tables_api_sql_tables_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sweep": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sweep Matrix */
+        get: operations["sweep_matrix_api_sweep_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sweep/fio-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sweep Fio Log */
+        get: operations["sweep_fio_log_api_sweep_fio_log_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1333,6 +1384,43 @@ export interface components {
             job: string;
             /** Metrics */
             metrics: components["schemas"]["MetricRow"][];
+        };
+        /** FioLogSeries */
+        FioLogSeries: {
+            /**
+             * Ddir
+             * @description read | write | trim | all (bw and iops added up, latencies averaged)
+             */
+            ddir: string;
+            /**
+             * Ddirs
+             * @description Directions in these logs.
+             */
+            ddirs: string[];
+            /**
+             * Log
+             * @description bw | iops | lat | clat | slat
+             */
+            log: string;
+            /**
+             * Logs
+             * @description Log kinds these captures have.
+             */
+            logs: string[];
+            /**
+             * Points
+             * @description Per capture, the sweep points that have logs.
+             */
+            points: {
+                [key: string]: string[];
+            };
+            /** Series */
+            series: components["schemas"]["LogSeries"][];
+            /**
+             * Unit
+             * @description B/s, IO/s or ns
+             */
+            unit: string;
         };
         /** FlameCaptureRef */
         FlameCaptureRef: {
@@ -2106,6 +2194,49 @@ export interface components {
             stat: components["schemas"]["LockClassStat"];
             /** Subclass */
             subclass: number;
+        };
+        /** LogSeries */
+        LogSeries: {
+            /** Capture */
+            capture: string;
+            /** Label */
+            label: string;
+            /**
+             * Point
+             * @description The sweep point the runs belong to.
+             */
+            point: string | null;
+            /** Points */
+            points: components["schemas"]["LogSeriesPoint"][];
+            /** Runs */
+            runs: string[];
+            /**
+             * Step Ms
+             * @description Averaging window (fio's log_avg_msec).
+             */
+            step_ms: number;
+        };
+        /** LogSeriesPoint */
+        LogSeriesPoint: {
+            /** Max */
+            max: number;
+            /**
+             * Mean
+             * @description Mean over the runs at this time.
+             */
+            mean: number;
+            /** Min */
+            min: number;
+            /**
+             * N
+             * @description Runs with a value at this time.
+             */
+            n: number;
+            /**
+             * T S
+             * @description Seconds since the job started (the end of the averaging window).
+             */
+            t_s: number;
         };
         /**
          * MarkdownCell
@@ -3183,6 +3314,213 @@ export interface components {
              * @description The value of each repeat, in run order.
              */
             values: number[];
+        };
+        /**
+         * SweepCell
+         * @description One metric at one point of one capture, over its repeats, and against the baseline capture.
+         */
+        SweepCell: {
+            /** Ci High */
+            ci_high: number | null;
+            /**
+             * Ci Low
+             * @description 95% confidence interval of the mean (Student t, n-1 df); null when n < 2.
+             */
+            ci_low: number | null;
+            /**
+             * Cv
+             * @description Coefficient of variation, stddev / mean.
+             */
+            cv: number | null;
+            /** Delta High */
+            delta_high: number | null;
+            /**
+             * Delta Low
+             * @description 95% confidence interval of (mean - baseline mean) / baseline mean (Welch); null without a test.
+             */
+            delta_low: number | null;
+            /**
+             * Df
+             * @description Welch-Satterthwaite degrees of freedom.
+             */
+            df: number | null;
+            /** Max */
+            max: number | null;
+            /** Mean */
+            mean: number | null;
+            /** Min */
+            min: number | null;
+            /**
+             * N
+             * @description Repeats that reported the metric.
+             */
+            n: number;
+            /**
+             * Note
+             * @description Why there is no test, when there is none.
+             */
+            note: string | null;
+            /**
+             * P
+             * @description Two-sided p-value of Welch's t-test.
+             */
+            p: number | null;
+            /**
+             * Ratio
+             * @description mean / the baseline's mean at this point; null for the baseline.
+             */
+            ratio: number | null;
+            /**
+             * Runs
+             * @description The run ids of the values.
+             */
+            runs: string[];
+            /**
+             * Significant
+             * @description p < alpha and both sides have at least min_repeats repeats.
+             */
+            significant: boolean;
+            /**
+             * Stddev
+             * @description Sample standard deviation (n-1); null when n < 2.
+             */
+            stddev: number | null;
+            /**
+             * T
+             * @description Welch's t statistic against the baseline.
+             */
+            t: number | null;
+            /**
+             * Too Few
+             * @description This capture or the baseline has fewer than min_repeats repeats here.
+             */
+            too_few: boolean;
+            /**
+             * Values
+             * @description Each repeat's value, in run order.
+             */
+            values: number[];
+        };
+        /** SweepMatrix */
+        SweepMatrix: {
+            /**
+             * Alpha
+             * @description Significance level of the marks (0.05).
+             */
+            alpha: number;
+            /** Baseline */
+            baseline: string;
+            /**
+             * Commands
+             * @description Each capture's first run's command line.
+             */
+            commands: {
+                [key: string]: string[];
+            };
+            /** Host Diff */
+            host_diff: components["schemas"]["HostDiff"][];
+            metric: components["schemas"]["SweepMetric"];
+            /**
+             * Metrics
+             * @description Every metric these captures have, for the metric menu.
+             */
+            metrics: components["schemas"]["SweepMetric"][];
+            /**
+             * Min Repeats
+             * @description Repeats needed on both sides before a difference is marked (3).
+             */
+            min_repeats: number;
+            /** Params */
+            params: components["schemas"]["SweepParam"][];
+            /**
+             * Points
+             * @description The columns, in sweep order.
+             */
+            points: components["schemas"]["SweepPoint"][];
+            /**
+             * Rows
+             * @description The captures, baseline first, then in the order asked for.
+             */
+            rows: components["schemas"]["SweepRow"][];
+        };
+        /** SweepMetric */
+        SweepMetric: {
+            /**
+             * Better
+             * @enum {string}
+             */
+            better: "higher" | "lower" | "neutral";
+            /** Description */
+            description: string;
+            /**
+             * Key
+             * @description run_metrics.metric: 'iops', 'read.clat_p99', 'wall_s', 'disk.read_iops', 'm.NAME'...
+             */
+            key: string;
+            /** Label */
+            label: string;
+            /**
+             * Source
+             * @description fio | rusage | diskstats | command
+             */
+            source: string;
+            /**
+             * Unit
+             * @description 'IO/s', 'B/s', 'B', 'ns', '%', 's', 'KiB', 'count' or the command's own unit.
+             */
+            unit: string;
+        };
+        /** SweepParam */
+        SweepParam: {
+            /**
+             * Name
+             * @description A swept parameter: a fio option, 'scheduler', or a {NAME} of a command.
+             */
+            name: string;
+            /**
+             * Values
+             * @description Its values in the plan's order (then in order of appearance).
+             */
+            values: string[];
+        };
+        /** SweepPoint */
+        SweepPoint: {
+            /**
+             * Key
+             * @description 'rw=randread bs=4k iodepth=1' (parameters in order); 'all' for a capture without sweep.
+             */
+            key: string;
+            /** Params */
+            params: {
+                [key: string]: string;
+            };
+        };
+        /** SweepRow */
+        SweepRow: {
+            /** Capture */
+            capture: string;
+            /**
+             * Cells
+             * @description Keyed by point key; a point the capture lacks is absent.
+             */
+            cells: {
+                [key: string]: components["schemas"]["SweepCell"];
+            };
+            /** Kernel */
+            kernel: string | null;
+            /** Label */
+            label: string;
+            /**
+             * Repeats
+             * @description Largest number of repeats of one point.
+             */
+            repeats: number;
+            /** Tags */
+            tags: {
+                [key: string]: string;
+            };
+            /** Workload Kind */
+            workload_kind: string;
         };
         /** ValidationError */
         ValidationError: {
@@ -5775,6 +6113,87 @@ export interface operations {
             };
         };
     };
+    sweep_report_api_report_get: {
+        parameters: {
+            query: {
+                /** @description Comma-separated capture ids. */
+                captures: string;
+                /** @description Capture id of the baseline (default: the first). */
+                baseline?: string | null;
+                /** @description Metric keys, one table each (default: iops / wall_s). */
+                metric?: string[] | null;
+                /** @description text and markdown: ASCII, at most 72 columns, for email; json: the same as data. */
+                format?: "text" | "markdown" | "json";
+                /** @description What the table's rows are. */
+                rows?: "points" | "captures";
+                /** @description Ratios (1.123x) instead of changes (+12.3%). */
+                ratio?: boolean;
+                /** @description Add every capture that shares a sweep point with the baseline. */
+                related?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "text/plain": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     run_sql_api_sql_get: {
         parameters: {
             query: {
@@ -5863,6 +6282,152 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SqlTables"];
+                };
+            };
+        };
+    };
+    sweep_matrix_api_sweep_get: {
+        parameters: {
+            query: {
+                /** @description Comma-separated capture ids: the rows. */
+                captures: string;
+                /** @description Capture id of the baseline (default: the first). */
+                baseline?: string | null;
+                /** @description run_metrics key (default: iops, else wall_s, else the first). */
+                metric?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SweepMatrix"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sweep_fio_log_api_sweep_fio_log_get: {
+        parameters: {
+            query: {
+                /** @description Comma-separated capture ids: one line each. */
+                captures: string;
+                /** @description Which fio log. */
+                log?: "iops" | "bw" | "lat" | "clat" | "slat";
+                /** @description all: bw and iops added up over directions, latencies averaged. */
+                ddir?: "all" | "read" | "write" | "trim";
+                /** @description Sweep point key ('rw=randread bs=4k'); default: the first with logs. */
+                point?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FioLogSeries"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };

@@ -5,15 +5,27 @@ import type { CapturePublic } from '../api/client';
 import { introText } from '../logic/notebook';
 import type { CellKind } from './types';
 import { fioTableCell } from './fio/kind';
+import { fioLogCell } from './fiolog/kind';
+import { sweepCell } from './sweep/kind';
+import { sweepLineCell } from './sweepline/kind';
+import { flameCell } from './flame/kind';
 import { lockStatCell } from './lockstat/kind';
 import { noteCell } from './note/kind';
+import { schedCell } from './sched/kind';
+import { blockCell } from './block/kind';
 import { sqlCell } from './sql/kind';
 
 export const registry: Readonly<Record<string, CellKind<unknown>>> = {
   [fioTableCell.kind]: fioTableCell,
+  [sweepCell.kind]: sweepCell,
+  [sweepLineCell.kind]: sweepLineCell,
+  [fioLogCell.kind]: fioLogCell,
+  [schedCell.kind]: schedCell,
   [noteCell.kind]: noteCell,
   [sqlCell.kind]: sqlCell,
   [lockStatCell.kind]: lockStatCell,
+  [flameCell.kind]: flameCell,
+  [blockCell.kind]: blockCell,
 };
 
 /** The cells of a version-0 link (`/compare?captures=A,B`, no cells): frozen, old links rely on it. */

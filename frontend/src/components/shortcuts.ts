@@ -2,13 +2,13 @@
 import { useEffect, useRef } from 'react';
 
 export const SHORTCUTS: readonly { key: string; what: string }[] = [
-  { key: '/', what: 'Focus the filter (library)' },
+  { key: '/', what: 'Focus the filter (library), the frame search (flame graph)' },
   { key: 'c', what: 'Compare the selected captures (library)' },
   { key: 'y', what: 'Copy a link to this view' },
   { key: 'Ctrl+S', what: 'Save the notebook: an immutable version with a permalink (Cmd+S on a Mac)' },
   { key: 'Ctrl+Enter', what: 'Run a SQL cell; finish editing a text cell' },
   { key: '?', what: 'Show these shortcuts' },
-  { key: 'Esc', what: 'Close a dialog, leave the filter' },
+  { key: 'Esc', what: 'Close a dialog, leave the filter; zoom out one level (flame graph)' },
 ];
 
 type Handler = (e: KeyboardEvent) => void;

@@ -1,7 +1,7 @@
 // Shapes the answer of GET /api/compare/fio into what the fio table draws: columns (baseline
 // first), and per job x direction the metric rows with formatted cells. Pure; tests in
 // compareTable.test.ts.
-import type { FioComparison, StatCell } from '../api/client';
+import type { FioComparison, MetricRow, StatCell } from '../api/client';
 import { captureColor } from './colors';
 import { formatRatio, formatRaw, formatSpread, formatValue } from './format';
 import { ratioTone, toneWords, type Better, type Tone } from './ratio';
@@ -70,19 +70,22 @@ export function orderColumns(cmp: Pick<FioComparison, 'captures' | 'baseline'>):
   return [...cols.filter((c) => c.isBaseline), ...cols.filter((c) => !c.isBaseline)];
 }
 
+/** Where a row's numbers come from, for hover titles: a fio job and direction, or any words (sched: 'workload CPUs'). */
+export type RowScope = { job: string; ddir: string } | { where: string; missing: string };
+
 export function cellTitle(
   col: Column,
   base: Column | undefined,
   row: { label: string; unit: string; better: Better; description?: string },
-  group: { job: string; ddir: string },
+  group: RowScope,
   stat: StatCell | null,
   tone: Tone,
 ): string {
   const lines = [`${col.label} (${col.id})${col.isBaseline ? ' — baseline' : ''}`];
-  lines.push(`${row.label} [${row.unit}], job '${group.job}' ${group.ddir}`);
+  lines.push('where' in group ? `${row.label} [${row.unit}]${group.where ? `, ${group.where}` : ''}` : `${row.label} [${row.unit}], job '${group.job}' ${group.ddir}`);
   if (row.description) lines.push(row.description);
   if (!stat || stat.mean === null) {
-    lines.push('no value: this capture has no such job/direction or metric');
+    lines.push('where' in group ? group.missing : 'no value: this capture has no such job/direction or metric');
     return lines.join('\n');
   }
   const u = row.unit;
@@ -109,7 +112,6 @@ export function cellTitle(
  */
 export function buildFioTable(cmp: FioComparison, metrics: readonly string[] | null = null): FioTable {
   const columns = orderColumns(cmp);
-  const base = columns.find((c) => c.isBaseline);
 
   const seen = new Map<string, string>();
   for (const g of cmp.groups) for (const m of g.metrics) if (!seen.has(m.metric)) seen.set(m.metric, m.label);
@@ -128,45 +130,53 @@ export function buildFioTable(cmp: FioComparison, metrics: readonly string[] | n
       key: `${g.job}\u0000${g.ddir}`,
       job: g.job,
       ddir: g.ddir,
-      rows: rows.map((m) => {
-        const baseStat = base ? (m.cells[base.id] ?? null) : null;
-        let lo = Infinity;
-        let hi = -Infinity;
-        for (const c of Object.values(m.cells)) {
-          for (const v of c.values) {
-            if (Number.isFinite(v)) {
-              lo = Math.min(lo, v);
-              hi = Math.max(hi, v);
-            }
-          }
-        }
-        const cells: TableCell[] = columns.map((col) => {
-          const stat = m.cells[col.id] ?? null;
-          const tone: Tone =
-            stat && baseStat ? ratioTone(stat, baseStat, m.better, col.isBaseline) : 'none';
-          return {
-            column: col,
-            stat,
-            mean: formatValue(stat?.mean, m.unit),
-            spread: stat ? formatSpread(stat, m.unit) : '',
-            n: stat?.n ?? 0,
-            ratio: col.isBaseline || !stat ? '' : formatRatio(stat.ratio),
-            tone,
-            title: cellTitle(col, base, m, g, stat, tone),
-          };
-        });
-        return {
-          metric: m.metric,
-          label: m.label,
-          unit: m.unit,
-          better: m.better,
-          description: m.description,
-          domain: lo <= hi ? ([lo, hi] as [number, number]) : null,
-          baselineMean: baseStat?.mean ?? null,
-          cells,
-        };
-      }),
+      rows: buildMetricRows(columns, rows, g),
     };
   });
   return { columns, groups, metrics: allMetrics };
+}
+
+/**
+ * One table row per metric, cells in column order with formatted mean, spread, ratio and tone:
+ * the fio table's rows, also used by other comparisons in the same MetricRow shape (sched).
+ */
+export function buildMetricRows(columns: readonly Column[], metrics: readonly MetricRow[], scope: RowScope): TableRow[] {
+  const base = columns.find((c) => c.isBaseline);
+  return metrics.map((m) => {
+    const baseStat = base ? (m.cells[base.id] ?? null) : null;
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const c of Object.values(m.cells)) {
+      for (const v of c.values) {
+        if (Number.isFinite(v)) {
+          lo = Math.min(lo, v);
+          hi = Math.max(hi, v);
+        }
+      }
+    }
+    const cells: TableCell[] = columns.map((col) => {
+      const stat = m.cells[col.id] ?? null;
+      const tone: Tone = stat && baseStat ? ratioTone(stat, baseStat, m.better, col.isBaseline) : 'none';
+      return {
+        column: col,
+        stat,
+        mean: formatValue(stat?.mean, m.unit),
+        spread: stat ? formatSpread(stat, m.unit) : '',
+        n: stat?.n ?? 0,
+        ratio: col.isBaseline || !stat ? '' : formatRatio(stat.ratio),
+        tone,
+        title: cellTitle(col, base, m, scope, stat, tone),
+      };
+    });
+    return {
+      metric: m.metric,
+      label: m.label,
+      unit: m.unit,
+      better: m.better,
+      description: m.description,
+      domain: lo <= hi ? ([lo, hi] as [number, number]) : null,
+      baselineMean: baseStat?.mean ?? null,
+      cells,
+    };
+  });
 }

@@ -40,6 +40,14 @@ describe('formatValue', () => {
     expect(formatValue(1500, 'inodes/s')).toBe('1.5k inodes/s');
   });
 
+  it('events per second and CPUs utilized', () => {
+    expect(formatValue(34747.0077, '/s')).toBe('34.75k/s');
+    expect(formatValue(8.46, '/s')).toBe('8.5/s');
+    expect(formatValue(0.2721, 'CPUs')).toBe('0.272 CPUs');
+    expect(formatValue(1.254, 'CPUs')).toBe('1.25 CPUs');
+    expect(formatSpread({ n: 3, mean: 14186, stddev: 1013, min: 13542, max: 15354 }, '/s')).toBe('±1.01k');
+  });
+
   it('negative values keep an ASCII minus', () => {
     expect(formatValue(-1234000, 'ns')).toBe('-1.23 ms');
   });

@@ -1,6 +1,6 @@
 // Numbers with units, as shown everywhere in the UI. Pure; tests in format.test.ts.
 //
-// Units come from the API (MetricRow.unit): 'IO/s', 'B/s', 'ns', '%'. A value is shown in a
+// Units come from the API (MetricRow.unit): 'IO/s', 'B/s', 'ns', '%', '/s' (events), 'CPUs'. A value is shown in a
 // "scale" (k IO/s, MiB/s, µs, ...) chosen from its magnitude; a spread (± stddev, min–max) is
 // shown in the scale and with the decimals of the mean it belongs to, so the two line up.
 import { format as d3format } from 'd3-format';
@@ -51,6 +51,17 @@ export function scaleFor(v: number, unit: string): Scale {
     }
     case '%':
       return { factor: 1, suffix: ' %', decimals: 1 };
+    case '/s': {
+      // Events per second (context switches, round trips): scaled as IO/s, '34.75k/s', '8.5/s'.
+      let i = 0;
+      while (i < SI.length - 1 && a >= 1000 ** (i + 1) * 0.99995) i++;
+      const factor = 1000 ** i;
+      const decimals = i === 0 ? decimalsFor(v, 3, 1) : decimalsFor(v / factor, 4, 3);
+      return { factor, suffix: `${SI[i] ?? ''}/s`, decimals };
+    }
+    case 'CPUs':
+      // CPUs utilized (task-clock): '0.272 CPUs', '1.25 CPUs'.
+      return { factor: 1, suffix: ' CPUs', decimals: decimalsFor(v, 3, 3) };
     default: {
       return { factor: 1, suffix: unit ? ` ${unit}` : '', decimals: decimalsFor(v, 4, 3) };
     }
@@ -67,7 +78,7 @@ export function formatInScale(v: number, s: Scale): string {
 /** A value with its unit: '171.2k IO/s', '668.9 MiB/s', '845 µs', '1.23 ms', '12.3 %'. */
 export function formatValue(v: number | null | undefined, unit: string): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return '–';
-  if (unit === '' || !['IO/s', 'B/s', 'ns', '%'].includes(unit)) {
+  if (unit === '' || !['IO/s', 'B/s', 'ns', '%', '/s', 'CPUs'].includes(unit)) {
     return d3format('.4~s')(v).replace(/−/g, '-') + (unit ? ` ${unit}` : '');
   }
   const s = scaleFor(v, unit);
@@ -76,7 +87,7 @@ export function formatValue(v: number | null | undefined, unit: string): string 
 
 /** Text after a spread number in the scale of its mean: the SI prefix alone for IO/s ('k'), the full unit otherwise. */
 function spreadSuffix(s: Scale, unit: string): string {
-  return unit === 'IO/s' ? s.suffix.replace(' IO/s', '') : s.suffix;
+  return unit === 'IO/s' ? s.suffix.replace(' IO/s', '') : unit === '/s' ? s.suffix.replace('/s', '') : s.suffix;
 }
 
 export interface SpreadInput {

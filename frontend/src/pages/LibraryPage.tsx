@@ -140,7 +140,7 @@ export function LibraryPage({ view, problems }: { view: LibraryView; problems: s
           ref={fileRef}
           type="file"
           multiple
-          accept=".gz,.tar,.tgz,application/gzip,application/x-tar"
+          accept=".gz,.tar,.tgz,.terse,.txt,application/gzip,application/x-tar"
           hidden
           data-testid="bundle-input"
           onChange={(e) => {

@@ -106,7 +106,7 @@ describe('bad URLs give messages, never a throw', () => {
   });
 
   it('non-fatal: unknown baseline, duplicate captures, bad cells are reported and the rest shown', () => {
-    const p = parse('/compare?v=1&captures=aa,bb,aa&baseline=zz&cell=flame&cell=fio:m=&cell=fio.wide:strip=2&cell=FIO!!&cell=note');
+    const p = parse('/compare?v=1&captures=aa,bb,aa&baseline=zz&cell=pie&cell=fio:m=&cell=fio.wide:strip=2&cell=FIO!!&cell=note');
     expect(p.view.page).toBe('compare');
     if (p.view.page !== 'compare') return;
     expect(p.view.captures).toEqual(['aa', 'bb']);
@@ -116,7 +116,7 @@ describe('bad URLs give messages, never a throw', () => {
     const text = p.problems.join('\n');
     expect(text).toMatch(/listed twice/);
     expect(text).toMatch(/baseline 'zz' is not one of the compared captures/);
-    expect(text).toMatch(/cell 1 \(flame\): unknown cell kind 'flame'/);
+    expect(text).toMatch(/cell 1 \(pie\): unknown cell kind 'pie'/);
     expect(text).toMatch(/cell 2: fio comparison: m= lists no metric; shown with its default settings/);
     expect(text).toMatch(/cell 3: unknown option \.wide ignored; fio comparison: strip must be 0 or 1/);
     expect(text).toMatch(/cell 4 \(FIO!!\): not KIND/);
@@ -172,9 +172,10 @@ describe('notebook URLs', () => {
     expect(p.view.baseline).toBe(caps[1]!.id);
     expect(p.view.cells.map((c) => c.kind)).toEqual(['note', 'fio']);
     expect((p.view.cells[0]!.state as { text: string }).text).toMatch(/^Comparing 2 captures against the baseline \*\*6.18-ext4\*\*/);
-    // a capture set without fio data gets no fio table
+    // a capture set without fio data gets no fio table; a command swept over a parameter gets the
+    // sweep matrix and chart
     const cmd = captureList.slice(3).map((c) => ({ ...c, artifact_kinds: ['cmd-stdout'] }));
     const q = parse(starterUrl(cmd, cmd[0]!.id));
-    expect(q.view.page === 'compare' && q.view.cells.map((c) => c.kind)).toEqual(['note']);
+    expect(q.view.page === 'compare' && q.view.cells.map((c) => c.kind)).toEqual(['note', 'sweep', 'sweepline']);
   });
 });

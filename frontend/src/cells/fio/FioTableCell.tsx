@@ -62,87 +62,94 @@ function FioToolbar({ table, state, setState }: { table: FioTable; state: FioTab
 }
 
 function FioGroupTable({ table, group, strips }: { table: FioTable; group: FioTable['groups'][number]; strips: boolean }) {
-  const cols = table.columns;
-  const per = (isBase: boolean) => 3 + (strips ? 1 : 0) + (isBase ? 0 : 1);
   return (
     <div className="fio-group" data-testid="fio-group">
       <h3>
         <span className="muted">job</span> <span className="mono">{group.job}</span> <span className="ddir">{group.ddir}</span>
       </h3>
-      <div className="table-scroll">
-        <table className="fio-table">
-          <thead>
-            <tr>
-              <th rowSpan={2} className="metric-col">
-                Metric
-              </th>
-              {cols.map((c) => (
-                <th key={c.id} colSpan={per(c.isBaseline)} className="cap-head" title={`${c.label} (${c.id}): ${c.runs} runs, up to ${c.repeats} repeats`}>
-                  <span className="swatch" style={{ background: c.color }} />
-                  {c.label}
-                  {c.isBaseline && <span className="base-badge">baseline</span>}
-                </th>
-              ))}
-            </tr>
-            <tr className="sub-head">
-              {cols.map((c) => (
-                <Fragment key={c.id}>
-                  <th className="num first-of-cap">mean</th>
-                  <th className="num" title="± sample stddev when n ≥ 3, min–max when n = 2">
-                    spread
-                  </th>
-                  <th className="num">n</th>
-                  {strips && <th title="Each repeat's value on the row's shared scale; tick = mean, grey line = baseline mean">repeats</th>}
-                  {!c.isBaseline && (
-                    <th className="num ratio-head" title="Mean relative to the baseline's mean">
-                      vs base
-                    </th>
-                  )}
-                </Fragment>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {group.rows.map((r) => (
-              <tr key={r.metric} data-metric={r.metric}>
-                <th className="metric-col" title={`${r.label} [${r.unit}]: ${r.better === 'neutral' ? 'neither direction is better' : `${r.better} is better`}\n${r.description}`}>
-                  {r.label} <span className="better-mark">{r.better === 'higher' ? '↑' : r.better === 'lower' ? '↓' : ''}</span>
-                </th>
-                {r.cells.map((cell) => (
-                  <Fragment key={cell.column.id}>
-                    <td className="num first-of-cap mean" title={cell.title}>
-                      {cell.stat?.mean == null ? <span className="muted">–</span> : cell.mean}
-                    </td>
-                    <td className="num spread muted" title={cell.title}>
-                      {cell.spread}
-                    </td>
-                    <td className="num n muted" title={cell.title}>
-                      {cell.n > 0 ? cell.n : ''}
-                    </td>
-                    {strips && (
-                      <td className="strip" title={cell.title}>
-                        {r.domain && cell.stat && cell.stat.values.length > 0 && (
-                          <DotStrip values={cell.stat.values} mean={cell.stat.mean} baselineMean={cell.column.isBaseline ? null : r.baselineMean} domain={r.domain} color={cell.column.color} />
-                        )}
-                      </td>
-                    )}
-                    {!cell.column.isBaseline && (
-                      <td className={`num ratio tone-${cell.tone}`} title={cell.title}>
-                        {cell.ratio}
-                      </td>
-                    )}
-                  </Fragment>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <MetricTable columns={table.columns} rows={group.rows} strips={strips} />
     </div>
   );
 }
 
-function Legend() {
+/** Metric rows compared across captures (mean, spread, n, repeat dots, vs base): the fio table, also used by the sched cell. */
+export function MetricTable({ columns, rows, strips, testId }: { columns: FioTable['columns']; rows: FioTable['groups'][number]['rows']; strips: boolean; testId?: string }) {
+  const cols = columns;
+  const per = (isBase: boolean) => 3 + (strips ? 1 : 0) + (isBase ? 0 : 1);
+  return (
+    <div className="table-scroll">
+      <table className="fio-table" data-testid={testId}>
+        <thead>
+          <tr>
+            <th rowSpan={2} className="metric-col">
+              Metric
+            </th>
+            {cols.map((c) => (
+              <th key={c.id} colSpan={per(c.isBaseline)} className="cap-head" title={`${c.label} (${c.id}): ${c.runs} runs, up to ${c.repeats} repeats`}>
+                <span className="swatch" style={{ background: c.color }} />
+                {c.label}
+                {c.isBaseline && <span className="base-badge">baseline</span>}
+              </th>
+            ))}
+          </tr>
+          <tr className="sub-head">
+            {cols.map((c) => (
+              <Fragment key={c.id}>
+                <th className="num first-of-cap">mean</th>
+                <th className="num" title="± sample stddev when n ≥ 3, min–max when n = 2">
+                  spread
+                </th>
+                <th className="num">n</th>
+                {strips && <th title="Each repeat's value on the row's shared scale; tick = mean, grey line = baseline mean">repeats</th>}
+                {!c.isBaseline && (
+                  <th className="num ratio-head" title="Mean relative to the baseline's mean">
+                    vs base
+                  </th>
+                )}
+              </Fragment>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.metric} data-metric={r.metric}>
+              <th className="metric-col" title={`${r.label} [${r.unit}]: ${r.better === 'neutral' ? 'neither direction is better' : `${r.better} is better`}\n${r.description}`}>
+                {r.label} <span className="better-mark">{r.better === 'higher' ? '↑' : r.better === 'lower' ? '↓' : ''}</span>
+              </th>
+              {r.cells.map((cell) => (
+                <Fragment key={cell.column.id}>
+                  <td className="num first-of-cap mean" title={cell.title}>
+                    {cell.stat?.mean == null ? <span className="muted">–</span> : cell.mean}
+                  </td>
+                  <td className="num spread muted" title={cell.title}>
+                    {cell.spread}
+                  </td>
+                  <td className="num n muted" title={cell.title}>
+                    {cell.n > 0 ? cell.n : ''}
+                  </td>
+                  {strips && (
+                    <td className="strip" title={cell.title}>
+                      {r.domain && cell.stat && cell.stat.values.length > 0 && (
+                        <DotStrip values={cell.stat.values} mean={cell.stat.mean} baselineMean={cell.column.isBaseline ? null : r.baselineMean} domain={r.domain} color={cell.column.color} />
+                      )}
+                    </td>
+                  )}
+                  {!cell.column.isBaseline && (
+                    <td className={`num ratio tone-${cell.tone}`} title={cell.title}>
+                      {cell.ratio}
+                    </td>
+                  )}
+                </Fragment>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function Legend() {
   return (
     <div className="legend muted">
       <span>

@@ -10,5 +10,7 @@ export const fioTableCell = defineCell<FioTableState>({
   encode: encodeFioTable,
   decode: decodeFioTable,
   Component: FioTableCell,
-  starter: (caps) => caps.some((c) => c.workload_kind === 'fio' || (c.artifact_kinds ?? []).includes('fio-json')),
+  // Not for sweeps (several parameter points: runs beyond one point's repeats), whose runs this
+  // table would average together: the sweep matrix shows them point by point.
+  starter: (caps) => caps.some((c) => (c.workload_kind === 'fio' || (c.artifact_kinds ?? []).includes('fio-json')) && c.runs <= c.repeats),
 });

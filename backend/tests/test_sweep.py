@@ -1,0 +1,297 @@
+"""Sweeps end to end on the server side: ingest of sweep, cmd, fio-log and terse bundles, the
+matrix statistics, the fio log series, the report (golden text) and the API over real HTTP."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from bundles import add_file, fio_json, manifest, write_bundle
+from server import running_server
+
+from iolens import report
+from iolens.ingest import ingest_file
+from iolens.store.db import Store
+from iolens.views import sweep as sweep_view
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+SAMPLES = Path(__file__).resolve().parent / "formats" / "samples"
+BASE_URL = "http://iolens.test"
+
+# Per point, the IOPS of each repeat. Baseline vs other: a clear +20% (significant), a change within
+# the noise, two repeats only (too few), and a point the other capture lacks.
+POINTS = [({"rw": "randread", "bs": "4k"}, [1000, 1010, 990], [1200, 1190, 1210]),
+          ({"rw": "randread", "bs": "16k"}, [500, 520, 480], [505, 470, 530]),
+          ({"rw": "randwrite", "bs": "4k"}, [800, 810], [900, 905]),
+          ({"rw": "randwrite", "bs": "16k"}, [300, 310, 290], None)]
+
+
+def sweep_capture(label: str, which: int, **over) -> tuple[dict, dict[str, bytes]]:
+    m = manifest(label, **over)
+    m["workload"]["fio_args"] = ["--name=dio", "--filename=/mnt/x/f", "--size=1g", "--ioengine=libaio", "--direct=1"]
+    m["workload"]["sweep"] = {"parameters": [{"name": "rw", "values": ["randread", "randwrite"]},
+                                             {"name": "bs", "values": ["4k", "16k"]}],
+                              "order": "points", "repeat": 3, "points": 4, "plan": None}
+    files: dict[str, bytes] = {}
+    i = 0
+    for params, base, other in POINTS:
+        values = base if which == 0 else other
+        for r, iops in enumerate(values or []):
+            m["runs"].append({"id": f"r{i:03d}", "index": i, "repeat": r, "params": dict(params),
+                              "started_at": "2026-11-22T02:50:00Z", "ended_at": "2026-11-22T02:50:01Z",
+                              "exit_code": 0, "cmdline": ["fio", "--output-format=json+"], "artifacts": []})
+            ddir = "read" if params["rw"] == "randread" else "write"
+            add_file(m, files, f"runs/r{i:03d}/fio.json",
+                     fio_json([{"name": "dio", "ddir": ddir, "iops": iops, "clat_mean": 1e9 / iops}]), "fio-json", run=i)
+            i += 1
+    return m, files
+
+
+@pytest.fixture()
+def store(tmp_path):
+    s = Store(tmp_path / "db" / "iolens.duckdb")
+    yield s
+    s.close()
+
+
+def ingest(store: Store, tmp_path: Path, m: dict, files: dict[str, bytes], name: str) -> str:
+    path = write_bundle(tmp_path / f"{name}.iolens.tar.gz", m, files)
+    return ingest_file(store, path, bundles_dir=tmp_path / "bundles").capture_id
+
+
+@pytest.fixture()
+def two(store, tmp_path):
+    base = ingest(store, tmp_path, *sweep_capture("6.18-ext4", 0, tags={"fs": "ext4"}), "a")
+    m, files = sweep_capture("6.18-xfs", 1, tags={"fs": "xfs"})
+    m["host"]["targets"][0]["filesystem"]["type"] = "xfs"
+    other = ingest(store, tmp_path, m, files, "b")
+    return base, other
+
+
+def test_run_metrics_derived_at_ingest(store, two):
+    base, _ = two
+    rows = store.query("SELECT run_id, metric, value, unit, source FROM run_metrics WHERE capture_id = ? "
+                       "AND run_id = 'r000' ORDER BY metric", [base]).rows
+    metrics = {m: (v, u, s) for _, m, v, u, s in rows}
+    assert metrics["iops"] == (1000.0, "IO/s", "fio") and metrics["read.iops"][0] == 1000.0
+    assert metrics["clat_mean"][1] == "ns" and metrics["clat_p99"][0] == 200000.0
+    assert metrics["usr_cpu"][0] == 1.0 and metrics["cpu_per_io"][0] == pytest.approx(11 / 100 * 1e9 / 1000)
+    assert "write.iops" not in metrics
+
+
+def test_matrix_statistics(store, two):
+    base, other = two
+    m = sweep_view.sweep_matrix(store, [other, base], base)
+    assert [r.capture for r in m.rows] == [base, other]  # baseline first
+    assert [p.key for p in m.points] == ["rw=randread bs=4k", "rw=randread bs=16k", "rw=randwrite bs=4k",
+                                         "rw=randwrite bs=16k"]
+    assert [(p.name, p.values) for p in m.params] == [("rw", ["randread", "randwrite"]), ("bs", ["4k", "16k"])]
+    b, o = m.rows[0].cells, m.rows[1].cells
+    assert b["rw=randread bs=4k"].mean == 1000 and b["rw=randread bs=4k"].stddev == 10
+    assert b["rw=randread bs=4k"].ci_low == pytest.approx(1000 - 4.302652729749752 * 10 / 3 ** 0.5)
+    clear = o["rw=randread bs=4k"]
+    assert clear.ratio == pytest.approx(1.2) and clear.significant and clear.p < 1e-4 and not clear.too_few
+    assert clear.delta_low < 0.2 < clear.delta_high
+    noise = o["rw=randread bs=16k"]
+    assert noise.ratio == pytest.approx(1.00333, rel=1e-4) and not noise.significant and noise.p > 0.5
+    few = o["rw=randwrite bs=4k"]
+    assert few.too_few and not few.significant and few.p is not None and "too few repeats" in few.note
+    assert "rw=randwrite bs=16k" not in o
+    assert [x.key for x in m.metrics][:3] == ["iops", "bw", "clat_mean"]
+    assert m.metric.key == "iops" and m.metric.better == "higher"
+    assert [d.key for d in m.host_diff] == ["targets.0.filesystem.type"]
+    lat = sweep_view.sweep_matrix(store, [base, other], base, "read.clat_mean")
+    assert lat.metric.label == "read clat mean" and lat.metric.better == "lower"
+    assert lat.rows[1].cells["rw=randread bs=4k"].ratio == pytest.approx(1000 / 1200, rel=1e-3)
+    assert "rw=randwrite bs=4k" in lat.rows[0].cells and lat.rows[0].cells["rw=randwrite bs=4k"].n == 0
+
+
+def check_mail(text: str) -> None:
+    for line in text.split("\n"):
+        assert len(line) <= 72, line
+        assert "\t" not in line and all(" " <= ch <= "~" for ch in line), line
+    assert text.endswith("\n") and not text.endswith("\n\n")
+
+
+def golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("IOLENS_BLESS") == "1" or not path.exists():
+        path.write_text(text)
+        if os.environ.get("IOLENS_BLESS") != "1":
+            pytest.fail(f"created golden {path.name}, re-run (check it by hand first)")
+    assert text == path.read_text(), f"differs from golden/{name}; IOLENS_BLESS=1 rewrites it"
+
+
+def test_report_text_golden(store, two):
+    base, other = two
+    d = report.build(store, [base, other], base, ["iops", "clat_mean"], BASE_URL)
+    assert d.permalink.startswith(f"{BASE_URL}/n/")
+    text = report.render(d, "text")
+    check_mail(text)
+    golden("report-sweep.txt", text)
+    assert "+20.0% *" in text and "+0.3%" in text and "+12.1% ?" in text
+    # the permalink opens a saved notebook with the matrix and the chart of the first metric
+    nb = store.query("SELECT document FROM notebook_versions WHERE notebook_id = ?", [d.permalink.rsplit("/", 1)[1]]).scalar()
+    cells = json.loads(nb)["cells"]
+    assert [(c["type"], c.get("kind"), c.get("state")) for c in cells[1:]] == [("view", "sweep", "m=iops"),
+                                                                               ("view", "sweepline", "m=iops")]
+    # the same report again is the same notebook version
+    assert report.build(store, [base, other], base, ["iops", "clat_mean"], BASE_URL).permalink == d.permalink
+
+
+def test_report_other_forms_golden(store, two):
+    base, other = two
+    d = report.build(store, [base, other], base, ["iops"], BASE_URL)
+    md = report.render(d, "markdown", rows="captures", ratio=True)
+    check_mail(md)
+    golden("report-sweep.md", md)
+    assert "1.200x *" in md and "| bs " in md
+    data = json.loads(report.render(d, "json"))
+    assert data["baseline"] == base and data["metrics"][0]["metric"]["key"] == "iops"
+    assert data["metrics"][0]["rows"][1]["cells"]["rw=randread bs=4k"]["significant"] is True
+
+
+def test_report_quoted_in_a_reply_stays_readable(store, two):
+    text = report.render(report.build(store, list(two), two[0], None, BASE_URL))
+    quoted = "\n".join("> " + ln for ln in text.splitlines())
+    assert max(len(ln) for ln in quoted.splitlines()) <= 74  # 72 + "> ": no mail client rewraps it
+
+
+def test_wide_tables_are_split(store, tmp_path):
+    """Seven captures do not fit 72 columns side by side: the table is split, row headers repeated."""
+    ids = [ingest(store, tmp_path, *sweep_capture(f"kernel-{k}-long-label", 0, created_at=f"2026-11-22T02:5{k}:00Z"),
+                  f"k{k}") for k in range(7)]
+    text = report.render(report.build(store, ids, ids[0], ["iops"], BASE_URL), "text", rows="points")
+    check_mail(text)
+    assert text.count("randread   4k") >= 2
+
+
+def test_report_errors_and_defaults(store, two):
+    base, other = two
+    with pytest.raises(report.ReportError, match="no metric wall_s"):
+        report.build(store, [base, other], base, ["wall_s"], BASE_URL)
+    assert report.resolve(store, ["6.18-xfs", base]) == [other, base]
+    with pytest.raises(report.ReportError, match="no capture with the id or label"):
+        report.resolve(store, ["nope"])
+    assert report.default_captures(store, base) == [base, other]
+
+
+def cmd_capture(label: str, walls: list[float], inodes: int) -> tuple[dict, dict[str, bytes]]:
+    m = manifest(label, workload={"kind": "cmd", "fio_version": None, "jobfile": None, "targets": [],
+                                  "command": ["sh", "-c", "bulkstat {ninodes}"], "devices": ["loop0"],
+                                  "sweep": {"parameters": [{"name": "ninodes", "values": ["64", "4096"]}]}})
+    files: dict[str, bytes] = {}
+    before = "   7       0 loop0 100 0 800 10 0 0 0 0 0 10 10 0 0 0 0 0 0\n 253 0 vda 5 0 40 1 0 0 0 0 0 1 1\n"
+    i = 0
+    for n in ("64", "4096"):
+        for r, wall in enumerate(walls):
+            m["runs"].append({"id": f"r{i:03d}", "index": i, "repeat": r, "params": {"ninodes": n},
+                              "started_at": None, "ended_at": None, "exit_code": 0,
+                              "cmdline": ["sh", "-c", f"bulkstat {n}"], "artifacts": []})
+            after = before.replace("loop0 100 0 800", f"loop0 {100 + int(1000 * wall)} 0 {800 + int(8000 * wall)}")
+            add_file(m, files, f"runs/r{i:03d}/diskstats.before", before, "diskstats", run=i)
+            m["runs"][i]["artifacts"][-1].update(phase="before", clock_ns=1_000_000_000)
+            add_file(m, files, f"runs/r{i:03d}/cmd.stdout",
+                     f"done\niolens-metric inodes {inodes} inodes\niolens-metric rate {inodes / wall:.1f} inodes/s\n",
+                     "cmd-stdout", run=i)
+            add_file(m, files, f"runs/r{i:03d}/diskstats.after", after, "diskstats", run=i)
+            m["runs"][i]["artifacts"][-1].update(phase="after", clock_ns=1_000_000_000 + int(wall * 1e9))
+            add_file(m, files, f"runs/r{i:03d}/rusage.json",
+                     json.dumps({"wall_ns": int(wall * 1e9), "utime_s": 0.01, "stime_s": wall / 2, "exit_code": 0}),
+                     "cmd-rusage", run=i)
+            i += 1
+    return m, files
+
+
+def test_cmd_bundle_metrics(store, tmp_path):
+    cid = ingest(store, tmp_path, *cmd_capture("bulkstat", [0.5, 0.4, 0.6], 50000), "c")
+    m = sweep_view.sweep_matrix(store, [cid])
+    assert m.metric.key == "wall_s" and m.metric.unit == "s" and m.metric.better == "lower"
+    keys = {x.key: x for x in m.metrics}
+    assert keys["m.rate"].unit == "inodes/s" and keys["m.rate"].better == "higher"
+    assert keys["m.inodes"].better == "neutral" and keys["disk.read_iops"].source == "diskstats"
+    rate = sweep_view.sweep_matrix(store, [cid], metric="m.rate").rows[0].cells["ninodes=64"]
+    assert rate.mean == pytest.approx((100000 + 125000 + 83333.3) / 3, rel=1e-6)
+    disk = sweep_view.sweep_matrix(store, [cid], metric="disk.read_iops").rows[0].cells["ninodes=64"]
+    assert disk.values == [pytest.approx(1000.0)] * 3  # 1000 x wall reads over wall seconds
+    rows = store.query("SELECT device, chosen, reads FROM cmd_disk WHERE capture_id = ? AND run_id = 'r000'",
+                       [cid]).rows
+    assert rows == [("loop0", True, 500)]  # vda was idle: not stored
+
+
+def test_fio_log_series(store, tmp_path):
+    m, files = sweep_capture("logs", 0)
+    logs = (SAMPLES / "fio-log" / "fio-3.33-randwrite-16k-qd16_iops.1.log").read_text()
+    for i in (0, 1):
+        add_file(m, files, f"runs/r00{i}/logs/0-dio_iops.1.log", logs, "fio-log", run=i)
+        m["runs"][i]["artifacts"][-1].update(log="iops", job="dio", job_index=0, clone=1, avg_msec=200)
+        add_file(m, files, f"runs/r00{i}/logs/0-dio_iops.2.log", logs, "fio-log", run=i)  # a second clone
+        m["runs"][i]["artifacts"][-1].update(log="iops", job="dio", job_index=0, clone=2, avg_msec=200)
+    cid = ingest(store, tmp_path, m, files, "l")
+    s = sweep_view.fio_log_series(store, [cid], "iops")
+    assert s.logs == ["iops"] and s.ddirs == ["write"] and s.points == {cid: ["rw=randread bs=4k"]}
+    series = s.series[0]
+    assert series.runs == ["r000", "r001"] and series.step_ms == 200
+    assert series.points[0].t_s == 0.2 and series.points[0].mean == 2 * 21940  # the clones added up
+    assert series.points[0].n == 2 and series.points[0].min == series.points[0].max
+
+
+def test_api_over_http(tmp_path):
+    with running_server(tmp_path / "data") as api:
+        ids = []
+        for i, (m, files) in enumerate([sweep_capture("6.18-ext4", 0), sweep_capture("6.18-xfs", 1)]):
+            path = write_bundle(tmp_path / f"{i}.iolens.tar.gz", m, files)
+            with path.open("rb") as f:
+                ids.append(api.post("/api/captures", files={"file": (path.name, f, "application/gzip")}).json()["id"])
+        r = api.get("/api/sweep", params={"captures": ",".join(ids), "baseline": ids[0]})
+        assert r.status_code == 200
+        body = r.json()
+        assert body["metric"]["key"] == "iops" and len(body["points"]) == 4 and body["min_repeats"] == 3
+        assert body["rows"][1]["cells"]["rw=randread bs=4k"]["significant"] is True
+        r = api.get("/api/report", params={"captures": ids[0], "baseline": ids[0], "related": "true",
+                                           "metric": ["iops", "bw"]})
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/plain")
+        check_mail(r.text)
+        assert "IOPS / Bandwidth relative to 6.18-ext4" in r.text and r.text.count("6.18-xfs") >= 2
+        assert "/n/" in r.text.splitlines()[1]
+        r = api.get("/api/report", params={"captures": ",".join(ids), "format": "json"})
+        assert r.headers["content-type"].startswith("application/json") and r.json()["baseline"] == ids[0]
+        r = api.get("/api/report", params={"captures": ",".join(ids), "metric": "nope"})
+        assert r.status_code == 422 and "no metric nope" in r.json()["error"]
+        r = api.get("/api/sweep", params={"captures": "0000000000000000"})
+        assert r.status_code == 404 and r.json()["detail"]["missing"] == ["0000000000000000"]
+        r = api.get("/api/sweep/fio-log", params={"captures": ",".join(ids), "log": "bogus"})
+        assert r.status_code == 422
+        r = api.get("/api/sweep/fio-log", params={"captures": ",".join(ids)})
+        assert r.status_code == 200 and r.json()["series"] == []
+
+
+def test_terse_upload_is_wrapped_and_idempotent(tmp_path):
+    terse = (SAMPLES / "fio-terse" / "fio-3.33-two-jobs-numjobs2-v3.terse").read_bytes()
+    with running_server(tmp_path / "data") as api:
+        r = api.post("/api/captures", files={"file": ("ext4-minimal.terse", terse, "text/plain")})
+        assert r.status_code == 201, r.text
+        body = r.json()
+        assert body["label"] == "ext4-minimal" and body["runs"] == 1
+        again = api.post("/api/captures", files={"file": ("other-name.txt", terse, "text/plain")})
+        assert again.status_code == 200 and again.json()["id"] == body["id"] and again.json()["created"] is False
+        detail = api.get(f"/api/captures/{body['id']}").json()
+        assert detail["workload"]["kind"] == "fio" and detail["workload"]["fio_version"] == "fio-3.33"
+        assert sorted(a["kind"] for a in detail["artifacts"]) == ["fio-terse", "fio-terse-upload"]
+        assert any("uploaded as fio terse output" in n for n in detail["notes"])
+        cmp = api.get("/api/compare/fio", params={"captures": body["id"]}).json()
+        assert [(g["job"], g["ddir"]) for g in cmp["groups"]] == [("r", "read"), ("w", "write")]
+        bad = api.post("/api/captures", files={"file": ("x.terse", b"3;fio-3.33;cut;0;0;1;2\n" * 2, "text/plain")})
+        assert bad.status_code in (400, 415, 422)
+
+
+def test_terse_upload_splits_appended_runs(store, tmp_path):
+    line = (SAMPLES / "fio-terse" / "fio-3.33-randrw-v3.terse").read_text()
+    path = tmp_path / "three.terse"
+    path.write_text(line * 3)  # fio run three times with --minimal >> file
+    res = ingest_file(store, path, bundles_dir=tmp_path / "bundles", source="three.terse")
+    assert res.created and res.runs == 3
+    n = store.query("SELECT count(*) FROM fio_results WHERE capture_id = ?", [res.capture_id]).scalar()
+    assert n == 6  # 3 runs x read and write

@@ -1,0 +1,16 @@
+import { defineCell } from '../types';
+import { decodeSweep, defaultSweepState, encodeSweep, type SweepState } from './state';
+import { SweepMatrixCell } from './SweepMatrixCell';
+
+/** Captures x sweep points, any metric, with repeat statistics and Welch's t-test against the baseline. */
+export const sweepCell = defineCell<SweepState>({
+  kind: 'sweep',
+  title: 'Sweep matrix',
+  description: 'captures as rows, sweep points as columns, any metric, absolute or relative, significance marked',
+  defaultState: defaultSweepState,
+  encode: encodeSweep,
+  decode: decodeSweep,
+  Component: SweepMatrixCell,
+  // Sweeps (more than one parameter point) and commands (`iolens-collect cmd`).
+  starter: (caps) => caps.some((c) => c.runs > c.repeats || c.workload_kind === 'cmd'),
+});
