@@ -245,6 +245,8 @@ def test_api_over_http(tmp_path):
             path = write_bundle(tmp_path / f"{i}.iolens.tar.gz", m, files)
             with path.open("rb") as f:
                 ids.append(api.post("/api/captures", files={"file": (path.name, f, "application/gzip")}).json()["id"])
+        summaries = {c["id"]: c["workload_summary"] for c in api.get("/api/captures").json()}
+        assert summaries[ids[0]] == "psync | sweep rw x bs, 4 points"  # not the first point's rw
         r = api.get("/api/sweep", params={"captures": ",".join(ids), "baseline": ids[0]})
         assert r.status_code == 200
         body = r.json()
@@ -295,3 +297,34 @@ def test_terse_upload_splits_appended_runs(store, tmp_path):
     assert res.created and res.runs == 3
     n = store.query("SELECT count(*) FROM fio_results WHERE capture_id = ?", [res.capture_id]).scalar()
     assert n == 6  # 3 runs x read and write
+
+
+def test_notebook_exports_of_the_sweep_cells(store, two, tmp_path):
+    from iolens import __version__  # noqa: F401 - the exports print it
+    from iolens.api import models
+    from iolens.notebook import html as nb_html
+    from iolens.notebook import render
+    from iolens.notebook import store as notebooks
+    from iolens.notebook import text as nb_text
+    from iolens.store.sandbox import Sandbox
+
+    base, other = two
+    m, files = sweep_capture("logs", 0)
+    logs = (SAMPLES / "fio-log" / "fio-3.33-randwrite-16k-qd16_iops.1.log").read_text()
+    add_file(m, files, "runs/r000/logs/0-dio_iops.1.log", logs, "fio-log", run=0)
+    with_logs = ingest(store, tmp_path, m, files, "withlogs")
+    doc = models.NotebookDocument(format_version=1, title="sweep exports", captures=[base, other, with_logs],
+                                  baseline=base, cells=[
+                                      models.ViewCell(type="view", kind="sweep", state="m=iops"),
+                                      models.ViewCell(type="view", kind="sweep", state="m=clat_mean;abs=1"),
+                                      models.ViewCell(type="view", kind="sweepline", state="x=bs;f=rw:randread"),
+                                      models.ViewCell(type="view", kind="fiolog", state="l=iops")])
+    saved = notebooks.save(store, models.NotebookCreate(document=doc))
+    ctx = render.context(store, Sandbox(store), notebooks.get(store, saved.id), BASE_URL)
+    text = nb_text.render(ctx)
+    check_mail(text)
+    assert "-- [1] Sweep matrix" in text and "+20.0% *" in text
+    assert "-- [3] Sweep chart" in text and "against bs" in text
+    assert "-- [4] fio log over time" in text and "first" in text and "could not be exported" not in text
+    page = nb_html.render(ctx)
+    assert page.count("<table") >= 4 and "tone-better" in page and "could not be exported" not in page

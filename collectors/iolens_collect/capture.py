@@ -348,6 +348,7 @@ def run(opts: Options, err=None, out=None, proc_root: str = "/") -> int:
     created_at = fio.utc_now()
     created_ts = int(time.time())
     host_facts, host_notes = host.collect(driver.targets, driver.tool)
+    driver.on_host(host_facts, say)  # may refuse (a scheduler the device lacks): before any staging
     journal: Optional[Journal] = None
     if opts.resume_key is not None:
         journal = Journal(out_path, opts.resume_key, opts.restart)
@@ -356,7 +357,6 @@ def run(opts: Options, err=None, out=None, proc_root: str = "/") -> int:
         except ResumeError as exc:
             raise CaptureError(str(exc)) from None
         created_at, created_ts = journal.created_at or created_at, journal.created_ts or created_ts
-    driver.on_host(host_facts, say)
     notes: List[str] = list(host_notes) + list(driver.notes)
 
     points: List[Point] = driver.points

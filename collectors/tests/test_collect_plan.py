@@ -228,3 +228,14 @@ def test_job_options_appended_per_job():
                             "--iodepth=32"]
     assert w is None
     assert sys.version_info >= (3, 9)
+
+
+def test_scheduler_sweep_without_a_device_is_refused_before_staging(collect, tmp_path, fio_bin):
+    shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    if shm is None:
+        pytest.skip("no /dev/shm (tmpfs) here")
+    (tmp_path / "p.toml").write_text(f"label = 'x'\n[fio]\nargs = '--name=x --filename={shm}/iolens-test-{os.getpid()} "
+                                     "--size=1m'\n[sweep]\nscheduler = ['none']\n")
+    code, out, err = collect("sweep", "p.toml", "-o", "x.iolens.tar.gz")
+    assert code == 2 and "no block device is under the job's files" in err
+    assert not (tmp_path / "x.iolens.tar.gz.partial").exists()

@@ -21,6 +21,11 @@ from . import textfmt as tf
 from .render import ExportContext, parse_state, register
 
 
+def _pm(text: str) -> str:
+    """The text tables' ASCII '+-' as the app shows it (HTML can carry it)."""
+    return text.replace("+-", "\u00b1")
+
+
 def _legend_html(relative: bool) -> str:
     return ('<p class="legend muted">Mean of each point\'s repeats, &plusmn; the 95% confidence interval of the mean'
             + ('; others: change of the mean against the baseline' if relative else '')
@@ -78,7 +83,7 @@ class SweepExport:
                         "better" if (c.ratio > 1) == (m.metric.better == "higher") else "worse")
                 title = "" if c is None else e(f"n={c.n}; values {', '.join(tf.format_number(v) for v in c.values)}"
                                               + (f"; p={c.p:.3g}" if c.p is not None else ""), quote=True)
-                tds += f'<td class="num tone-{tone or "none"}" title="{title}">{e(text.strip())}</td>'
+                tds += f'<td class="num tone-{tone or "none"}" title="{title}">{e(_pm(text.strip()))}</td>'
             body.append(f"<tr>{tds}</tr>")
         caption = e(f"{m.metric.label} ({m.metric.unit}, {report.BETTER[m.metric.better]})")
         return (f'<h4>{caption}</h4><div class="scroll"><table class="fio"><thead><tr>{head}</tr></thead>'
@@ -152,7 +157,7 @@ class SweepLineExport:
         if data.x is None:
             return '<p class="muted">These captures sweep no parameter.</p>'
         head = f"<th>{e(data.x)}</th>" + "".join(f'<th class="num">{e(n)}</th>' for n in data.lines)
-        body = "".join(f"<tr><td>{e(xv)}</td>" + "".join(f'<td class="num">{e(c)}</td>' for c in cells) + "</tr>"
+        body = "".join(f"<tr><td>{e(xv)}</td>" + "".join(f'<td class="num">{e(_pm(c))}</td>' for c in cells) + "</tr>"
                        for xv, cells in data.rows)
         return (f"<h4>{e(data.m.metric.label)} against {e(data.x)}</h4><div class=\"scroll\"><table class=\"fio\">"
                 f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
