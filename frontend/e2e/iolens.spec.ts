@@ -161,6 +161,8 @@ test('bad links show a message, not a blank page', async ({ page }) => {
 
 test('keyboard: ? shows the shortcuts, / focuses the filter', async ({ page }) => {
   await page.goto('/');
+  // The shortcuts are bound when the app has mounted: wait for it before typing.
+  await expect(page.getByRole('searchbox', { name: 'Filter captures' })).toBeVisible();
   await page.keyboard.press('?');
   await expect(page.getByRole('dialog', { name: 'Keyboard shortcuts' })).toBeVisible();
   await page.keyboard.press('Escape');
