@@ -39,7 +39,7 @@ import time
 from typing import Dict, List, Optional, Tuple
 
 from . import perfrec
-from .perfrec import Artifact, Perf, PerfError, RunProbe, Session
+from .perfrec import Artifact, Perf, PerfError, Session, TracepointProbe
 
 __all__ = ["BlockProbe", "BlockError", "resolve_device", "RECORD_EVENTS", "OPTIONAL_EVENTS", "dev_filter"]
 
@@ -48,7 +48,6 @@ OPTIONAL_EVENTS = ("block:block_rq_requeue", "block:block_rq_merge", "block:bloc
                    "block:block_bio_frontmerge")
 SCRIPT_FIELDS = "trace:comm,pid,tid,cpu,time,event,trace"
 DEBUGFS = "/sys/kernel/debug"
-LOSS_THRESHOLD = 0.90
 
 
 class BlockError(ValueError):
@@ -189,17 +188,22 @@ class Blktrace(Session):
         self.disabled_at = time.monotonic()
 
 
-class BlockProbe(RunProbe):
+class BlockProbe(TracepointProbe):
     name = "block"
+    what = "block events"
+    stat_file = "perf-stat-block.csv"
+    stat_kind = "perf-stat-block"
+    script_file = "block.script.gz"
+    script_kind = "perf-block"
+    script_options = ("--ns", "--show-lost-events", "-F", SCRIPT_FIELDS)
+    compared = ("block:block_rq_issue", "block:block_rq_complete", "block:block_rq_insert")
 
     def __init__(self, perf: Optional[Perf], device: Dict[str, object], events_dir: Optional[str],
                  max_mb: int = 512, perf_problem: Optional[str] = None, tracefs_problem: Optional[str] = None,
                  root: str = "/", which=shutil.which, root_user: Optional[bool] = None):
-        super().__init__()
-        self.perf = perf
+        super().__init__(perf, max_mb)
         self.device = device
         self.events_dir = events_dir
-        self.max_mb = max_mb
         self.perf_problem = perf_problem
         self.tracefs_problem = tracefs_problem
         self.root = root
@@ -208,8 +212,6 @@ class BlockProbe(RunProbe):
         self.source: Optional[str] = None
         self.blktrace_refused: Optional[str] = None
         self.mounted_debugfs = False
-        self.events: List[str] = []
-        self.missing: List[str] = []
         self.filter = dev_filter(device["traced"])  # type: ignore[arg-type]
 
     # -- choosing the source -------------------------------------------------------------
@@ -265,7 +267,7 @@ class BlockProbe(RunProbe):
         self.missing = perfrec.missing_tracepoints(self.events_dir, RECORD_EVENTS + OPTIONAL_EVENTS)
         if any(e in self.missing for e in ("block:block_rq_issue", "block:block_rq_complete")):
             return f"block: {why}; and this kernel lacks block:block_rq_issue/complete; no block events"
-        self.events = [e for e in RECORD_EVENTS + OPTIONAL_EVENTS if e not in self.missing]
+        self.record_events = [e for e in RECORD_EVENTS + OPTIONAL_EVENTS if e not in self.missing]
         self.source = "perf"
         return None
 
@@ -279,13 +281,13 @@ class BlockProbe(RunProbe):
     # -- each repeat ---------------------------------------------------------------------
     def _record_argv(self, data: str) -> List[str]:
         argv = [self.perf.path, "record", "-a", "-k", "CLOCK_MONOTONIC", "--max-size", f"{self.max_mb}M"]  # type: ignore[union-attr]
-        for e in self.events:
+        for e in self.record_events:
             argv += ["-e", e, "--filter", self.filter]
         return argv + ["-o", data]
 
     def _stat_argv(self, out: str) -> List[str]:
         argv = [self.perf.path, "stat", "-x,", "-I", "1000", "-A", "-a"]  # type: ignore[union-attr]
-        for e in self.events:
+        for e in self.record_events:
             argv += ["-e", e, "--filter", self.filter]
         return argv + ["-o", out]
 
@@ -300,17 +302,7 @@ class BlockProbe(RunProbe):
             self.sessions = [bt]
             bt.launch()
             return
-        self.data = os.path.join(scratch, "block.data")
-        self._stat_out = os.path.join(scratch, "perf-stat-block.csv")
-        stat = Session(self._stat_argv(self._stat_out),
-                       perfrec.control_shown(["perf"] + self._stat_argv("perf-stat-block.csv")[1:]),
-                       os.path.join(scratch, "block.stat.stderr"), counter=True)
-        rec = Session(self._record_argv(self.data),
-                      perfrec.control_shown(["perf"] + self._record_argv("perf.data")[1:]),
-                      os.path.join(scratch, "block.record.stderr"))
-        self.sessions = [stat, rec]
-        stat.launch()
-        rec.launch()
+        super().launch(run_id, scratch)
 
     def _info(self) -> Dict[str, object]:
         info: Dict[str, object] = {"source": self.source, "device": {k: self.device[k] for k in ("name", "dev", "path")},
@@ -319,76 +311,20 @@ class BlockProbe(RunProbe):
             info["blktrace_refused"] = self.blktrace_refused
         if self.device.get("note"):
             info["device_note"] = self.device["note"]
+        if self.source == "perf":
+            info.update(filter=self.filter, events_recorded=self.record_events)
         return info
 
     def finish(self, run_id: str, stage: str, t0_ns: int) -> Tuple[List[Artifact], Dict[str, object], List[str]]:
         if self.source == "blktrace":
             return self._finish_blktrace(run_id, stage)
-        stat, rec = self.sessions
-        notes: List[str] = []
-        arts: List[Artifact] = []
-        rc = rec.stop()
-        stat_rc = stat.stop()
-        info = self._info()
-        info.update({"tool": self.perf.version, "cmd": rec.shown, "stat_cmd": stat.shown,  # type: ignore[union-attr]
-                     "filter": self.filter, "events_recorded": self.events, "size_cap_mb": self.max_mb,
-                     "record_exit_code": rc, "stat_exit_code": stat_rc})
-        if self.missing:
-            info["missing_tracepoints"] = self.missing
-        data_bytes = perfrec.size_of(self.data)
-        info.update(perfrec.overhead(rec, data_bytes))
-        info.update(rec.record_summary())
-        info["stat_perf_cpu_s"] = stat.cpu_s
-        if info.get("size_cap_reached"):
-            notes.append(f"block: run {run_id}: the recording reached the --probe-max-mb cap ({self.max_mb} MB); "
-                         "perf stopped recording there")
-        counted: Dict[str, Optional[int]] = {}
-        if os.path.exists(self._stat_out) and os.path.getsize(self._stat_out) > 0:
-            rel_stat = f"runs/{run_id}/perf-stat-block.csv"
-            shutil.move(self._stat_out, os.path.join(stage, rel_stat))
-            arts.append(Artifact(rel_stat, "perf-stat-block"))
-            counted = perfrec.count_stat_csv(os.path.join(stage, rel_stat))
-            info["counted"] = counted
-        else:
-            notes.append(f"block: run {run_id}: perf stat wrote nothing (exit {stat_rc}: "
-                         f"{perfrec.stderr_tail(stat.stderr_path) or 'no message'})")
-        if data_bytes is None:
-            notes.append(f"block: run {run_id}: perf record wrote no perf.data (exit {rc}: "
-                         f"{perfrec.stderr_tail(rec.stderr_path) or 'no message'}); no block events for this run")
-            return arts, info, notes
-        rel = f"runs/{run_id}/block.script.gz"
-        script = [self.perf.path, "script", "--ns", "--show-lost-events", "-F", SCRIPT_FIELDS, "-i", self.data]  # type: ignore[union-attr]
-        info["script_cmd"] = ["perf", "script", "--ns", "--show-lost-events", "-F", SCRIPT_FIELDS, "-i", "perf.data"]
-        res = perfrec.script_to_gzip(script, os.path.join(stage, rel), count=[f" {e}:".encode() for e in self.events])
-        recorded = dict(res["counts"])  # type: ignore[call-overload]
-        info.update(recorded=recorded, events=sum(recorded.values()), text_bytes=res["text_bytes"],
-                    script_s=res["seconds"], bytes=perfrec.size_of(os.path.join(stage, rel)))
-        d = info.get("duration_s")
-        if d:
-            info["events_per_s"] = int(sum(recorded.values()) / d)  # type: ignore[operator]
-        if "lost_chunks" in res:
-            info["lost_chunks"] = res["lost_chunks"]
-            notes.append(f"block: run {run_id}: perf lost {res['lost_chunks']} chunks of events (ring buffer overrun)")
-        if res["exit_code"] != 0:
-            notes.append(f"block: run {run_id}: perf script exited {res['exit_code']}: "
-                         + " / ".join(res.get("messages", [])[-4:]))  # type: ignore[arg-type]
-        lost = []
-        for ev in ("block:block_rq_issue", "block:block_rq_complete", "block:block_rq_insert"):
-            n, c = recorded.get(ev), counted.get(ev)
-            if n is not None and c and c - n > 32 and n < LOSS_THRESHOLD * c:
-                lost.append((ev, n, c))
-        if lost:
-            info["lost"] = {ev: {"recorded": n, "counted": c} for ev, n, c in lost}
-            notes.append(f"block: run {run_id}: perf record kept fewer events than perf stat counted: "
-                         + ", ".join(f"{ev} {n} of {c} ({100.0 * n / c:.1f}%)" for ev, n, c in lost)
-                         + ("; the recording stopped at the --probe-max-mb cap" if info.get("size_cap_reached")
-                            else "; perf record lost events (interrupt context, idle CPUs?)"))
+        return super().finish(run_id, stage, t0_ns)
+
+    def _check(self, run_id: str, recorded: Dict[str, int]) -> List[str]:
         if recorded.get("block:block_rq_issue", 0) == 0:
-            notes.append(f"block: run {run_id}: no block_rq_issue for {self.device['name']} "
-                         f"({self.device['dev']}): does the workload do I/O on that device?")
-        os.unlink(self.data)
-        arts.insert(0, Artifact(rel, "perf-block", trace_clock_at_start_ns=t0_ns))
-        return arts, info, notes
+            return [f"block: run {run_id}: no block_rq_issue for {self.device['name']} "
+                    f"({self.device['dev']}): does the workload do I/O on that device?"]
+        return []
 
     def _finish_blktrace(self, run_id: str, stage: str) -> Tuple[List[Artifact], Dict[str, object], List[str]]:
         (bt,) = self.sessions

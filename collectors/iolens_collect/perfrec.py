@@ -496,6 +496,139 @@ class RunProbe:
         return ""
 
 
+# recorded / counted below this: perf record lost events (ingest uses the same threshold)
+LOSS_THRESHOLD = 0.90
+
+
+def compare(recorded: Dict[str, int], counted: Dict[str, Optional[int]],
+            events: Iterable[str]) -> List[Tuple[str, int, int]]:
+    """(event, recorded, counted) for the events recorded well below what perf stat counted."""
+    lost = []
+    for ev in events:
+        n, c = recorded.get(ev), counted.get(ev)
+        if n is None or not c:
+            continue
+        if c - n > 32 and n < LOSS_THRESHOLD * c:
+            lost.append((ev, n, c))
+    return lost
+
+
+class TracepointProbe(RunProbe):
+    """A probe that records tracepoints with `perf record` and counts them with `perf stat` over
+    the same repeat (sched.py, block.py), so that a recording that lost events can be told.
+
+    Subclasses set the class attributes and provide `_record_argv` / `_stat_argv`; `finish`
+    stops both, moves the counts into the bundle, turns perf.data into gzip-compressed
+    `perf script` text and compares recorded with counted per event of `compared`."""
+
+    what = "events"                  # for notes: "no <what> for this run"
+    stat_file = "perf-stat.csv"      # runs/rNNN/<stat_file>
+    stat_kind = "perf-stat"
+    stat_extra: Dict[str, object] = {}
+    script_file = "events.script.gz"  # runs/rNNN/<script_file>
+    script_kind = "perf-script"
+    script_options: Tuple[str, ...] = ()  # perf script options before -i
+    compared: Tuple[str, ...] = ()
+
+    def __init__(self, perf: Optional[Perf], max_mb: int) -> None:
+        super().__init__()
+        self.perf = perf
+        self.max_mb = max_mb
+        self.data = ""
+        self._stat_out = ""
+        self.record_events: List[str] = []
+        self.missing: List[str] = []
+
+    def _record_argv(self, data: str) -> List[str]:
+        raise NotImplementedError
+
+    def _stat_argv(self, out: str) -> List[str]:
+        raise NotImplementedError
+
+    def launch(self, run_id: str, scratch: str) -> None:
+        self.scratch = scratch
+        self.data = os.path.join(scratch, f"{self.name}.data")
+        self._stat_out = os.path.join(scratch, self.stat_file)
+        stat = Session(self._stat_argv(self._stat_out),
+                       control_shown(["perf"] + self._stat_argv(self.stat_file)[1:]),
+                       os.path.join(scratch, f"{self.name}.stat.stderr"), counter=True)
+        rec = Session(self._record_argv(self.data), control_shown(["perf"] + self._record_argv("perf.data")[1:]),
+                      os.path.join(scratch, f"{self.name}.record.stderr"))
+        self.sessions = [stat, rec]  # enable: stat first; disable: record first
+        stat.launch()
+        rec.launch()
+
+    def _info(self) -> Dict[str, object]:
+        """Facts of this probe for every run's manifest entry, before perf's own."""
+        return {}
+
+    def finish(self, run_id: str, stage: str, t0_ns: int) -> Tuple[List[Artifact], Dict[str, object], List[str]]:
+        assert self.perf is not None
+        stat, rec = self.sessions
+        notes: List[str] = []
+        arts: List[Artifact] = []
+        rc = rec.stop()
+        stat_rc = stat.stop()
+        info = self._info()
+        info.update({"tool": self.perf.version, "cmd": rec.shown, "stat_cmd": stat.shown, "size_cap_mb": self.max_mb,
+                     "record_exit_code": rc, "stat_exit_code": stat_rc})
+        if self.missing:
+            info["missing_tracepoints"] = self.missing
+        data_bytes = size_of(self.data)
+        info.update(overhead(rec, data_bytes))
+        info.update(rec.record_summary())
+        info["stat_perf_cpu_s"] = stat.cpu_s
+        if info.get("size_cap_reached"):
+            notes.append(f"{self.name}: run {run_id}: the recording reached the --probe-max-mb cap ({self.max_mb} MB); "
+                         "perf stopped recording there")
+        counted: Dict[str, Optional[int]] = {}
+        if os.path.exists(self._stat_out) and os.path.getsize(self._stat_out) > 0:
+            rel_stat = f"runs/{run_id}/{self.stat_file}"
+            shutil.move(self._stat_out, os.path.join(stage, rel_stat))
+            arts.append(Artifact(rel_stat, self.stat_kind, **self.stat_extra))
+            counted = count_stat_csv(os.path.join(stage, rel_stat))
+            info["counted"] = counted
+        else:
+            notes.append(f"{self.name}: run {run_id}: perf stat wrote nothing (exit {stat_rc}: "
+                         f"{stderr_tail(stat.stderr_path) or 'no message'}); no counters for this run")
+        if data_bytes is None:
+            notes.append(f"{self.name}: run {run_id}: perf record wrote no perf.data (exit {rc}: "
+                         f"{stderr_tail(rec.stderr_path) or 'no message'}); no {self.what} for this run")
+            return arts, info, notes
+        rel = f"runs/{run_id}/{self.script_file}"
+        script = [self.perf.path, "script", *self.script_options, "-i", self.data]
+        info["script_cmd"] = ["perf", "script", *self.script_options, "-i", "perf.data"]
+        res = script_to_gzip(script, os.path.join(stage, rel), count=[f" {e}:".encode() for e in self.record_events])
+        recorded = dict(res["counts"])  # type: ignore[call-overload]
+        info.update(recorded=recorded, events=sum(recorded.values()), text_bytes=res["text_bytes"],
+                    script_s=res["seconds"], bytes=size_of(os.path.join(stage, rel)))
+        d = info.get("duration_s")
+        if d:
+            info["events_per_s"] = int(sum(recorded.values()) / d)  # type: ignore[operator]
+        if "lost_chunks" in res:
+            info["lost_chunks"] = res["lost_chunks"]
+            notes.append(f"{self.name}: run {run_id}: perf lost {res['lost_chunks']} chunks of events "
+                         "(ring buffer overrun)")
+        if res["exit_code"] != 0:
+            notes.append(f"{self.name}: run {run_id}: perf script exited {res['exit_code']}: "
+                         + " / ".join(res.get("messages", [])[-4:]))  # type: ignore[arg-type]
+        lost = compare(recorded, counted, self.compared)
+        if lost:
+            info["lost"] = {ev: {"recorded": n, "counted": c} for ev, n, c in lost}
+            notes.append(f"{self.name}: run {run_id}: perf record kept fewer events than perf stat counted: "
+                         + ", ".join(f"{ev} {n} of {c} ({100.0 * n / c:.1f}%)" for ev, n, c in lost)
+                         + ("; the recording stopped at the --probe-max-mb cap" if info.get("size_cap_reached")
+                            else "; perf record lost events (interrupt context, idle CPUs?)"))
+        notes += self._check(run_id, recorded)
+        os.unlink(self.data)
+        arts.insert(0, Artifact(rel, self.script_kind, trace_clock_at_start_ns=t0_ns))
+        return arts, info, notes
+
+    def _check(self, run_id: str, recorded: Dict[str, int]) -> List[str]:
+        """Notes of the subclass on what was recorded."""
+        return []
+
+
 def overhead(session: Session, data_bytes: Optional[int]) -> Dict[str, object]:
     """Duration, perf's CPU time and data rate of one session, for the manifest."""
     d = session.duration_s

@@ -23,12 +23,10 @@ recorded when nothing is lost (both also see perf's own start and stop).
 
 from __future__ import annotations
 
-import os
-import shutil
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional
 
 from . import perfrec
-from .perfrec import Artifact, Perf, RunProbe, Session
+from .perfrec import LOSS_THRESHOLD, Perf, TracepointProbe, compare
 
 __all__ = ["SchedProbe", "RECORD_EVENTS", "STAT_EVENTS", "LOSS_THRESHOLD", "compare"]
 
@@ -39,35 +37,24 @@ STAT_EVENTS = ("sched:sched_switch", "sched:sched_waking", "sched:sched_wakeup",
 SCRIPT_FIELDS = "trace:comm,pid,tid,cpu,time,event,trace"
 # compared with perf stat (as ingest does); sched_migrate_task is counted but not compared
 COMPARED = ("sched:sched_switch", "sched:sched_waking", "sched:sched_wakeup")
-# recorded / counted below this: events were lost (ingest uses the same threshold)
-LOSS_THRESHOLD = 0.90
 
 
-def compare(recorded: Dict[str, int], counted: Dict[str, Optional[int]], events) -> List[Tuple[str, int, int]]:
-    """(event, recorded, counted) for the events recorded well below what perf stat counted."""
-    lost = []
-    for ev in events:
-        n, c = recorded.get(ev), counted.get(ev)
-        if n is None or not c:
-            continue
-        if c - n > 32 and n < LOSS_THRESHOLD * c:
-            lost.append((ev, n, c))
-    return lost
-
-
-class SchedProbe(RunProbe):
+class SchedProbe(TracepointProbe):
     name = "sched"
+    what = "scheduler events"
+    stat_file = "perf-stat.csv"
+    stat_kind = "perf-stat"
+    stat_extra = {"scope": "system"}
+    script_file = "sched.script.gz"
+    script_kind = "perf-sched"
+    script_options = ("--ns", "-F", SCRIPT_FIELDS)
+    compared = COMPARED
 
     def __init__(self, perf: Perf, events_dir: Optional[str], max_mb: int = 512):
-        super().__init__()
-        self.perf = perf
+        super().__init__(perf, max_mb)
         self.events_dir = events_dir
-        self.max_mb = max_mb
-        self.record_events: List[str] = list(RECORD_EVENTS)
+        self.record_events = list(RECORD_EVENTS)
         self.stat_events: List[str] = list(STAT_EVENTS)
-        self.missing: List[str] = []
-        self.data = ""
-        self.stat_rel = ""
 
     def setup(self) -> Optional[str]:
         if self.events_dir is None:
@@ -80,87 +67,16 @@ class SchedProbe(RunProbe):
         return None
 
     def _record_argv(self, data: str) -> List[str]:
+        assert self.perf is not None
         argv = [self.perf.path, "record", "-a", "-k", "CLOCK_MONOTONIC", "--max-size", f"{self.max_mb}M"]
         for e in self.record_events:
             argv += ["-e", e]
         return argv + ["-o", data]
 
     def _stat_argv(self, out: str) -> List[str]:
+        assert self.perf is not None
         return [self.perf.path, "stat", "-x,", "-I", "1000", "-A", "-a",
                 "-e", ",".join(list(STAT_SOFTWARE) + self.stat_events), "-o", out]
-
-    def launch(self, run_id: str, scratch: str) -> None:
-        self.scratch = scratch
-        self.data = os.path.join(scratch, "sched.data")
-        self.stat_rel = f"runs/{run_id}/perf-stat.csv"
-        self._stat_out = os.path.join(scratch, "perf-stat.csv")
-        stat = Session(self._stat_argv(self._stat_out),
-                       perfrec.control_shown(["perf"] + self._stat_argv("perf-stat.csv")[1:]),
-                       os.path.join(scratch, "sched.stat.stderr"), counter=True)
-        rec = Session(self._record_argv(self.data),
-                      perfrec.control_shown(["perf"] + self._record_argv("perf.data")[1:]),
-                      os.path.join(scratch, "sched.record.stderr"))
-        self.sessions = [stat, rec]  # enable: stat first; disable: record first
-        stat.launch()
-        rec.launch()
-
-    def finish(self, run_id: str, stage: str, t0_ns: int) -> Tuple[List[Artifact], Dict[str, object], List[str]]:
-        stat, rec = self.sessions
-        notes: List[str] = []
-        arts: List[Artifact] = []
-        rc = rec.stop()
-        stat_rc = stat.stop()
-        info: Dict[str, object] = {"tool": self.perf.version, "cmd": rec.shown, "stat_cmd": stat.shown,
-                                   "size_cap_mb": self.max_mb, "record_exit_code": rc, "stat_exit_code": stat_rc}
-        if self.missing:
-            info["missing_tracepoints"] = self.missing
-        data_bytes = perfrec.size_of(self.data)
-        info.update(perfrec.overhead(rec, data_bytes))
-        info.update(rec.record_summary())
-        info["stat_perf_cpu_s"] = stat.cpu_s
-        if info.get("size_cap_reached"):
-            notes.append(f"sched: run {run_id}: the recording reached the --probe-max-mb cap ({self.max_mb} MB); "
-                         "perf stopped recording there")
-        counted: Dict[str, Optional[int]] = {}
-        if os.path.exists(self._stat_out) and os.path.getsize(self._stat_out) > 0:
-            shutil.move(self._stat_out, os.path.join(stage, self.stat_rel))
-            arts.append(Artifact(self.stat_rel, "perf-stat", scope="system"))
-            counted = perfrec.count_stat_csv(os.path.join(stage, self.stat_rel))
-            info["counted"] = counted
-        else:
-            notes.append(f"sched: run {run_id}: perf stat wrote nothing (exit {stat_rc}: "
-                         f"{perfrec.stderr_tail(stat.stderr_path) or 'no message'}); no counters for this run")
-        if data_bytes is None:
-            notes.append(f"sched: run {run_id}: perf record wrote no perf.data (exit {rc}: "
-                         f"{perfrec.stderr_tail(rec.stderr_path) or 'no message'}); no scheduler events for this run")
-            return arts, info, notes
-        rel = f"runs/{run_id}/sched.script.gz"
-        script = [self.perf.path, "script", "--ns", "-F", SCRIPT_FIELDS, "-i", self.data]
-        info["script_cmd"] = ["perf", "script", "--ns", "-F", SCRIPT_FIELDS, "-i", "perf.data"]
-        needles = [f" {e}:".encode() for e in self.record_events]
-        res = perfrec.script_to_gzip(script, os.path.join(stage, rel), count=needles)
-        recorded = {k: v for k, v in res["counts"].items()}  # type: ignore[union-attr]
-        info.update(recorded=recorded, events=sum(recorded.values()), text_bytes=res["text_bytes"],
-                    script_s=res["seconds"], bytes=perfrec.size_of(os.path.join(stage, rel)))
-        d = info.get("duration_s")
-        if d:
-            info["events_per_s"] = int(sum(recorded.values()) / d)  # type: ignore[operator]
-        if "lost_chunks" in res:
-            info["lost_chunks"] = res["lost_chunks"]
-            notes.append(f"sched: run {run_id}: perf lost {res['lost_chunks']} chunks of events (ring buffer overrun)")
-        if res["exit_code"] != 0:
-            notes.append(f"sched: run {run_id}: perf script exited {res['exit_code']}: "
-                         + " / ".join(res.get("messages", [])[-4:]))  # type: ignore[arg-type]
-        lost = compare(recorded, counted, COMPARED)
-        if lost:
-            info["lost"] = {ev: {"recorded": n, "counted": c} for ev, n, c in lost}
-            notes.append(f"sched: run {run_id}: perf record kept fewer events than perf stat counted: "
-                         + ", ".join(f"{ev} {n} of {c} ({100.0 * n / c:.1f}%)" for ev, n, c in lost)
-                         + ("; the recording stopped at the --probe-max-mb cap" if info.get("size_cap_reached")
-                            else "; perf record lost events (interrupt context, idle CPUs?)"))
-        os.unlink(self.data)
-        arts.insert(0, Artifact(rel, "perf-sched", trace_clock_at_start_ns=t0_ns))
-        return arts, info, notes
 
     @staticmethod
     def summary(run_id: str, info: Dict[str, object]) -> str:

@@ -326,7 +326,7 @@ def test_block_probe_says_why_blktrace_was_not_used(tmp_path):
     p = block.BlockProbe(perf, dev, str(events), root=root, which=lambda n: str(bindir / n), root_user=False)
     assert p.setup() is None and p.source == "perf"
     assert "Operation not permitted" in p.blktrace_refused and "Operation not permitted" in p.setup_note()
-    assert p.events == ["block:block_rq_insert", "block:block_rq_issue", "block:block_rq_complete",
+    assert p.record_events == ["block:block_rq_insert", "block:block_rq_issue", "block:block_rq_complete",
                         "block:block_rq_merge"]
     assert p.missing == ["block:block_rq_requeue", "block:block_bio_backmerge", "block:block_bio_frontmerge"]
     argv = p._record_argv("perf.data")
