@@ -171,6 +171,14 @@ def test_short_names_for_text_tables():
     assert short_names(["a" * 20, "b" * 20, "c" * 20]) == ["A", "B", "C"]
 
 
+def test_ratio_text_has_three_significant_digits_and_no_exponent():
+    from iolens.notebook.textfmt import format_ratio
+
+    assert [format_ratio(r) for r in (1.123, 0.919, 1.0, None, float("inf"))] == ["+12.3 %", "-8.1 %", "+-0.0 %", "", ""]
+    # past +1000 % the ratio itself, as the frontend's formatRatio (d3 ".3~r") prints it
+    assert [format_ratio(r) for r in (11.0, 12.345, 99.96, 1370.4, 123456.7)] == ["x11", "x12.3", "x100", "x1370", "x123000"]
+
+
 def test_upgrade_runs_each_upgrader_in_order_and_keeps_the_input():
     def to2(d):
         return {**d, "cells": [{**c, "id": f"c{i}"} for i, c in enumerate(d["cells"])]}

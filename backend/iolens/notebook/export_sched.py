@@ -18,14 +18,13 @@ from dataclasses import dataclass, field
 from ..api import models
 from ..views import sched as sched_view
 from . import textfmt as tf
+from .metric_table import BETTER_WORD, HTML_LEGEND, TEXT_HEAD, baseline_first, html_table, text_lines
 from .render import ExportContext, parse_state, register
 
 # The figures a mail needs (views/sched.py METRICS keys), in this order.
 KEY_METRICS = ("switches_workload", "switches_workload_counted", "involuntary_pct", "pingpong_per_s",
                "workload_cpus_used", "workload_delay_p99", "kworker_delay_p99")
 PAIRS_ASKED = 50  # pairs read per capture to find the first workload <-> kworker one
-TONE_WORD = {"better": "better", "worse": "worse", "same": "~", "neutral": "", "": ""}
-BETTER_WORD = {"higher": "higher is better", "lower": "lower is better", "neutral": "no better direction"}
 
 
 @dataclass
@@ -103,16 +102,13 @@ class SchedExport:
             data.pairs.append(p)
         return data
 
-    def _order(self, cmp: models.SchedComparison) -> list[models.ComparedCapture]:
-        return [c for c in cmp.captures if c.id == cmp.baseline] + [c for c in cmp.captures if c.id != cmp.baseline]
-
     def _rows(self, cmp: models.SchedComparison) -> list[models.MetricRow]:
         by = {m.metric: m for m in cmp.metrics}
         return [by[k] for k in KEY_METRICS if k in by]
 
     def text(self, ctx: ExportContext, data: SchedData) -> list[str]:
         cmp = data.cmp
-        caps = self._order(cmp)
+        caps = baseline_first(cmp.captures, cmp.baseline)
         traced = [c for c in caps if cmp.status[c.id].runs]
         name = {c.id: tf.fit(ctx.name(c.id), 14) + (" *" if c.id == cmp.baseline else "") for c in caps}
         if not traced:
@@ -132,23 +128,10 @@ class SchedExport:
             lost = _lost_runs(st)
             ev = ("LOST in " + ", ".join(lost) if lost else "LOST") if st.events_lost else "complete"
             lines.append(f"    {name[c.id]:<16}  {tf.fit(_workload(st), 24):<24} {len(st.runs):>4}  {ev}")
-        head = f"    {'':18} {'mean':>13} {'spread':>13} {'n':>3}  vs base"
-        lines += ["", head]
+        lines += ["", TEXT_HEAD]
         for row in self._rows(cmp):
             lines += tf.wrap(f"{row.label} ({row.unit}, {BETTER_WORD[row.better]})", indent="    ", subsequent="      ")
-            base = row.cells.get(cmp.baseline)
-            for c in traced:
-                cell = row.cells.get(c.id)
-                if cell is None or cell.mean is None:
-                    lines.append(f"      {name[c.id]:<16} {'-':>13}")
-                    continue
-                change = ""
-                if c.id != cmp.baseline and base is not None:
-                    word = TONE_WORD[tf.tone(cell.model_dump(), base.model_dump(), row.better)]
-                    change = f"{tf.format_ratio(cell.ratio)} {word}".rstrip()
-                spread = tf.format_spread(cell.n, cell.mean, cell.stddev, cell.min, cell.max, row.unit)
-                lines.append(f"      {name[c.id]:<16} {tf.format_value(cell.mean, row.unit):>13} {spread:>13} "
-                             f"{cell.n:>3}  {change}".rstrip())
+            lines += text_lines(row, traced, cmp.baseline, lambda cid: name[cid])
         lines += [""]
         lines += tf.wrap(f"Top ping-pong pair on the workload's CPUs (task groups; a round trip is Y -> X -> Y "
                          f"with X running <= {data.window_us} us), and the first workload <-> kworker pair:",
@@ -188,7 +171,7 @@ class SchedExport:
     def html(self, ctx: ExportContext, data: SchedData) -> str:
         e = html.escape
         cmp = data.cmp
-        caps = self._order(cmp)
+        caps = baseline_first(cmp.captures, cmp.baseline)
         traced = [c for c in caps if cmp.status[c.id].runs]
         if not traced:
             return ('<p class="muted">No scheduler trace in these captures. Record one with <code>iolens-collect run '
@@ -213,33 +196,7 @@ class SchedExport:
                 items = "".join(f"<li>{e(w)}</li>" for w in st.warnings)
                 out.append(f'<p class="error">&#9888; {e(c.label)} lost scheduler events: counts and rates from '
                            f'those runs are too low.</p><ul class="small">{items}</ul>')
-        head1 = "".join(
-            f'<th colspan="{3 if c.id == cmp.baseline else 4}" class="cap">{e(c.label)}'
-            f'{" <span class=base>baseline</span>" if c.id == cmp.baseline else ""}</th>' for c in traced)
-        head2 = "".join('<th class="num">mean</th><th class="num">spread</th><th class="num">n</th>'
-                        + ("" if c.id == cmp.baseline else '<th class="num">vs base</th>') for c in traced)
-        body = []
-        for row in self._rows(cmp):
-            base = row.cells.get(cmp.baseline)
-            arrow = {"higher": " &uarr;", "lower": " &darr;"}.get(row.better, "")
-            tds = []
-            for c in traced:
-                cell = row.cells.get(c.id)
-                if cell is None or cell.mean is None:
-                    tds.append('<td class="num muted">&ndash;</td><td></td><td></td>'
-                               + ("" if c.id == cmp.baseline else "<td></td>"))
-                    continue
-                title = e(f"{c.label}: {', '.join(tf.format_number(v) for v in cell.values)} {row.unit} "
-                          f"(runs {', '.join(cell.runs)})", quote=True)
-                spread = tf.format_spread(cell.n, cell.mean, cell.stddev, cell.min, cell.max, row.unit)
-                tds.append(f'<td class="num" title="{title}">{e(_pretty(tf.format_value(cell.mean, row.unit)))}</td>'
-                           f'<td class="num muted">{e(_pretty(spread))}</td><td class="num muted">{cell.n}</td>')
-                if c.id != cmp.baseline:
-                    t = tf.tone(cell.model_dump(), base.model_dump(), row.better) if base else ""
-                    tds.append(f'<td class="num ratio tone-{t or "none"}">{e(tf.format_ratio(cell.ratio))}</td>')
-            body.append(f'<tr><th title="{e(row.description, quote=True)}">{e(row.label)}{arrow}</th>{"".join(tds)}</tr>')
-        out.append(f'<div class="scroll"><table class="fio"><thead><tr><th rowspan="2">Metric</th>{head1}</tr>'
-                   f'<tr>{head2}</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
+        out.append(html_table(self._rows(cmp), traced, cmp.baseline))
         prow = []
         for p in data.pairs:
             c = next((x for x in traced if x.id == p.capture_id), None)
@@ -259,16 +216,9 @@ class SchedExport:
                        '<div class="scroll"><table><thead><tr><th>capture</th><th>run</th><th class=num>CPU</th>'
                        '<th>pair</th><th class=num>round trips/s</th><th class=num>of the CPU\'s switches</th>'
                        f'<th class=num>preempting</th></tr></thead><tbody>{"".join(prow)}</tbody></table></div>')
-        out.append('<p class="legend muted"><span class="tone-better">green</span> better, '
-                   '<span class="tone-worse">red</span> worse than the baseline; grey: the repeats\' '
-                   'min&ndash;max ranges overlap. Charts per CPU, task and pair tables, wakeup delay histograms: '
+        out.append(f'<p class="legend muted">{HTML_LEGEND} Charts per CPU, task and pair tables, wakeup delay histograms: '
                    'in the app.</p>')
         return "\n".join(out)
-
-
-def _pretty(s: str) -> str:
-    """The text report's ASCII units as the app shows them (HTML can carry them)."""
-    return s.replace(" us", " \u00b5s").replace("+-", "\u00b1").replace("-", "\u2013") if s[:1] != "-" else s
 
 
 register("sched", SchedExport())

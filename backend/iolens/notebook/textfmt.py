@@ -184,12 +184,15 @@ def format_spread(n: int, mean: float | None, stddev: float | None, lo: float | 
 
 
 def format_ratio(ratio: float | None) -> str:
-    """1.123 -> '+12.3 %', 0.919 -> '-8.1 %', very large -> 'x12.3'."""
+    """1.123 -> '+12.3 %', 0.919 -> '-8.1 %', very large -> 'x12.3' or 'x1370' (3 significant digits,
+    never an exponent: as src/logic/format.ts formatRatio, with an ASCII x)."""
     if ratio is None or not math.isfinite(ratio):
         return ""
     pct = round((ratio - 1) * 1000) / 10
     if abs(pct) >= 1000:
-        return f"x{ratio:.3g}"
+        e = math.floor(math.log10(abs(ratio)))
+        text = f"{round(ratio, 2 - e):.{max(0, 2 - e)}f}"
+        return "x" + (text.rstrip("0").rstrip(".") if "." in text else text)
     sign = "+" if pct > 0 else "-" if pct < 0 else "+-"
     return f"{sign}{abs(pct):.1f} %"
 
