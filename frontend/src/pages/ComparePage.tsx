@@ -10,12 +10,13 @@ import { ErrorBoundary } from '../components/ErrorBoundary';
 import { ErrorBox } from '../components/ErrorBox';
 import { ExportMenu } from '../components/ExportMenu';
 import { flash } from '../components/Toast';
+import { CellKeys, type KeyEdit } from '../logic/cellKeys';
 import { captureColor } from '../logic/colors';
 import { formatDate } from '../logic/format';
 import { defaultTitle } from '../logic/notebook';
 import { sameDocument, viewToDocument } from '../state/document';
 import { Link, navigate } from '../state/router';
-import { encodeCell, parseUrl, TITLE_MAX_CHARS, viewToUrl, type CellInstance, type CompareView } from '../state/url';
+import { parseUrl, TITLE_MAX_CHARS, viewToUrl, type CellInstance, type CompareView } from '../state/url';
 
 export function ComparePage({ view, problems }: { view: CompareView; problems: string[] }) {
   return <NotebookView view={view} problems={problems} saved={null} />;
@@ -33,6 +34,7 @@ export function NotebookView({ view, problems, saved }: { view: CompareView; pro
   const cmp = useFioComparison(view.captures, view.baseline);
   const [dismissed, setDismissed] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
+  const [cellKeys] = useState(() => new CellKeys());
   const parentId = saved ? saved.id : (view.parent ?? null);
   const parentQ = useNotebook(saved ? null : (view.parent ?? null));
   const setView = (patch: Partial<CompareView>) => navigate(viewToUrl({ ...view, ...patch, ...(parentId ? { parent: parentId } : {}) }));
@@ -47,13 +49,16 @@ export function NotebookView({ view, problems, saved }: { view: CompareView; pro
   const doc = useMemo(() => viewToDocument(view, fallbackTitle), [view, fallbackTitle]);
   const state: SaveState = saved ? 'saved' : view.parent ? (parentQ.data && sameDocument(parentQ.data.document, doc) ? 'unchanged' : 'draft') : 'new';
 
-  const setCells = (cells: CellInstance[]) => setView({ cells });
+  const setCells = (cells: CellInstance[], edit?: KeyEdit) => {
+    if (edit) cellKeys.edit(edit);
+    setView({ cells });
+  };
   const moveCell = (i: number, d: number) => {
     const cells = [...view.cells];
     const j = i + d;
     if (j < 0 || j >= cells.length) return;
     [cells[i], cells[j]] = [cells[j]!, cells[i]!];
-    setCells(cells);
+    setCells(cells, { op: 'move', from: i, to: j });
   };
 
   /** Save what the URL holds now (a cell may have just committed its text); the permalink's id, or null. */
@@ -113,16 +118,8 @@ export function NotebookView({ view, problems, saved }: { view: CompareView; pro
     if (m) document.getElementById(`cell-${m[1]}`)?.scrollIntoView();
   }, []);
 
-  // Stable React keys across moves: kind + encoded state + occurrence.
-  const keys = useMemo(() => {
-    const seen = new Map<string, number>();
-    return view.cells.map((c) => {
-      const k = encodeCell({ ...c, full: false });
-      const n = (seen.get(k) ?? 0) + 1;
-      seen.set(k, n);
-      return `${k}#${n}`;
-    });
-  }, [view.cells]);
+  // React keys that follow each cell through edits of its state, moves, duplicates and removals.
+  const keys = cellKeys.fit(view.cells.length);
 
   const problemKey = problems.join('\n');
 
@@ -208,8 +205,8 @@ export function NotebookView({ view, problems, saved }: { view: CompareView; pro
                   last={i === view.cells.length - 1}
                   onUp={() => moveCell(i, -1)}
                   onDown={() => moveCell(i, 1)}
-                  onDuplicate={() => setCells([...view.cells.slice(0, i + 1), { ...cell }, ...view.cells.slice(i + 1)])}
-                  onRemove={() => setCells(view.cells.filter((_, j) => j !== i))}
+                  onDuplicate={() => setCells([...view.cells.slice(0, i + 1), { ...cell }, ...view.cells.slice(i + 1)], { op: 'insert', at: i + 1 })}
+                  onRemove={() => setCells(view.cells.filter((_, j) => j !== i), { op: 'remove', at: i })}
                 />
               </header>
               <div className="cell-body">
@@ -222,7 +219,7 @@ export function NotebookView({ view, problems, saved }: { view: CompareView; pro
         })}
         {view.cells.length === 0 && <p className="muted empty-cells">This notebook has no cells. Add text, a view or a SQL query below.</p>}
       </div>
-      <AddCell onAdd={(kind) => setCells([...view.cells, { kind, full: false, state: cellKind(kind)!.defaultState }])} />
+      <AddCell onAdd={(kind) => setCells([...view.cells, { kind, full: false, state: cellKind(kind)!.defaultState }], { op: 'insert', at: view.cells.length })} />
     </div>
   );
 }
