@@ -307,7 +307,7 @@ function CaptureRow({ c, selected, isBase, onToggle, onBase }: { c: CapturePubli
           </span>
         ))}
       </td>
-      <td className="mono">{c.kernel ?? <span className="muted">–</span>}</td>
+      <td className="mono col-kernel">{c.kernel ?? <span className="muted">–</span>}</td>
       <td>{c.hostname ?? <span className="muted">–</span>}</td>
       <td className="num-left" title={`started ${c.created_at}\ningested ${c.ingested_at}`}>
         {formatDate(c.created_at)}
