@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { A, B, C, captureList, comparison } from '../src/testdata/fixtures';
-import { lockComparison, lockPoints, lockTop } from '../src/testdata/lockStat';
+import { lockComparison, lockPoints, lockStacks, lockTop } from '../src/testdata/lockStat';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const shots = process.env.IOLENS_SHOTS;
@@ -158,6 +158,77 @@ test('a capture made here without lock_stat says why and points to perf lock con
   await shot(page, 'lockstat-06-none');
 });
 
+/** A capture with real call stacks: datasets/stacks-xfs, or, without it, one made from the recordings in backend/tests. */
+function stacksBundle(): string {
+  const shipped = bundlesIn('stacks-xfs');
+  if (shipped.length) return shipped[0]!;
+  const out = path.join(tmp, 'flame-bundles');
+  if (!fs.existsSync(path.join(out, 'dio-4k.iolens.tar.gz'))) execFileSync('python3', [path.join(repo, 'frontend', 'e2e', 'make-flame-bundles.py'), out], { stdio: 'pipe' });
+  return path.join(out, 'dio-4k.iolens.tar.gz');
+}
+
+test("a class's call sites in another capture's perf stacks, and the flame graph they open", async ({ page }) => {
+  test.skip(!vanilla, 'needs the captures of the first test');
+  const perf = await upload(page, stacksBundle());
+  await page.goto(`/compare?v=1&captures=${revert},${vanilla},${perf.id}&baseline=${revert}&cell=lockstat`);
+  const cell = page.locator('section.cell[data-kind="lockstat"]');
+  await cell.getByTestId('lockstat-compare').locator('tr[data-class="&zone->lock"]').getByRole('button', { name: '&zone->lock' }).click();
+  const section = cell.getByTestId('lockstat-stacks');
+  await expect(section).toBeVisible();
+  await expect(section.locator('.lock-stacks-head')).toContainText('cpu-clock samples of one capture');
+  // get_page_from_freelist: a contention point of &zone->lock, sampled in the perf capture
+  const row = section.locator(`tr[data-symbol="get_page_from_freelist"][data-capture="${perf.id}"]`);
+  await expect(row).toHaveCount(1);
+  await expect(row.locator('td.sym')).toHaveText('get_page_from_freelist');
+  await expect(row.locator('td.from')).toHaveText(/^waited [\d,]+ · held [\d,]+ · \+1 capture$/);
+  const nums = row.locator('td.num');
+  await expect(nums.nth(0)).toHaveText(/^[1-9][\d,]*$/); // samples
+  await expect(nums.nth(1)).toHaveText(/^\d[\d.]* (ms|µs|s)$/); // CPU time
+  await expect(nums.nth(2)).toHaveText(/^\d+\.\d+ %$/); // share of the capture
+  await expect(nums.nth(3)).toHaveText(/^\d+(\.\d+)? %$/); // in a lock slow path
+  // where each number comes from
+  const title = (await nums.nth(0).getAttribute('title'))!;
+  expect(title).toContain(perf.label);
+  expect(title).toMatch(/runs r000, r001 \(summed\), event cpu-clock/);
+  // the numbers are the API's
+  const api = (await (await page.request.get(`/api/captures/${revert}/lock-stat/stacks?class=${encodeURIComponent('&zone->lock')}&with=${vanilla},${perf.id}`)).json()) as {
+    symbols: { name: string; stacks: { capture: string; samples: number; share_pct: number }[] }[];
+  };
+  const want = api.symbols.find((x) => x.name === 'get_page_from_freelist')!.stacks.find((x) => x.capture === perf.id)!;
+  await expect(nums.nth(0)).toHaveText(want.samples.toLocaleString('en-US'));
+  const share = (await nums.nth(2).textContent())!.trim();
+  // call sites that were never sampled say so
+  await expect(section.locator('tr.absent').first()).toContainText("not in any capture's stacks");
+  // the heaviest stacks, the call site's frame marked
+  await row.getByRole('button', { name: /stacks/ }).click();
+  await expect(section.locator('.top-stacks tr').first()).toBeVisible();
+  await expect(section.locator('.top-stacks .hit').first()).toHaveText('get_page_from_freelist');
+  await shot(page, 'lockstat-09-in-perf-stacks');
+
+  // the flame graph of that capture, the call site searched: a new cell right after this one
+  await row.getByRole('button', { name: /flame graph/ }).click();
+  await expect(page).toHaveURL(new RegExp(`cell=lockstat&cell=flame:cap=${perf.id};q=`));
+  const flame = page.locator('section.cell[data-kind="flame"]');
+  await expect(flame).toHaveCount(1);
+  await expect(flame.locator('input[type="search"]')).toHaveValue('^get_page_from_freelist$');
+  // the flame graph's matched share is the section's
+  await expect(flame.getByTestId('flame-search-status')).toContainText(`${share.replace(' %', '%')} of samples matched`);
+  // the lock cell kept its open class; a second click finds the same cell instead of adding one
+  await expect(section).toBeVisible();
+  await row.getByRole('button', { name: /flame graph/ }).click();
+  await expect(page.locator('section.cell[data-kind="flame"]')).toHaveCount(1);
+});
+
+test('without perf stacks, the section says what to record', async ({ page }) => {
+  test.skip(!vanilla, 'needs the captures of the first test');
+  await page.goto(`/compare?v=1&captures=${revert},${vanilla}&baseline=${revert}&cell=lockstat`);
+  const cell = page.locator('section.cell[data-kind="lockstat"]');
+  await cell.getByTestId('lockstat-compare').locator('tr[data-class="&zone->lock"]').getByRole('button', { name: '&zone->lock' }).click();
+  const empty = cell.getByTestId('lockstat-stacks-empty');
+  await expect(empty).toContainText('None of these captures has perf call stacks');
+  await expect(empty.locator('code')).toContainText('iolens-collect run --stacks');
+});
+
 test('screenshots of a richer comparison (hand-written answers; IOLENS_SHOTS only)', async ({ page }) => {
   test.skip(!shots, 'set IOLENS_SHOTS=/path/to/dir to take screenshots');
   await page.route('**/api/captures', (r) => (r.request().method() === 'GET' ? r.fulfill({ json: captureList }) : r.fallback()));
@@ -165,6 +236,7 @@ test('screenshots of a richer comparison (hand-written answers; IOLENS_SHOTS onl
   await page.route('**/api/compare/lock-stat?*', (r) => r.fulfill({ json: lockComparison }));
   await page.route('**/api/captures/*/lock-stat?*', (r) => r.fulfill({ json: lockTop }));
   await page.route('**/lock-stat/points?*', (r) => r.fulfill({ json: { ...lockPoints, capture: new URL(r.request().url()).pathname.split('/')[3] } }));
+  await page.route('**/lock-stat/stacks?*', (r) => r.fulfill({ json: lockStacks }));
   await page.goto(`/compare?v=1&captures=${A},${B},${C}&baseline=${A}&cell=lockstat`);
   const table = page.getByTestId('lockstat-compare');
   await expect(table).toBeVisible();

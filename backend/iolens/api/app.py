@@ -33,6 +33,7 @@ from ..views import block as block_view
 from ..views import captures as captures_view
 from ..views import flame as flame_view
 from ..views import fio_compare
+from ..views import lock_stacks as lock_stacks_view
 from ..views import lock_stat as lock_stat_view
 from ..views import sched as sched_view
 from ..views import sweep as sweep_view
@@ -265,6 +266,25 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
             return lock_stat_view.class_points(s, capture_id, lock_class, occurrence)
         except fio_compare.UnknownCaptures as exc:
             raise HTTPException(404, f"no capture with id {capture_id}") from exc
+
+    @app.get("/api/captures/{capture_id}/lock-stat/stacks", response_model=models.LockStacks, responses=ERRORS,
+             tags=["captures"])
+    def lock_stat_stacks(
+        capture_id: str,
+        s: StoreDep,
+        lock_class: Annotated[str, Query(alias="class", description="Class name as printed (lock_class of a row).")],
+        occurrence: Annotated[int, Query(ge=0, description="The row's occurrence (default 0).")] = 0,
+        with_: Annotated[str | None, Query(
+            alias="with", description="Other capture ids, comma-separated, whose perf stacks are searched too (and "
+                                      "whose lock_stat call sites of the same class are added).")] = None,
+    ) -> models.LockStacks:
+        others = [c for c in (x.strip() for x in (with_ or "").split(",")) if c]
+        try:
+            return lock_stacks_view.lock_stacks(s, capture_id, lock_class, occurrence, others)
+        except fio_compare.UnknownCaptures as exc:
+            raise HTTPException(404, {"error": str(exc), "detail": {"missing": exc.missing}}) from exc
+        except lock_stacks_view.UnknownLockClass as exc:
+            raise HTTPException(404, str(exc)) from exc
 
     @app.post("/api/notebooks", response_model=models.NotebookSaved, status_code=201, tags=["notebooks"],
               responses={200: {"model": models.NotebookSaved, "description": "Already saved"}, 401: {"model": models.ErrorBody},

@@ -392,6 +392,80 @@ class LockStatComparison(BaseModel):
     alternative: str = Field(description="What to use where lock_stat is unavailable.")
 
 
+# --- lock classes linked to perf call stacks (iolens/views/lock_stacks.py) ----------------------
+
+
+class LockSymbolSource(BaseModel):
+    """Where a symbol searched in the stacks comes from."""
+
+    capture: str = Field(description="Capture id whose lock_stat names the symbol.")
+    kind: Literal["contention", "contending", "class"] = Field(
+        description="contention: a call site that waited; contending: one that held the lock meanwhile; "
+                    "class: an identifier of the class name that is a frame name in the stacks."
+    )
+    symbol: str = Field(description="As lock_stat printed it ('get_page_from_freelist+0xaf0/0x1370'), or the class name.")
+    count: int | None = Field(description="Times the call site waited or made others wait (summed over the dumps); "
+                                          "null for a class-name identifier.")
+
+
+class LockStackLine(BaseModel):
+    folded: str = Field(description="The whole stack as folded text: 'comm;root;...;leaf' (repeats merged).")
+    weight: int = Field(description="Summed sample periods (ns of CPU for cpu-clock/task-clock).")
+    samples: int
+    slowpath: bool = Field(description="A lock slow-path frame is below (called from) the symbol's frame.")
+
+
+class LockSymbolCapture(BaseModel):
+    """One symbol in one capture's perf stacks (the capture's first sampled event, as the flame graph)."""
+
+    capture: str = Field(description="Capture id.")
+    samples: int = Field(description="Samples whose stack has the symbol's frame (once each, where it recurses).")
+    weight: int = Field(description="Their summed periods, in the capture's weight_unit.")
+    share_pct: float = Field(description="weight / the capture's total weight of the event, in percent.")
+    slow_samples: int = Field(description="Of those samples, the ones with a lock slow-path frame below the symbol.")
+    slow_weight: int
+    slow_pct: float | None = Field(description="slow_weight / weight, in percent; null when weight is 0.")
+    frames: list[str] = Field(description="The frame names that matched, as folded (e.g. 'rwsem_wake.isra.0').")
+    top: list[LockStackLine] = Field(description="The heaviest stacks with the frame, up to 5, heaviest first.")
+
+
+class LockSymbol(BaseModel):
+    name: str = Field(description="The function name searched (compiler clone suffixes such as '.isra.0' removed).")
+    sources: list[LockSymbolSource]
+    found: bool = Field(description="In some capture's stacks.")
+    stacks: list[LockSymbolCapture] = Field(description="One per capture with stacks, in the captures' order "
+                                                        "(zeros included).")
+
+
+class LockStacksCapture(BaseModel):
+    id: str
+    label: str
+    kernel: str | None
+    lock_stat: bool = Field(description="Its lock_stat has this class: its call sites are among the symbols.")
+    stacks: bool = Field(description="It has perf call stacks (iolens-collect run --stacks).")
+    event: str | None = Field(description="The event counted: the capture's first sampled one, as the flame graph.")
+    weight_unit: Literal["ns", "count"] = Field(description="ns of CPU for cpu-clock and task-clock; else events.")
+    total_weight: int = Field(description="Weight of every sample of the event with a call stack: the % denominator.")
+    total_samples: int
+    runs: list[str] = Field(description="Runs with stacks (all counted, repeats summed).")
+    reason: str | None = Field(description="Why it has no stacks; null when it has.")
+
+
+class LockStacks(BaseModel):
+    """A lock class's call sites (and class-name identifiers) found in perf call stacks."""
+
+    capture: str = Field(description="The capture whose lock class this is.")
+    lock_class: str
+    occurrence: int
+    captures: list[LockStacksCapture] = Field(description="The class's capture first, then the others asked for.")
+    symbols: list[LockSymbol] = Field(description="Contention points first, then contending points, by count; "
+                                                  "then class-name identifiers.")
+    absent: list[str] = Field(description="Symbols in no capture's stacks.")
+    slowpath: list[str] = Field(description="The lock slow-path frames counted ('*' is any text).")
+    notes: list[str] = Field(description="What the numbers do not say, and what to record when nothing matched.")
+    elapsed_ms: float
+
+
 # --- Block layer (issue 8; docs/block.md) ------------------------------------------------------
 # Time series are columnar: one `t_ns` array (bucket starts, ns since run start) shared by every
 # series of a response, and one value array per series, aligned with it.
@@ -435,11 +509,45 @@ class BlockOpRate(BaseModel):
     bytes_per_s: list[float] = Field(description="Bytes completed per second, per bucket.")
 
 
+class BlockFioLog(BaseModel):
+    """One fio iops log (a job's clone) of the run, as read for `fio_iops`."""
+
+    path: str = Field(description="The log's path in the bundle (runs/r000/logs/0-JOB_iops.1.log).")
+    job: str
+    job_index: int | None = Field(description="The job's position in the job file.")
+    clone: int = Field(description="Which clone of the job (numjobs), from 1.")
+    avg_msec: int | None = Field(description="fio's log_avg_msec: each entry is the IOPS averaged over that window; "
+                                             "null or 0: one entry per I/O.")
+    from_ns: int | None = Field(description="Start of what the log covers, ns since run start (null when not aligned).")
+    to_ns: int | None = Field(description="End of what the log covers: its last entry (an averaged log writes none "
+                                          "for the job's last, unfinished window).")
+
+
+class BlockFioDdir(BaseModel):
+    ddir: str = Field(description="read | write | trim (fio's data direction: block ops read, write, discard)")
+    iops: list[float | None] = Field(
+        description="fio's IO/s per bucket, summed over the run's jobs and clones: per log, the time-weighted average "
+                    "of the entries covering the bucket (an averaged entry covers the time since the log's previous "
+                    "one), over the part of the bucket the log covers; null where no log covers the bucket.")
+    mean_iops: float | None = Field(description="The same over the whole range asked (null: not covered).")
+
+
+class BlockFioIops(BaseModel):
+    """fio's own IOPS log (write_iops_log, iolens-collect --fio-logs) on the block view's buckets."""
+
+    aligned: bool = Field(description="True when the logs are on the run's time axis (fio wrote CLOCK_MONOTONIC "
+                                      "times and the block events count from the same start). False: ddirs is "
+                                      "empty and note says why; do not draw.")
+    note: str | None = Field(description="Why the log is not aligned, or what to know about it.")
+    logs: list[BlockFioLog]
+    ddirs: list[BlockFioDdir] = Field(description="One per data direction the logs have entries for.")
+
+
 class BlockIopsSeries(BlockSeriesInfo):
     ops: list[BlockOpRate]
-    fio_iops: list[float] | None = Field(
-        description="fio's own IOPS log on the same buckets; null until the collector captures fio's "
-                    "write_iops_log (not yet).")
+    fio_iops: BlockFioIops | None = Field(
+        description="fio's own IOPS log on the same buckets, per data direction; null when the run wrote no iops log "
+                    "(captured without --fio-logs).")
 
 
 class BlockIops(BaseModel):

@@ -11,6 +11,7 @@ from .. import __version__
 from ..api import models
 from . import export_block  # noqa: F401 - registers the block exporter
 from . import export_fio  # noqa: F401 - registers the fio exporter
+from . import export_lockstat  # noqa: F401 - registers the lock contention exporter
 from . import export_sched  # noqa: F401 - registers the sched exporter
 from . import export_sweep  # noqa: F401 - registers the sweep exporters
 from . import export_sql, markdown

@@ -277,6 +277,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/captures/{capture_id}/lock-stat/stacks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Lock Stat Stacks */
+        get: operations["lock_stat_stacks_api_captures__capture_id__lock_stat_stacks_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/captures/{capture_id}/sched": {
         parameters: {
             query?: never;
@@ -706,6 +723,85 @@ export interface components {
              */
             warnings: string[];
         };
+        /** BlockFioDdir */
+        BlockFioDdir: {
+            /**
+             * Ddir
+             * @description read | write | trim (fio's data direction: block ops read, write, discard)
+             */
+            ddir: string;
+            /**
+             * Iops
+             * @description fio's IO/s per bucket, summed over the run's jobs and clones: per log, the time-weighted average of the entries covering the bucket (an averaged entry covers the time since the log's previous one), over the part of the bucket the log covers; null where no log covers the bucket.
+             */
+            iops: (number | null)[];
+            /**
+             * Mean Iops
+             * @description The same over the whole range asked (null: not covered).
+             */
+            mean_iops: number | null;
+        };
+        /**
+         * BlockFioIops
+         * @description fio's own IOPS log (write_iops_log, iolens-collect --fio-logs) on the block view's buckets.
+         */
+        BlockFioIops: {
+            /**
+             * Aligned
+             * @description True when the logs are on the run's time axis (fio wrote CLOCK_MONOTONIC times and the block events count from the same start). False: ddirs is empty and note says why; do not draw.
+             */
+            aligned: boolean;
+            /**
+             * Ddirs
+             * @description One per data direction the logs have entries for.
+             */
+            ddirs: components["schemas"]["BlockFioDdir"][];
+            /** Logs */
+            logs: components["schemas"]["BlockFioLog"][];
+            /**
+             * Note
+             * @description Why the log is not aligned, or what to know about it.
+             */
+            note: string | null;
+        };
+        /**
+         * BlockFioLog
+         * @description One fio iops log (a job's clone) of the run, as read for `fio_iops`.
+         */
+        BlockFioLog: {
+            /**
+             * Avg Msec
+             * @description fio's log_avg_msec: each entry is the IOPS averaged over that window; null or 0: one entry per I/O.
+             */
+            avg_msec: number | null;
+            /**
+             * Clone
+             * @description Which clone of the job (numjobs), from 1.
+             */
+            clone: number;
+            /**
+             * From Ns
+             * @description Start of what the log covers, ns since run start (null when not aligned).
+             */
+            from_ns: number | null;
+            /** Job */
+            job: string;
+            /**
+             * Job Index
+             * @description The job's position in the job file.
+             */
+            job_index: number | null;
+            /**
+             * Path
+             * @description The log's path in the bundle (runs/r000/logs/0-JOB_iops.1.log).
+             */
+            path: string;
+            /**
+             * To Ns
+             * @description End of what the log covers: its last entry (an averaged log writes none for the job's last, unfinished window).
+             */
+            to_ns: number | null;
+        };
         /**
          * BlockGrid
          * @description The time buckets the server chose for the range asked: round interval, aligned range.
@@ -802,11 +898,8 @@ export interface components {
              * @description The capture lost block events (docs/block.md 'Lost events'): show a warning.
              */
             events_lost: boolean;
-            /**
-             * Fio Iops
-             * @description fio's own IOPS log on the same buckets; null until the collector captures fio's write_iops_log (not yet).
-             */
-            fio_iops: number[] | null;
+            /** @description fio's own IOPS log on the same buckets, per data direction; null when the run wrote no iops log (captured without --fio-logs). */
+            fio_iops: components["schemas"]["BlockFioIops"] | null;
             /**
              * Label
              * @description Capture label, with ' / RUN' when the capture has several runs with block data.
@@ -2032,6 +2125,115 @@ export interface components {
             /** Wait Total Ns */
             wait_total_ns: number | null;
         };
+        /** LockStackLine */
+        LockStackLine: {
+            /**
+             * Folded
+             * @description The whole stack as folded text: 'comm;root;...;leaf' (repeats merged).
+             */
+            folded: string;
+            /** Samples */
+            samples: number;
+            /**
+             * Slowpath
+             * @description A lock slow-path frame is below (called from) the symbol's frame.
+             */
+            slowpath: boolean;
+            /**
+             * Weight
+             * @description Summed sample periods (ns of CPU for cpu-clock/task-clock).
+             */
+            weight: number;
+        };
+        /**
+         * LockStacks
+         * @description A lock class's call sites (and class-name identifiers) found in perf call stacks.
+         */
+        LockStacks: {
+            /**
+             * Absent
+             * @description Symbols in no capture's stacks.
+             */
+            absent: string[];
+            /**
+             * Capture
+             * @description The capture whose lock class this is.
+             */
+            capture: string;
+            /**
+             * Captures
+             * @description The class's capture first, then the others asked for.
+             */
+            captures: components["schemas"]["LockStacksCapture"][];
+            /** Elapsed Ms */
+            elapsed_ms: number;
+            /** Lock Class */
+            lock_class: string;
+            /**
+             * Notes
+             * @description What the numbers do not say, and what to record when nothing matched.
+             */
+            notes: string[];
+            /** Occurrence */
+            occurrence: number;
+            /**
+             * Slowpath
+             * @description The lock slow-path frames counted ('*' is any text).
+             */
+            slowpath: string[];
+            /**
+             * Symbols
+             * @description Contention points first, then contending points, by count; then class-name identifiers.
+             */
+            symbols: components["schemas"]["LockSymbol"][];
+        };
+        /** LockStacksCapture */
+        LockStacksCapture: {
+            /**
+             * Event
+             * @description The event counted: the capture's first sampled one, as the flame graph.
+             */
+            event: string | null;
+            /** Id */
+            id: string;
+            /** Kernel */
+            kernel: string | null;
+            /** Label */
+            label: string;
+            /**
+             * Lock Stat
+             * @description Its lock_stat has this class: its call sites are among the symbols.
+             */
+            lock_stat: boolean;
+            /**
+             * Reason
+             * @description Why it has no stacks; null when it has.
+             */
+            reason: string | null;
+            /**
+             * Runs
+             * @description Runs with stacks (all counted, repeats summed).
+             */
+            runs: string[];
+            /**
+             * Stacks
+             * @description It has perf call stacks (iolens-collect run --stacks).
+             */
+            stacks: boolean;
+            /** Total Samples */
+            total_samples: number;
+            /**
+             * Total Weight
+             * @description Weight of every sample of the event with a call stack: the % denominator.
+             */
+            total_weight: number;
+            /**
+             * Weight Unit
+             * @description ns of CPU for cpu-clock and task-clock; else events.
+             * @enum {string}
+             */
+            weight_unit: "ns" | "count";
+        };
         /**
          * LockStatAvailability
          * @description Whether a capture has lock_stat, which dumps the figures come from, and why not when it has none.
@@ -2165,6 +2367,101 @@ export interface components {
              * @description Class rows in the capture (before the limit).
              */
             total: number;
+        };
+        /** LockSymbol */
+        LockSymbol: {
+            /**
+             * Found
+             * @description In some capture's stacks.
+             */
+            found: boolean;
+            /**
+             * Name
+             * @description The function name searched (compiler clone suffixes such as '.isra.0' removed).
+             */
+            name: string;
+            /** Sources */
+            sources: components["schemas"]["LockSymbolSource"][];
+            /**
+             * Stacks
+             * @description One per capture with stacks, in the captures' order (zeros included).
+             */
+            stacks: components["schemas"]["LockSymbolCapture"][];
+        };
+        /**
+         * LockSymbolCapture
+         * @description One symbol in one capture's perf stacks (the capture's first sampled event, as the flame graph).
+         */
+        LockSymbolCapture: {
+            /**
+             * Capture
+             * @description Capture id.
+             */
+            capture: string;
+            /**
+             * Frames
+             * @description The frame names that matched, as folded (e.g. 'rwsem_wake.isra.0').
+             */
+            frames: string[];
+            /**
+             * Samples
+             * @description Samples whose stack has the symbol's frame (once each, where it recurses).
+             */
+            samples: number;
+            /**
+             * Share Pct
+             * @description weight / the capture's total weight of the event, in percent.
+             */
+            share_pct: number;
+            /**
+             * Slow Pct
+             * @description slow_weight / weight, in percent; null when weight is 0.
+             */
+            slow_pct: number | null;
+            /**
+             * Slow Samples
+             * @description Of those samples, the ones with a lock slow-path frame below the symbol.
+             */
+            slow_samples: number;
+            /** Slow Weight */
+            slow_weight: number;
+            /**
+             * Top
+             * @description The heaviest stacks with the frame, up to 5, heaviest first.
+             */
+            top: components["schemas"]["LockStackLine"][];
+            /**
+             * Weight
+             * @description Their summed periods, in the capture's weight_unit.
+             */
+            weight: number;
+        };
+        /**
+         * LockSymbolSource
+         * @description Where a symbol searched in the stacks comes from.
+         */
+        LockSymbolSource: {
+            /**
+             * Capture
+             * @description Capture id whose lock_stat names the symbol.
+             */
+            capture: string;
+            /**
+             * Count
+             * @description Times the call site waited or made others wait (summed over the dumps); null for a class-name identifier.
+             */
+            count: number | null;
+            /**
+             * Kind
+             * @description contention: a call site that waited; contending: one that held the lock meanwhile; class: an identifier of the class name that is a frame name in the stacks.
+             * @enum {string}
+             */
+            kind: "contention" | "contending" | "class";
+            /**
+             * Symbol
+             * @description As lock_stat printed it ('get_page_from_freelist+0xaf0/0x1370'), or the class name.
+             */
+            symbol: string;
         };
         /** LockTopRow */
         LockTopRow: {
@@ -4776,6 +5073,80 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LockStatPoints"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    lock_stat_stacks_api_captures__capture_id__lock_stat_stacks_get: {
+        parameters: {
+            query: {
+                /** @description Class name as printed (lock_class of a row). */
+                class: string;
+                /** @description The row's occurrence (default 0). */
+                occurrence?: number;
+                /** @description Other capture ids, comma-separated, whose perf stacks are searched too (and whose lock_stat call sites of the same class are added). */
+                with?: string | null;
+            };
+            header?: never;
+            path: {
+                capture_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LockStacks"];
                 };
             };
             /** @description Bad Request */

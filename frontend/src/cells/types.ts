@@ -14,6 +14,11 @@ export interface CellProps<S> {
   setState: (s: S) => void;
   /** Whether the cell spans the notebook's full width (wide tables may use more room). */
   full: boolean;
+  /**
+   * Open another view next to this cell: scrolls to an identical cell of the notebook, or adds
+   * one (kind, state) right after this cell. Absent where a cell is drawn outside a notebook.
+   */
+  openCell?: (kind: string, state: unknown) => void;
 }
 
 export interface CellKind<S> {

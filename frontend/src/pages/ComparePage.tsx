@@ -53,6 +53,30 @@ export function NotebookView({ view, problems, saved }: { view: CompareView; pro
     if (edit) cellKeys.edit(edit);
     setView({ cells });
   };
+  // A cell opens another view (the flame graph of a lock's call site...): an identical cell is
+  // scrolled to; else the view is added right after the cell, and scrolled to once it is drawn.
+  const pendingScroll = useRef<{ index: number; cells: number } | null>(null);
+  useEffect(() => {
+    const p = pendingScroll.current;
+    if (p && view.cells.length === p.cells) {
+      pendingScroll.current = null;
+      requestAnimationFrame(() => document.getElementById(`cell-${p.index + 1}`)?.scrollIntoView({ block: 'start' }));
+    }
+  }, [view.cells]);
+  const openCell = (i: number, kind: string, state: unknown) => {
+    const def = cellKind(kind);
+    if (!def) return;
+    const encoded = def.encode(state);
+    const same = view.cells.findIndex((c) => c.kind === kind && def.encode(c.state) === encoded);
+    if (same >= 0) {
+      document.getElementById(`cell-${same + 1}`)?.scrollIntoView({ block: 'start' });
+      flash(`Already open as cell ${same + 1}`);
+      return;
+    }
+    pendingScroll.current = { index: i + 1, cells: view.cells.length + 1 };
+    setCells([...view.cells.slice(0, i + 1), { kind, full: false, state }, ...view.cells.slice(i + 1)], { op: 'insert', at: i + 1 });
+    flash(`${def.title} added as cell ${i + 2}`);
+  };
   const moveCell = (i: number, d: number) => {
     const cells = [...view.cells];
     const j = i + d;
@@ -211,7 +235,13 @@ export function NotebookView({ view, problems, saved }: { view: CompareView; pro
               </header>
               <div className="cell-body">
                 <ErrorBoundary what={def.title}>
-                  <C ctx={ctx} state={cell.state} full={cell.full} setState={(s) => setCells(view.cells.map((c, j) => (j === i ? { ...c, state: s } : c)))} />
+                  <C
+                    ctx={ctx}
+                    state={cell.state}
+                    full={cell.full}
+                    setState={(s) => setCells(view.cells.map((c, j) => (j === i ? { ...c, state: s } : c)))}
+                    openCell={(kind, st) => openCell(i, kind, st)}
+                  />
                 </ErrorBoundary>
               </div>
             </section>

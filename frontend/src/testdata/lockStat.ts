@@ -1,5 +1,6 @@
 // Hand-written lock_stat API answers for unit tests and screenshots. Shapes follow
 // backend/iolens/api/models.py (LockStat*); the values are made up but consistent.
+import type { LockStacks } from '../logic/lockStacks';
 import type { LockClassStat, LockStatAvailability, LockStatComparison, LockStatPoints, LockStatTop } from '../logic/lockStat';
 import { A, B, C } from './fixtures';
 
@@ -112,4 +113,51 @@ export const lockPoints: LockStatPoints = {
     { kind: 'contention', symbol: '0xffffffffc0a1b2c3', function: null, module: null, count: 40, runs: ['r000'], addresses: ['ffffffffc0a1b2c3'] },
     { kind: 'contending', symbol: 'xfs_log_ticket_ungrant+0x4d/0x110 [xfs]', function: 'xfs_log_ticket_ungrant', module: 'xfs', count: 400, runs: ['r000', 'r001'], addresses: ['000000005a6b7c8d', '00000000aa11bb22'] },
   ],
+};
+
+// &head->lock of A found in the stacks of B and C (A has lock_stat and no stacks; B and C stacks
+// only). Weights are ns of cpu-clock: B 10 s, 2,000 samples; C 5 s, 1,000 samples.
+const GRANT_B = 'fio;entry_SYSCALL_64_after_hwframe;do_syscall_64;xfs_file_write_iter;xfs_log_reserve;xlog_grant_head_check;_raw_spin_lock;native_queued_spin_lock_slowpath';
+export const lockStacks: LockStacks = {
+  capture: A,
+  lock_class: '&head->lock',
+  occurrence: 0,
+  captures: [
+    { id: A, label: '6.18-xfs', kernel: '6.18.44', lock_stat: true, stacks: false, event: null, weight_unit: 'count', total_weight: 0, total_samples: 0, runs: [], reason: 'no perf call stacks: recorded without `iolens-collect run --stacks`' },
+    { id: B, label: '6.18-ext4', kernel: '6.18.44', lock_stat: false, stacks: true, event: 'cpu-clock', weight_unit: 'ns', total_weight: 10e9, total_samples: 2000, runs: ['r000', 'r001'], reason: null },
+    { id: C, label: '6.1-xfs-emulated', kernel: '6.1.0-28-amd64', lock_stat: false, stacks: true, event: 'cpu-clock', weight_unit: 'ns', total_weight: 5e9, total_samples: 1000, runs: ['r000'], reason: null },
+  ],
+  symbols: [
+    {
+      name: 'xlog_grant_head_check',
+      found: true,
+      sources: [{ capture: A, kind: 'contention', symbol: 'xlog_grant_head_check+0x7e/0x2c0 [xfs]', count: 360 }],
+      stacks: [
+        {
+          capture: B, samples: 120, weight: 600e6, share_pct: 6, slow_samples: 90, slow_weight: 450e6, slow_pct: 75, frames: ['xlog_grant_head_check'],
+          top: [
+            { folded: GRANT_B, weight: 450e6, samples: 90, slowpath: true },
+            { folded: 'fio;entry_SYSCALL_64_after_hwframe;do_syscall_64;xfs_file_write_iter;xfs_log_reserve;xlog_grant_head_check', weight: 150e6, samples: 30, slowpath: false },
+          ],
+        },
+        { capture: C, samples: 4, weight: 20e6, share_pct: 0.4, slow_samples: 0, slow_weight: 0, slow_pct: 0, frames: ['xlog_grant_head_check.isra.0'], top: [{ folded: 'fio;xfs_log_reserve;xlog_grant_head_check.isra.0', weight: 20e6, samples: 4, slowpath: false }] },
+      ],
+    },
+    {
+      name: 'xfs_log_ticket_ungrant',
+      found: false,
+      sources: [{ capture: A, kind: 'contending', symbol: 'xfs_log_ticket_ungrant+0x4d/0x110 [xfs]', count: 400 }],
+      stacks: [
+        { capture: B, samples: 0, weight: 0, share_pct: 0, slow_samples: 0, slow_weight: 0, slow_pct: null, frames: [], top: [] },
+        { capture: C, samples: 0, weight: 0, share_pct: 0, slow_samples: 0, slow_weight: 0, slow_pct: null, frames: [], top: [] },
+      ],
+    },
+  ],
+  absent: ['xfs_log_ticket_ungrant'],
+  slowpath: ['native_queued_spin_lock_slowpath', '__mutex_lock*', 'rwsem_down_*_slowpath', 'osq_lock'],
+  notes: [
+    "Not in any capture's stacks: xfs_log_ticket_ungrant. A call site appears only when a sample hit it or a function it called (inlined functions have no frame of their own).",
+    '1 call site printed without a symbol (an address only) cannot be matched.',
+  ],
+  elapsed_ms: 12.5,
 };

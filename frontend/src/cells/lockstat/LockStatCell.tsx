@@ -1,4 +1,4 @@
-import { Fragment, useMemo, useState } from 'react';
+import { Fragment, useCallback, useMemo, useState } from 'react';
 import { ErrorBox } from '../../components/ErrorBox';
 import {
   buildCompareTable,
@@ -14,16 +14,27 @@ import {
   type PointView,
   type TopTableView,
 } from '../../logic/lockStat';
+import { captureColor } from '../../logic/colors';
 import type { CellProps } from '../types';
 import { useLockStatComparison, useLockStatPoints, useLockStatTop } from './queries';
 import type { LockStatState } from './state';
+import { StacksSection } from './StacksSection';
 import './lockstat.css';
 
 /** Rows shown before "Show more". */
 const FIRST_ROWS = 25;
 
-export function LockStatCell({ ctx, state, setState }: CellProps<LockStatState>) {
+/** What the call sites panel needs to look for a class in the notebook's perf stacks. */
+interface StacksCtx {
+  captures: string[];
+  colorOf: (id: string) => string;
+  openCell?: (kind: string, state: unknown) => void;
+}
+
+export function LockStatCell({ ctx, state, setState, openCell }: CellProps<LockStatState>) {
   const q = useLockStatComparison(ctx.captures, ctx.baseline);
+  const colorOf = useCallback((id: string) => captureColor(ctx.captures.indexOf(id)), [ctx.captures]);
+  const stacks: StacksCtx = useMemo(() => ({ captures: ctx.captures, colorOf, openCell }), [ctx.captures, colorOf, openCell]);
   const table = useMemo(() => (q.data ? buildCompareTable(q.data) : null), [q.data]);
   if (q.loading) return <p className="muted">Comparing lock contention…</p>;
   if (q.error) return <ErrorBox error={q.error} title="lock contention" />;
@@ -71,7 +82,7 @@ export function LockStatCell({ ctx, state, setState }: CellProps<LockStatState>)
         )}
       </div>
       {table.missing.length > 0 && <NoLockStat table={table} />}
-      {state.view === 'cmp' ? <CompareTable table={table} /> : <TopTable id={capId} by={state.by} color={table.columns.find((c) => c.id === capId)!.color} />}
+      {state.view === 'cmp' ? <CompareTable table={table} stacks={stacks} /> : <TopTable id={capId} by={state.by} color={table.columns.find((c) => c.id === capId)!.color} stacks={stacks} />}
       <Warnings columns={table.columns} />
     </div>
   );
@@ -169,7 +180,7 @@ function ShowMore({ shown, total, onMore }: { shown: number; total: number; onMo
   );
 }
 
-function CompareTable({ table }: { table: CompareTableView }) {
+function CompareTable({ table, stacks }: { table: CompareTableView; stacks: StacksCtx }) {
   const [open, setOpen] = useState<Set<string>>(new Set());
   const [limit, setLimit] = useState(FIRST_ROWS);
   const toggle = (k: string) => setOpen((o) => new Set(o.has(k) ? [...o].filter((x) => x !== k) : [...o, k]));
@@ -250,7 +261,7 @@ function CompareTable({ table }: { table: CompareTableView }) {
                 {open.has(r.key) && (
                   <tr className="points-row">
                     <td colSpan={width}>
-                      <PointsPanel columns={table.columns} lockClass={r.lockClass} occurrence={r.occurrence} presentIn={r.cells.filter((c) => c.present).map((c) => c.column.id)} />
+                      <PointsPanel columns={table.columns} lockClass={r.lockClass} occurrence={r.occurrence} presentIn={r.cells.filter((c) => c.present).map((c) => c.column.id)} stacks={stacks} />
                     </td>
                   </tr>
                 )}
@@ -277,7 +288,7 @@ function CompareTable({ table }: { table: CompareTableView }) {
   );
 }
 
-function TopTable({ id, by, color }: { id: string; by: LockStatState['by']; color: string }) {
+function TopTable({ id, by, color, stacks }: { id: string; by: LockStatState['by']; color: string; stacks: StacksCtx }) {
   const q = useLockStatTop(id, by);
   const table = useMemo(() => (q.data ? buildTopTable(q.data, color) : null), [q.data, color]);
   const [open, setOpen] = useState<Set<string>>(new Set());
@@ -285,10 +296,10 @@ function TopTable({ id, by, color }: { id: string; by: LockStatState['by']; colo
   if (q.loading) return <p className="muted">Loading lock classes…</p>;
   if (q.error) return <ErrorBox error={q.error} title="lock classes" />;
   if (!table) return null;
-  return <TopTableBody table={table} open={open} setOpen={setOpen} limit={limit} setLimit={setLimit} />;
+  return <TopTableBody table={table} open={open} setOpen={setOpen} limit={limit} setLimit={setLimit} stacks={stacks} />;
 }
 
-function TopTableBody({ table, open, setOpen, limit, setLimit }: { table: TopTableView; open: Set<string>; setOpen: (s: Set<string>) => void; limit: number; setLimit: (n: number) => void }) {
+function TopTableBody({ table, open, setOpen, limit, setLimit, stacks }: { table: TopTableView; open: Set<string>; setOpen: (s: Set<string>) => void; limit: number; setLimit: (n: number) => void; stacks: StacksCtx }) {
   const c = table.column;
   const a = c.availability;
   const rows = table.rows.slice(0, limit);
@@ -337,7 +348,7 @@ function TopTableBody({ table, open, setOpen, limit, setLimit }: { table: TopTab
                 {open.has(r.key) && (
                   <tr className="points-row">
                     <td colSpan={table.metrics.length + 3}>
-                      <PointsPanel columns={[c]} lockClass={r.lockClass} occurrence={r.occurrence} presentIn={[c.id]} />
+                      <PointsPanel columns={[c]} lockClass={r.lockClass} occurrence={r.occurrence} presentIn={[c.id]} stacks={stacks} />
                     </td>
                   </tr>
                 )}
@@ -351,8 +362,11 @@ function TopTableBody({ table, open, setOpen, limit, setLimit }: { table: TopTab
   );
 }
 
-function PointsPanel({ columns, lockClass, occurrence, presentIn }: { columns: LockColumn[]; lockClass: string; occurrence: number; presentIn: string[] }) {
+function PointsPanel({ columns, lockClass, occurrence, presentIn, stacks }: { columns: LockColumn[]; lockClass: string; occurrence: number; presentIn: string[]; stacks: StacksCtx }) {
+  // The class's capture for the stacks query: the first column that has it (the baseline first).
+  const owner = columns.find((c) => presentIn.includes(c.id));
   return (
+    <>
     <div className="points-panel" data-testid="lockstat-points">
       {columns.map((c) => (
         <div key={c.id} className="points-col">
@@ -364,6 +378,8 @@ function PointsPanel({ columns, lockClass, occurrence, presentIn }: { columns: L
         </div>
       ))}
     </div>
+    {owner && <StacksSection capture={owner.id} lockClass={lockClass} occurrence={occurrence} captures={stacks.captures} colorOf={stacks.colorOf} openCell={stacks.openCell} />}
+    </>
   );
 }
 

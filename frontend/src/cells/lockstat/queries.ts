@@ -23,3 +23,14 @@ export const useLockStatTop = (id: string | null, by: 'wait_total' | 'contention
 
 export const useLockStatPoints = (id: string, lockClass: string, occurrence: number) =>
   useQuery(`lockstat:points:${id}|${occurrence}|${lockClass}`, () => fetchLockStatPoints(id, lockClass, occurrence));
+
+/** A class's call sites in the perf stacks of its capture and of `others` (the notebook's other captures). */
+export const fetchLockStatStacks = (id: string, lockClass: string, occurrence: number, others: string[]) =>
+  unwrap(
+    api.GET('/api/captures/{capture_id}/lock-stat/stacks', {
+      params: { path: { capture_id: id }, query: { class: lockClass, occurrence, ...(others.length ? { with: others.join(',') } : {}) } },
+    }),
+  );
+
+export const useLockStatStacks = (id: string, lockClass: string, occurrence: number, others: string[]) =>
+  useQuery(`lockstat:stacks:${id}|${occurrence}|${others.join(',')}|${lockClass}`, () => fetchLockStatStacks(id, lockClass, occurrence, others));
