@@ -9,7 +9,7 @@
 #            cgroup with cpu.weight 1000 (cpu.shares 10240 on this cgroup-v1 host), with --sched
 #            (issue 4's pair)
 #   block    datasets/block-loop/: 4k random reads and writes on an ext4 loop device with --block
-#            (issue 8)
+#            and fio's own logs on the same clock (--fio-logs 100) (issue 8)
 #
 # Needs root (losetup, mkfs, mount, perf system-wide, cgroups), fio, perf, xfsprogs. Writes only to
 # files it creates under $WORK, to the loop devices it attaches, and to the cgroup the collector
@@ -131,6 +131,26 @@ for r in m["runs"]:
     per_cpu = ", ".join(f"{c} {n / d / 1000:.1f}k" for c, n in sorted(cs.items()))
     rows.append(f"| {r['id']} | {j['write']['iops'] / 1000:.1f}k | {per_cpu} | {j['usr_cpu']:.0f}% / {j['sys_cpu']:.0f}% "
                 f"| {j['ctx'] / (j['job_runtime'] / 1000) / 1000:.1f}k |")
+frows = []
+for r in m["runs"]:  # --fio-logs with --block: where fio's IOPS log lies on the run's time axis
+    logs = [a for a in r["artifacts"] if a["kind"] == "fio-log" and a.get("log") == "iops"]
+    if not logs or not (r.get("probes") or {}).get("block"):
+        continue
+    for a in logs:
+        ts = [int(ln.split(",")[0]) for ln in t.extractfile(a["path"]).read().decode().splitlines() if ln.strip()]
+        t0 = a.get("trace_clock_at_start_ns")
+        if a.get("clock") != "CLOCK_MONOTONIC" or t0 is None or not ts:
+            frows.append(f"| {r['id']} | {a['path']} | {a.get('clock', 'job')}: not aligned | | |")
+        else:
+            frows.append(f"| {r['id']} | {a['path']} | {a['clock']}, {a['avg_msec']} ms windows | "
+                         f"{ts[0] - t0 // 10**6} ms | {ts[-1] - t0 // 10**6} ms |")
+if frows:
+    print("## fio's IOPS logs on the run's time axis (computed from the bundle)")
+    print()
+    print("| run | log | clock | first entry, since the run's start | last entry |")
+    print("|---|---|---|---|---|")
+    print("\n".join(frows))
+    print()
 if rows:
     print("## Per run (computed from the bundle)")
     print()
@@ -200,9 +220,10 @@ S
         [ -n "${devs[ext4]:-}" ] || make_fs ext4
         setup_cmds() { echo 'truncate -s 2G ext4.img && dev=$(losetup -f --show ext4.img) && mkfs.ext4 $dev && mount $dev mnt-ext4'; }
         capture "$kernel-block-loop" "$here/block-loop" \
-            "4k random reads and writes, half each (libaio, iodepth 16, O_DIRECT, a 256 MiB file, fio limited to 6000 reads/s + 6000 writes/s, 2 x 3 s) on ext4 over a loop device, with its block-layer events (\`--block ${devs[ext4]}\`)." \
-            "- blktrace was refused on this VM (see the notes above), so the events are perf's block tracepoints filtered in the kernel to the loop device, with perf stat counting the same tracepoints (perf-stat-block) so that lost completions show. The loop device's own I/O to its backing file (on vda) is not in the trace." \
-            --tag fs=ext4 --tag device=loop --repeat 2 --block "${devs[ext4]}" \
+            "4k random reads and writes, half each (libaio, iodepth 16, O_DIRECT, a 256 MiB file, fio limited to 6000 reads/s + 6000 writes/s, 2 x 3 s) on ext4 over a loop device, with its block-layer events (\`--block ${devs[ext4]}\`) and fio's own bandwidth, IOPS and latency logs averaged over 100 ms (\`--fio-logs 100\`), written on CLOCK_MONOTONIC like the block events, so that the block cell draws fio's IOPS on the same time axis." \
+            "- blktrace was refused on this VM (see the notes above), so the events are perf's block tracepoints filtered in the kernel to the loop device, with perf stat counting the same tracepoints (perf-stat-block) so that lost completions show. The loop device's own I/O to its backing file (on vda) is not in the trace.
+- fio's logs start where its job started, after its setup: 1.0 s after the run's start in r000 (fio first lays out its 256 MiB file: the burst of large writes at 0.5 s), 0.3 s in r001. The job's last ~100 ms have no entry (fio writes none for a window the job does not finish), so fio's line ends before the device's." \
+            --tag fs=ext4 --tag device=loop --repeat 2 --block "${devs[ext4]}" --fio-logs 100 \
             --fio-args="--name=randrw-4k --directory=$WORK/mnt-ext4 --size=256m --rw=randrw --rwmixread=50 --bs=4k --ioengine=libaio --iodepth=16 --direct=1 --rate_iops=6000,6000 --runtime=3 --time_based"
         ;;
     *) echo "unknown dataset $w (stacks, sched, block)" >&2; exit 2 ;;

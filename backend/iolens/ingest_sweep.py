@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
     "fio_log_samples": ("capture_id", "run_id", "log", "jobname", "job_index", "clone", "avg_msec", "t_ms", "value",
-                        "ddir", "bs", "path"),
+                        "ddir", "bs", "path", "run_ms", "t0_ns"),
     "cmd_disk": ("capture_id", "run_id", "device", "major", "minor", "chosen", "seconds", "reads", "writes",
                  "read_bytes", "write_bytes", "read_ms", "write_ms", "io_ms"),
     "run_metrics": ("capture_id", "run_id", "metric", "value", "unit", "source"),
@@ -51,9 +51,15 @@ def _need_run(run_id: str | None, art: Artifact) -> str:
     return run_id
 
 
+MONOTONIC = "CLOCK_MONOTONIC"  # artifact field clock: times are CLOCK_MONOTONIC ms (fio's log_alternate_epoch)
+JOB_CLOCK = "job"              # ... or fio's default: ms since the job started
+
+
 def fio_log_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out: Parsed) -> None:
     """A fio bw/iops/lat log of a run -> fio_log_samples. Fields of the artifact (iolens-collect
-    --fio-logs writes them): log, job, job_index, clone, avg_msec; else from the file name."""
+    --fio-logs writes them): log, job, job_index, clone, avg_msec; else from the file name. And
+    `clock` (absent: "job", zero-based) with `trace_clock_at_start_ns`: logs on CLOCK_MONOTONIC are
+    put on the run's time axis in `finish` (_fio_log_clock), once every log of the run is read."""
     run_id = _need_run(run_id, art)
     extra = art.model_extra or {}
     name = art.path.rsplit("/", 1)[-1]
@@ -67,8 +73,84 @@ def fio_log_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out:
     if not log.entries:
         out.warnings.append(f"{art.path}: empty log (the job ran for less than log_avg_msec?)")
     cid = bundle.capture_id
-    out.add("fio_log_samples", [(cid, run_id, log.kind, str(job), job_index, int(clone), avg, e.t_ms, e.value, e.ddir,
-                                 e.bs, art.path) for e in log.entries])
+    rows = [[cid, run_id, log.kind, str(job), job_index, int(clone), avg, e.t_ms, e.value, e.ddir, e.bs, art.path,
+             None, None] for e in log.entries]
+    clock = extra.get("clock", JOB_CLOCK)
+    if clock == JOB_CLOCK or not rows:
+        out.add("fio_log_samples", [tuple(r) for r in rows])
+        return
+    if clock != MONOTONIC:
+        out.warnings.append(f"{art.path}: clock {clock!r} is not known (CLOCK_MONOTONIC or job): its times are taken "
+                            "as ms on some clock, not aligned with the run's start")
+    t0 = extra.get("trace_clock_at_start_ns")
+    if clock == MONOTONIC and not isinstance(t0, int):
+        out.warnings.append(f"{art.path}: fio log on CLOCK_MONOTONIC without an integer trace_clock_at_start_ns: "
+                            "not aligned with the run's start")
+        t0 = None
+    out.pending.setdefault("fio_log_clock", []).append(
+        (run_id, (job_index, str(job), int(clone)), avg, t0 if clock == MONOTONIC else None, art.path, rows))
+
+
+def _fio_log_clock(out: Parsed) -> None:
+    """Logs with absolute times (CLOCK_MONOTONIC ms: fio's job start on that clock + ms since the
+    job started, both truncated to the ms):
+
+    - run_ms = time - trace_clock_at_start_ns (ns -> ms, floored): ms since the run's start on the
+      clock of the perf probes; the true offset lies in (run_ms - 1, run_ms + 2) ms (fio truncates
+      its epoch and the elapsed ms, the floor of t0 adds up to 1 ms).
+    - t_ms keeps its meaning, ms since the job started. fio does not write its job start, so it is
+      estimated per job and clone from its logs (_job_start).
+    """
+    logs = out.pending.pop("fio_log_clock", [])
+    by_job: dict[tuple[str, tuple[Any, ...]], list[tuple[str, int, list[int]]]] = {}
+    for run_id, job, avg, _t0, _path, rows in logs:
+        by_job.setdefault((run_id, job), []).append((rows[0][2], int(avg or 0), [r[7] for r in rows]))
+    start = {k: _job_start(v) for k, v in by_job.items()}
+    for run_id, job, _avg, t0, path, rows in logs:
+        e = start[(run_id, job)]
+        t0_ms = t0 // 1_000_000 if t0 is not None else None
+        first = min(r[7] for r in rows)
+        if t0_ms is not None and first - t0_ms < -1000:
+            out.warnings.append(f"{path}: its times start {t0_ms - first} ms before the run's start "
+                                "(trace_clock_at_start_ns): not on that clock; not aligned")
+            t0_ms = t0 = None
+        for r in rows:
+            raw = r[7]
+            r[7] = raw - e
+            r[12] = raw - t0_ms if t0_ms is not None else None
+            r[13] = t0
+        out.add("fio_log_samples", [tuple(r) for r in rows])
+
+
+def _job_start(logs: list[tuple[str, int, list[int]]]) -> int:
+    """A job's start (its clone's), on the logs' clock, from its logs [(kind, avg_msec, times)].
+
+    fio samples bw and IOPS from its helper thread: an averaged bw/iops entry is written at the
+    first tick at least avg_msec after the previous one, the first one between one and two windows
+    after the job's start (measured: 100 and 133 ms with log_avg_msec=100). An averaged latency
+    entry (lat, clat, slat) is written at the first completion after each multiple of avg_msec
+    since the start, so its times, modulo avg_msec, sit just after the start's: the phase that
+    puts the entries closest after it (the least sum of (time - phase) mod avg_msec, each term at
+    most avg_msec / 4 so that a stalled window does not pull it) is the start modulo avg_msec, late
+    by the shortest wait for a completion (well under a ms at thousands of I/Os a second). The start
+    is the time with that phase within the two windows before the first bw/iops entry. Without
+    averaged latency logs of the same window, or without bw/iops logs: the first entry of the logs
+    minus avg_msec (late by up to a window; a per-I/O entry is a completion: late by the first
+    I/O's latency).
+    """
+    rate = [min(ts) for kind, avg, ts in logs if kind in ("bw", "iops") and avg > 0 and ts]
+    avgs = {avg for _, avg, ts in logs if ts}
+    lat = [t for kind, avg, ts in logs if kind in ("lat", "clat", "slat") and avg > 0 for t in ts]
+    if rate and lat and len(avgs) == 1:
+        (avg,) = avgs
+        counts: dict[int, int] = {}
+        for t in lat:
+            counts[t % avg] = counts.get(t % avg, 0) + 1
+        cap = max(1, avg // 4)  # an entry far after its window's start (a stall) weighs no more than this
+        phase = min(counts, key=lambda p: (sum(n * min((r - p) % avg, cap) for r, n in counts.items()), p))
+        top = min(rate) - avg + 1  # the first bw/iops entry came at least avg_msec - 1 ms after the start
+        return top - (top - phase) % avg
+    return min(min(ts) - avg for _, avg, ts in logs if ts)
 
 
 def text_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out: Parsed) -> None:
@@ -132,8 +214,9 @@ def diskstats_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, ou
 
 
 def finish(bundle: OpenBundle, out: Parsed) -> None:
-    """Pair the diskstats of each run: cmd_disk rows, and disk.* run_metrics summed over the
-    capture's workload.devices."""
+    """Put fio logs with a clock on the run's time axis (_fio_log_clock); pair the diskstats of
+    each run: cmd_disk rows, and disk.* run_metrics summed over the capture's workload.devices."""
+    _fio_log_clock(out)
     pairs = out.pending.get("diskstats", {})
     if not pairs:
         return

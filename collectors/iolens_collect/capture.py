@@ -158,7 +158,7 @@ class FioDriver:
                 else:
                     workload = fio.parse_fio_args(opts.fio_args or "")
                 if self.fio_logs:
-                    workload = fiologs.inject(workload, self.fio_logs)
+                    workload = fiologs.inject(workload, self.fio_logs)  # probes fio for the logs' clock
                 self.points = [Point(0, {}, "all", workload, JOBFILE_REL)]
             self.base = self.base or self.points[0].workload
             targets: List[str] = []
@@ -206,6 +206,12 @@ class FioDriver:
             say("the fio job uses no local files")
 
     def on_host(self, host_facts: dict, say: Callable[[str], None]) -> None:
+        if self.fio_logs:
+            note = fiologs.clock_note([p.workload for p in self.points if p.workload is not None],
+                                      (host_facts.get("tools") or {}).get("fio"))
+            if note:
+                self.notes.append(note)
+                say(note)
         if self._on_host is not None:
             self.notes += self._on_host(host_facts, say)
 
@@ -272,7 +278,10 @@ class FioDriver:
             lines += [ln for ln in _tail(os.path.join(stage, rec.output_rel)) if ln not in lines]
         return how, f"{rec.stderr_rel}, {rec.output_rel}", lines or ["(fio printed nothing)"]
 
-    def artifacts(self, stage: str, rec: fio.RunRecord, point: Point) -> Tuple[List[dict], List[str]]:
+    def artifacts(self, stage: str, rec: fio.RunRecord, point: Point,
+                  t0_ns: Optional[int] = None) -> Tuple[List[dict], List[str]]:
+        """The run's artifacts; ``t0_ns`` is CLOCK_MONOTONIC just before fio started (the fio logs
+        carry it as trace_clock_at_start_ns, like the perf probes' artifacts)."""
         notes = []
         if rec.json is None:
             notes.append(f"run {rec.run_id}: fio wrote no JSON; {rec.output_rel} is kept as kind fio-output")
@@ -284,7 +293,8 @@ class FioDriver:
             arts.append(bundle.artifact(stage, rec.stdout_rel, "stdout"))
         if self.fio_logs and point.workload is not None:
             for rel, extra in fiologs.collect(stage, f"runs/{rec.run_id}", self.fio_logs,
-                                              fiologs.jobnames(point.workload)):
+                                              fiologs.jobnames(point.workload), fiologs.clocks(point.workload),
+                                              t0_ns):
                 arts.append(dict(bundle.artifact(stage, rel, "fio-log"), **extra))
         return arts, notes
 
@@ -444,7 +454,7 @@ def run(opts: Options, err=None, out=None, proc_root: str = "/") -> int:
                 extra.after(run_id, stage, t0_ns, say)  # perf script etc., after lock_stat is read
                 summary = driver.summary(rec)
                 prog.end(rec.elapsed, rec.exit_code, driver.format(summary, rec))
-                arts, run_notes = driver.artifacts(stage, rec, point)
+                arts, run_notes = driver.artifacts(stage, rec, point, t0_ns=t0_ns)
                 notes += run_notes
                 if lock_rel is not None:
                     arts.append(bundle.artifact(stage, lock_rel, "lock-stat"))

@@ -281,7 +281,8 @@ class CmdDriver:
         err_rel = f"runs/{rec.run_id}/cmd.stderr"
         return how, err_rel, _tail(os.path.join(stage, err_rel)) or ["(the command printed nothing on stderr)"]
 
-    def artifacts(self, stage: str, rec: CmdRecord, point: Point) -> Tuple[List[dict], List[str]]:
+    def artifacts(self, stage: str, rec: CmdRecord, point: Point,
+                  t0_ns: Optional[int] = None) -> Tuple[List[dict], List[str]]:
         return [dict(bundle.artifact(stage, rel, kind), **extra) for rel, kind, extra in rec.files], []
 
     def cleanup(self, say: Callable[[str], None]) -> List[str]:

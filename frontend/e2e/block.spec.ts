@@ -250,3 +250,38 @@ test('one capture with two runs: a line per run; reads and writes apart', async 
   expect(await iops.locator('svg.ts-chart > g[clip-path] path').count()).toBeGreaterThanOrEqual(4);
   await shot(page, 'runs-and-ops');
 });
+
+test("fio's own IOPS log over the device's: dashed, in the key, named in the hover box, by op", async ({ page }) => {
+  test.skip(multiRun === null, 'no datasets/block-loop bundle');
+  await page.goto(cellUrl([multiRun!.id]));
+  const cell = page.locator('section.cell[data-kind="block"]');
+  const iops = cell.getByTestId('chart-iops');
+  await expect(iops.locator('.style-key')).toContainText('fio iops log (avg 100 ms)');
+  // one dashed fio line per run, beside the device's solid lines
+  const fio = iops.locator('svg.ts-chart > g[clip-path] path[stroke-dasharray="12 4"]');
+  await expect(fio).toHaveCount(2);
+  expect(await fio.evaluateAll((ps) => ps.filter((p) => (p.getAttribute('d') ?? '').length > 100).length)).toBe(2);
+  // each in its run's colour, as the run's device line
+  const colours = await iops.locator('svg.ts-chart > g[clip-path] path').evaluateAll((ps) => ps.map((p) => [p.getAttribute('stroke'), p.getAttribute('stroke-dasharray')]));
+  for (const [c, dash] of colours) if (dash === '12 4') expect(colours.some(([c2, d2]) => c2 === c && d2 === null)).toBe(true);
+  await expect(cell.getByTestId('fio-note')).toHaveCount(0);
+  // the hover box names the capture, run, job and log file, with the unit and the interval
+  const ov = iops.locator('.brush-overlay');
+  await ov.scrollIntoViewIfNeeded();
+  const box = (await ov.boundingBox())!;
+  await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.5);
+  const tip = cell.getByTestId('chart-tip');
+  await expect(tip).toContainText(`${multiRun!.label} / r000 · fio iops log, read + write`);
+  await expect(tip).toContainText('fio job randrw-4k · runs/r000/logs/0-randrw-4k_iops.1.log · 100 ms windows');
+  await expect(tip).toContainText(/\d(\.\d+)?k? IO\/s/);
+  await expect(tip).toContainText(/interval, since run start/);
+  await shot(page, 'fio-iops');
+  await page.mouse.move(0, 0);
+  // reads only: fio's read direction; flushes: fio has none
+  await page.goto(cellUrl([multiRun!.id], 'op=read'));
+  await expect(iops.locator('svg.ts-chart > g[clip-path] path[stroke-dasharray="12 4"]')).toHaveCount(2);
+  await page.goto(cellUrl([multiRun!.id], 'op=flush'));
+  await expect(iops.locator('svg.ts-chart > g[clip-path] path').first()).toBeVisible();
+  await expect(iops.locator('svg.ts-chart > g[clip-path] path[stroke-dasharray="12 4"]')).toHaveCount(0);
+  await expect(iops.locator('.style-key')).toHaveCount(0);
+});

@@ -6,7 +6,11 @@ latency measures, `dev=all|MAJ,MIN` the device, `t=FROM-TO` the zoom range (ns s
 The export uses `op`, `dev` and `t`; charts are only in the app. Per series (a run of a capture):
 I/Os completed, mean IOPS and throughput while its trace ran, the time-weighted queue depth (mean,
 and the largest value per interval), and completion latency (p50, p99 from the histogram; mean and
-max exact), with the loss warning when the capture lost events (docs/block.md).
+max exact), with the loss warning when the capture lost events (docs/block.md). When the run has
+fio's own IOPS log on the run's clock (--fio-logs): fio's mean IOPS over the intervals its log
+covers wholly, next to the device's over the same intervals, and their ratio (device I/Os per fio
+I/O: below 1 when the block layer merged fio's I/Os into bigger requests, above 1 when it split
+them).
 """
 
 from __future__ import annotations
@@ -40,6 +44,19 @@ class SeriesNumbers:
     p99_ns: float | None
     lat_mean_ns: float | None
     lat_max_ns: float | None
+    fio: FioNumbers | None = None  # fio's own IOPS log, when the run wrote one
+
+
+@dataclass
+class FioNumbers:
+    aligned: bool
+    avg_msec: list[int]      # the logs' windows (0: per-I/O logs)
+    logs: int
+    from_ns: int | None      # the whole intervals compared, ns since run start
+    to_ns: int | None
+    fio_iops: float | None   # fio's mean over them (the op's data direction, or all summed)
+    device_iops: float | None  # the device's over the same intervals
+    note: str | None = None
 
 
 @dataclass
@@ -118,8 +135,28 @@ class BlockExport:
                 d.capture_id, d.run_id, d.label, d.device, d.events_lost, list(d.warnings), span, ios,
                 ios / (span / 1e9) if span else None, nbytes / (span / 1e9) if span else None,
                 busy / span if span else None, max(in_run) if in_run else None,
-                _pct(list(merged.values()), 50), _pct(list(merged.values()), 99), mean, mx))
+                _pct(list(merged.values()), 50), _pct(list(merged.values()), 99), mean, mx,
+                _fio_numbers(r, io.t_ns, w, op)))
         return data
+
+    def _fio_text(self, s: SeriesNumbers) -> list[str]:
+        fio = s.fio
+        if fio is None:
+            return []
+        if not fio.aligned:
+            return tf.wrap("fio's iops log: not on the run's time axis (written without a clock), not compared.",
+                           indent="    ", subsequent="      ")
+        if fio.fio_iops is None:
+            return tf.wrap(f"fio's iops log: {fio.note or 'nothing to compare in this window'}.", indent="    ",
+                           subsequent="      ")
+        f = tf.format_value
+        win = ", ".join("per I/O" if a == 0 else f"{a} ms" for a in fio.avg_msec)
+        ratio = (f"{fio.device_iops / fio.fio_iops:.2f} device I/Os per fio I/O"
+                 if fio.device_iops is not None and fio.fio_iops else "")
+        text = (f"fio's iops log ({win} windows): {f(fio.fio_iops, 'IO/s')} from "
+                f"{_instant(fio.from_ns or 0)} to {_instant(fio.to_ns or 0)}; device {f(fio.device_iops, 'IO/s')} "
+                f"then{': ' + ratio if ratio else ''}.")
+        return tf.wrap(text, indent="    ", subsequent="      ")
 
     def _link(self, ctx: ExportContext, data: BlockData) -> str:
         return ctx.cell_link(data.index) if data.index is not None else ctx.permalink
@@ -149,6 +186,7 @@ class BlockExport:
             f = tf.format_value
             lines.append(f"    I/Os {s.ios:,.0f} in {s.span_ns / 1e9:.3f} s: {f(s.iops, 'IO/s')}, "
                          f"{f(s.bytes_per_s, 'B/s')}")
+            lines += self._fio_text(s)
             qd_max = "-" if s.depth_max is None else f"{s.depth_max:.2f}"
             qd_mean = "-" if s.depth_mean is None else f"{s.depth_mean:.2f}"
             lines.append(f"    queue depth mean {qd_mean}, max {qd_max}")
@@ -180,14 +218,57 @@ class BlockExport:
                 f'<td class="num">{"-" if s.depth_mean is None else f"{s.depth_mean:.2f}"}</td>'
                 f'<td class="num">{"-" if s.depth_max is None else f"{s.depth_max:.2f}"}</td>'
                 f'<td class="num">{us(s.p50_ns)}</td><td class="num">{us(s.p99_ns)}</td>'
-                f'<td class="num">{us(s.lat_mean_ns)}</td><td class="num">{us(s.lat_max_ns)}</td></tr>')
+                f'<td class="num">{us(s.lat_mean_ns)}</td><td class="num">{us(s.lat_max_ns)}</td>'
+                f'<td class="num">{self._fio_cell(s)}</td></tr>')
         head = ("<tr><th>run</th><th></th><th>device</th><th class=num>I/Os</th><th class=num>IOPS</th>"
                 "<th class=num>throughput</th><th class=num>QD mean</th><th class=num>QD max</th>"
-                "<th class=num>p50</th><th class=num>p99</th><th class=num>mean lat</th><th class=num>max lat</th></tr>")
+                "<th class=num>p50</th><th class=num>p99</th><th class=num>mean lat</th><th class=num>max lat</th>"
+                "<th class=num title=\"fio's own iops log, over the intervals it covers; device I/Os per fio I/O\">"
+                "fio IOPS</th></tr>")
         return (f'<p class="muted">{e(self._scope(data))}. Queue depth: time-weighted mean of I/Os in flight; '
                 f'max per {e(_span(str(data.interval_ns)))}. Latency: issue to complete.</p>'
                 f'<div class="scroll"><table class="fio"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table></div>'
                 f'<p><a href="{link}">Queue depth, IOPS and latency over time in iolens</a></p>')
+
+
+    def _fio_cell(self, s: SeriesNumbers) -> str:
+        e = html.escape
+        fio = s.fio
+        if fio is None:
+            return "-"
+        if not fio.aligned or fio.fio_iops is None:
+            return f'<span class="muted" title="{e(fio.note or "", quote=True)}">not aligned</span>'
+        ratio = f" ({fio.device_iops / fio.fio_iops:.2f}x)" if fio.device_iops is not None and fio.fio_iops else ""
+        return e(tf.format_value(fio.fio_iops, "IO/s") + ratio)
+
+
+# The block operation a fio data direction is counted as.
+_DDIR_OF_OP = {"read": "read", "write": "write", "discard": "trim"}
+
+
+def _fio_numbers(r, t_ns: list[int], w: int, op: str | None) -> FioNumbers | None:
+    """fio's mean IOPS over the buckets its logs cover wholly, and the device's over the same ones."""
+    fio = r.fio_iops
+    if fio is None:
+        return None
+    avg = sorted({lg.avg_msec or 0 for lg in fio.logs})
+    if not fio.aligned:
+        return FioNumbers(False, avg, len(fio.logs), None, None, None, None, fio.note)
+    if op is not None and op not in _DDIR_OF_OP:
+        return FioNumbers(True, avg, len(fio.logs), None, None, None, None, f"fio has no {op} I/O to compare")
+    ddirs = [d for d in fio.ddirs if op is None or d.ddir == _DDIR_OF_OP[op]]
+    starts = [lg.from_ns for lg in fio.logs if lg.from_ns is not None]
+    ends = [lg.to_ns for lg in fio.logs if lg.to_ns is not None]
+    if not ddirs or not starts:
+        return FioNumbers(True, avg, len(fio.logs), None, None, None, None, "no entries for this operation")
+    a, b = min(starts), max(ends)
+    whole = [i for i, t in enumerate(t_ns) if t >= a and t + w <= b]
+    if not whole:
+        return FioNumbers(True, avg, len(fio.logs), None, None, None, None,
+                          "its log covers no whole interval of this window")
+    fio_mean = sum(v for d in ddirs for i in whole if (v := d.iops[i]) is not None) / len(whole)
+    dev = sum(o.iops[i] for o in r.ops if op is None or o.op == op for i in whole) / len(whole)
+    return FioNumbers(True, avg, len(fio.logs), t_ns[whole[0]], t_ns[whole[-1]] + w, fio_mean, dev)
 
 
 def _pct(bins: list[list], p: float) -> float | None:

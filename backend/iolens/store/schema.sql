@@ -589,6 +589,8 @@ CREATE TABLE IF NOT EXISTS sched_delay_hist (
 -- fio time-series logs (artifact kind fio-log: the write_bw_log / write_iops_log / write_lat_log
 -- files of a run; iolens-collect --fio-logs MSEC, or `logs = MSEC` in a sweep plan). One row per
 -- log entry: with log_avg_msec, the average over that window for one direction; else one I/O.
+-- Logs written on CLOCK_MONOTONIC (artifact field clock, fio's log_alternate_epoch) also have
+-- run_ms, their time on the run's axis (the block and sched views' time 0); see ingest_sweep.py.
 CREATE TABLE IF NOT EXISTS fio_log_samples (
     capture_id VARCHAR NOT NULL,
     run_id     VARCHAR NOT NULL,
@@ -601,8 +603,14 @@ CREATE TABLE IF NOT EXISTS fio_log_samples (
     value      DOUBLE NOT NULL,    -- bytes/s (bw), IO/s (iops) or ns (lat, clat, slat)
     ddir       VARCHAR NOT NULL,   -- read | write | trim | other
     bs         BIGINT,             -- block size, bytes (0 in averaged logs)
-    path       VARCHAR NOT NULL    -- the log's path in the bundle
+    path       VARCHAR NOT NULL,   -- the log's path in the bundle
+    run_ms     BIGINT,             -- ms since the run's start (trace_clock_at_start_ns, CLOCK_MONOTONIC); NULL: zero-based log, not aligned
+    t0_ns      BIGINT              -- the run's start on CLOCK_MONOTONIC that run_ms counts from (the artifact's trace_clock_at_start_ns); NULL with run_ms
 );
+-- Databases made before run_ms and t0_ns existed get them here (NULL for the rows they hold: those
+-- logs were zero-based). Columns are only ever added at the end, so both layouts are the same.
+ALTER TABLE fio_log_samples ADD COLUMN IF NOT EXISTS run_ms BIGINT;
+ALTER TABLE fio_log_samples ADD COLUMN IF NOT EXISTS t0_ns BIGINT;
 
 -- iolens-collect cmd: each device's /proc/diskstats counters over a run (artifact kind diskstats,
 -- read just before and just after the command). One row per run and device present in both reads.

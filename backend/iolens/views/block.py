@@ -371,9 +371,174 @@ def iops(store: Store, specs: list[str], from_ns: int | None = None, to_ns: int 
             io_s[b] = n / secs
             b_s[b] = (nbytes or 0) / secs
         ops = [models.BlockOpRate(op=op, iops=per_op[op][0], bytes_per_s=per_op[op][1]) for op in _ops_sorted(per_op)]
-        # The join point for fio's own IOPS log (write_iops_log): not captured yet, so null.
-        out.append(models.BlockIopsSeries(**s.public(), source=_source(t), ops=ops, fio_iops=None))
+        out.append(models.BlockIopsSeries(**s.public(), source=_source(t), ops=ops, fio_iops=fio_iops(store, s, grid)))
     return models.BlockIops(grid=grid.public(), t_ns=_times(grid), series=out)
+
+
+# --- fio's own IOPS log -------------------------------------------------------------------------
+# fio_log_samples rows of kind iops (iolens-collect --fio-logs). Only logs with run_ms (fio wrote
+# CLOCK_MONOTONIC times: ingest_sweep.py) can be put on the run's axis. Per log (a job's clone):
+FIO_LOGS_SQL = """
+SELECT path, any_value(jobname) AS job, any_value(job_index) AS job_index, any_value(clone) AS clone,
+       any_value(avg_msec) AS avg_msec, min(run_ms) AS first_ms, max(run_ms) AS last_ms,
+       arg_min(t_ms, run_ms) AS first_t_ms, list(DISTINCT ddir ORDER BY ddir) AS ddirs,
+       count(run_ms) AS timed, list(DISTINCT t0_ns) FILTER (t0_ns IS NOT NULL) AS t0s
+FROM fio_log_samples WHERE capture_id = $cid AND run_id = $rid AND log = 'iops'
+GROUP BY path ORDER BY any_value(job_index), any_value(jobname), any_value(clone), path
+"""
+# Averaged entries near the range ($lo_ms, $hi_ms: the range in ms widened by three windows, so
+# that each entry's predecessor is there).
+FIO_AVG_SQL = """
+SELECT path, run_ms, ddir, value FROM fio_log_samples
+WHERE capture_id = $cid AND run_id = $rid AND log = 'iops' AND coalesce(avg_msec, 0) > 0
+      AND run_ms >= $lo_ms AND run_ms <= $hi_ms
+ORDER BY path, run_ms
+"""
+# Per-I/O entries (one per I/O, its completion truncated to the ms) counted per ms ($per_ms) or per
+# bucket of the grid (bucket index b = (run_ms x 10^6 - lo) // w, grids of 1 ms and wider).
+FIO_IO_SQL = """
+SELECT path, ddir, CASE WHEN $per_ms THEN run_ms ELSE (run_ms * 1000000 - $lo) // $w END AS k, count(*) AS n
+FROM fio_log_samples
+WHERE capture_id = $cid AND run_id = $rid AND log = 'iops' AND coalesce(avg_msec, 0) = 0
+      AND run_ms * 1000000 + 1000000 > $lo AND run_ms * 1000000 < $hi
+GROUP BY ALL
+"""
+BLOCK_T0_SQL = "SELECT DISTINCT t0_ns FROM block_runs WHERE capture_id = $cid AND run_id = $rid"
+FIO_NOT_ALIGNED = ("fio's IOPS log of this run has no clock (its times count from each job's start, which fio does "
+                   "not record): not aligned with the block events, so not drawn. Re-capture with this iolens-collect "
+                   "(--fio-logs records the logs on CLOCK_MONOTONIC when fio knows log_alternate_epoch_clock_id)")
+MS = 1_000_000
+FIO_DDIRS = ("read", "write", "trim", "other")  # fio's data directions, in this order
+
+
+def _spread(pieces: list[tuple[int, int, float]], grid: Grid, into: list[float]) -> None:
+    """Add rate x overlap (ns) of each piece [start, end) with each bucket."""
+    lo, w, n = grid.lo, grid.w, grid.n
+    for a, e, rate in pieces:
+        a, e = max(a, lo), min(e, grid.hi)
+        if e <= a:
+            continue
+        for b in range((a - lo) // w, min(n - 1, (e - 1 - lo) // w) + 1):
+            into[b] += rate * (min(e, lo + (b + 1) * w) - max(a, lo + b * w))
+
+
+def fio_iops(store: Store, s: Series, grid: Grid) -> models.BlockFioIops | None:
+    """fio's iops logs of the series' run on the grid, per data direction, summed over jobs and
+    clones (docs/block.md "fio's own IOPS log"). Per log:
+
+    - an averaged entry (log_avg_msec > 0) is the I/Os fio counted since its previous sample divided
+      by that time (fio stat.c __add_samples), so it covers [previous entry, its time): the log's
+      first one from the job's start (its t_ms, estimated at ingest), and an entry more than 1.5
+      windows after the previous one (fio writes nothing for a window without I/O) its own window
+      [time - avg_msec, time);
+    - a per-I/O entry is one I/O completed within [its ms, + 1 ms);
+    - the log covers [its first window's start, its last entry); inside, time that no entry of a
+      direction covers counts as 0 IO/s for that direction (no I/O: fio wrote nothing);
+    - a bucket's value is the integral of the rate over the bucket divided by the part of the
+      bucket the log covers (the time-weighted average of the entries covering it); null where the
+      log covers none of it.
+    Logs are then added up per direction, counting only logs that have that direction at all.
+    """
+    logs = store.query(FIO_LOGS_SQL, {"cid": s.capture_id, "rid": s.run_id}).dicts()
+    if not logs:
+        return None
+
+    def public(r: dict, aligned: bool) -> models.BlockFioLog:
+        start = None
+        if aligned and r["first_ms"] is not None:
+            avg = r["avg_msec"] or 0
+            start = (r["first_ms"] - (_first_window(r["first_t_ms"], avg) if avg > 0 else 0)) * MS
+        end = None
+        if aligned and r["last_ms"] is not None:  # an averaged log ends at its last entry, a per-I/O one 1 ms later
+            end = (r["last_ms"] + (0 if (r["avg_msec"] or 0) > 0 else 1)) * MS
+        return models.BlockFioLog(path=r["path"], job=r["job"], job_index=r["job_index"], clone=r["clone"],
+                                  avg_msec=r["avg_msec"], from_ns=start, to_ns=end)
+
+    timed = [r for r in logs if r["timed"]]
+    block_t0 = {t for (t,) in store.query(BLOCK_T0_SQL, {"cid": s.capture_id, "rid": s.run_id}).rows}
+    fio_t0 = {t for r in timed for t in (r["t0s"] or [])}
+    note = None
+    if not timed:
+        note = FIO_NOT_ALIGNED
+    elif block_t0 != fio_t0:
+        note = ("fio's IOPS log counts from the run's start (trace_clock_at_start_ns), the block events of this run "
+                "from another time 0 (blktrace's first event, or no trace_clock_at_start_ns): not aligned, not drawn")
+    if note:
+        return models.BlockFioIops(aligned=False, note=note, logs=[public(r, False) for r in logs], ddirs=[])
+    untimed = [r["path"] for r in logs if not r["timed"]]
+    if untimed:
+        note = f"not aligned, left out: {', '.join(untimed)} (no clock)"
+
+    covered: dict[str, list[float]] = {}
+    integral: dict[tuple[str, str], list[float]] = {}
+    for r in timed:
+        info = public(r, True)
+        cov = [0.0] * grid.n
+        _spread([(info.from_ns or 0, info.to_ns or 0, 1.0)], grid, cov)
+        covered[r["path"]] = cov
+        for d in r["ddirs"]:
+            integral[(r["path"], d)] = [0.0] * grid.n
+    by_path = {r["path"]: r for r in timed}
+
+    avg_logs = [r for r in timed if (r["avg_msec"] or 0) > 0]
+    if avg_logs:
+        widest = max(r["avg_msec"] for r in avg_logs)
+        rows = store.query(FIO_AVG_SQL, {"cid": s.capture_id, "rid": s.run_id, "lo_ms": grid.lo // MS - 3 * widest,
+                                         "hi_ms": -(-grid.hi // MS) + 3 * widest}).rows
+        prev_t: dict[str, int] = {}      # path -> time of its previous entry
+        prev_start: dict[str, int] = {}  # path -> start of that entry's window
+        for path, run_ms, ddir, value in rows:
+            r = by_path[path]
+            avg = r["avg_msec"]
+            if prev_t.get(path) == run_ms:  # another direction of the same entry: the same window
+                start = prev_start[path]
+            else:
+                p = prev_t.get(path)
+                if run_ms == r["first_ms"]:
+                    start = run_ms - _first_window(r["first_t_ms"], avg)
+                elif p is not None and run_ms - p <= 1.5 * avg:
+                    start = p
+                else:  # the first entry fetched, or one after windows without I/O
+                    start = run_ms - avg
+                prev_t[path], prev_start[path] = run_ms, start
+            _spread([(start * MS, run_ms * MS, value / 1e9)], grid, integral[(path, ddir)])
+    io_logs = [r for r in timed if not (r["avg_msec"] or 0) > 0]
+    if io_logs:
+        per_ms = grid.w < MS
+        rows = store.query(FIO_IO_SQL, {"cid": s.capture_id, "rid": s.run_id, "lo": grid.lo, "hi": grid.hi,
+                                        "w": grid.w, "per_ms": per_ms}).rows
+        for path, ddir, k, n in rows:
+            if per_ms:  # n I/Os in [k ms, k + 1 ms)
+                _spread([(k * MS, (k + 1) * MS, n / MS)], grid, integral[(path, ddir)])
+            elif 0 <= k < grid.n:  # whole buckets: n I/Os in bucket k
+                integral[(path, ddir)][k] += n
+
+    ddirs = sorted({d for (_, d) in integral}, key=lambda d: FIO_DDIRS.index(d) if d in FIO_DDIRS else len(FIO_DDIRS))
+    out = []
+    for d in ddirs:
+        vals: list[float | None] = [None] * grid.n
+        mean: float | None = None
+        for (path, dd), integ in integral.items():
+            if dd != d:
+                continue
+            cov = covered[path]
+            for b in range(grid.n):
+                if cov[b] > 0:
+                    vals[b] = (vals[b] or 0.0) + integ[b] * 1e9 / cov[b]
+            c = sum(cov)
+            if c > 0:
+                mean = (mean or 0.0) + sum(integ) * 1e9 / c
+        out.append(models.BlockFioDdir(ddir=d, iops=vals, mean_iops=mean))
+    return models.BlockFioIops(aligned=True, note=note, logs=[public(r, True) for r in logs], ddirs=out)
+
+
+def _first_window(first_t_ms: int | None, avg: int) -> int:
+    """Length of an averaged log's first window, ms: from the job's start (estimated at ingest:
+    t_ms, ingest_sweep._job_start) to its first entry, which fio's helper thread writes one to two
+    windows after the start; a longer t_ms means the job's first windows had no I/O: one window."""
+    if first_t_ms is not None and avg - 1 <= first_t_ms < 2 * avg:
+        return first_t_ms
+    return avg
 
 
 def bin_centre(lat_bin: int) -> float:

@@ -61,9 +61,16 @@ export function TimeSeriesSvg({ l, clipId, faded = false, children }: { l: TimeS
       </defs>
       <TimeAxes l={l} />
       <g clipPath={`url(#${clipId})`} opacity={faded ? 0.45 : undefined}>
-        {l.paths.map((p) => (
-          <path key={p.key} d={p.d} fill="none" stroke={p.color} strokeWidth={1.4} strokeDasharray={p.dash || undefined} strokeLinejoin="round" />
-        ))}
+        {l.paths.map((p) =>
+          p.width === undefined ? (
+            <path key={p.key} d={p.d} fill="none" stroke={p.color} strokeWidth={1.4} strokeDasharray={p.dash || undefined} strokeLinejoin="round" />
+          ) : (
+            <g key={p.key}>
+              <path d={p.d} fill="none" stroke="#fff" strokeWidth={p.width + 2} strokeOpacity={0.85} strokeLinejoin="round" className="line-halo" />
+              <path d={p.d} fill="none" stroke={p.color} strokeWidth={p.width} strokeDasharray={p.dash || undefined} strokeLinejoin="round" />
+            </g>
+          ),
+        )}
       </g>
       {children}
     </svg>
@@ -145,7 +152,7 @@ function PanShift({ l, dx, clipId }: { l: TimeSeriesLayout; dx: number; clipId: 
       <rect x={l.plot.left} y={l.plot.top} width={l.plot.right - l.plot.left} height={l.plot.bottom - l.plot.top} fill="#fff" />
       <g transform={`translate(${dx},0)`}>
         {l.paths.map((p) => (
-          <path key={p.key} d={p.d} fill="none" stroke={p.color} strokeWidth={1.4} strokeDasharray={p.dash || undefined} />
+          <path key={p.key} d={p.d} fill="none" stroke={p.color} strokeWidth={p.width ?? 1.4} strokeDasharray={p.dash || undefined} />
         ))}
       </g>
     </g>

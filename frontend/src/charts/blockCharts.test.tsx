@@ -1,8 +1,8 @@
 // Layouts of the block cell's charts, and golden SVGs of each (charts/golden/*.svg).
 import { describe, expect, it } from 'vitest';
 import { latencyAxis, valueAxis } from '../logic/blockFormat';
-import { lastEvents, maxOf, minPositive, shapeDepth, shapeLatency, shapeLatencyHistogram, shapeSizes } from '../logic/blockSeries';
-import { CAPS, depth, histogram, latency, runs, sizes } from '../testdata/block';
+import { lastEvents, maxOf, minPositive, shapeDepth, shapeFioIops, shapeLatency, shapeLatencyHistogram, shapeRates, shapeSizes } from '../logic/blockSeries';
+import { CAPS, depth, histogram, iops, latency, runs, sizes } from '../testdata/block';
 import { checkGolden } from './golden';
 import { LatencyHistogramSvg } from './LatencyHistogram';
 import { layoutLogHistogram } from './logHistogram';
@@ -43,6 +43,16 @@ describe('time series layout', () => {
     const l = layoutTimeSeries({ width: 600, height: 170, domain: [0, 5_000_000], grid: s.grid, lines: s.lines, y: latencyAxis(minPositive(s.lines), maxOf(s.lines)) });
     expect(l.yTicks.map((t) => t.label)).toEqual(['10 µs', '100 µs', '1 ms']);
     golden('timeseries-latency', <TimeSeriesSvg l={l} clipId="c2" />);
+  });
+  it("golden: IOPS with fio's own IOPS log dashed over it, with gaps where the log does not cover", () => {
+    const r = shapeRates(iops, CAPS, last, { metric: 'iops', op: 'all', split: false });
+    const lines = [...r.lines, ...shapeFioIops(iops, CAPS, 'all').lines];
+    const l = layoutTimeSeries({ width: 600, height: 140, domain: [0, 5_000_000], grid: r.grid, lines, y: valueAxis(maxOf(lines), 'IO/s') });
+    const fio = l.paths.find((p) => p.key.endsWith('|fio'))!;
+    expect(fio.dash).toBe('12 4');
+    // buckets 1..3 only: three points, no line to the uncovered buckets 0 and 4
+    expect(fio.d.match(/[ML]/g)).toHaveLength(3);
+    golden('timeseries-iops-fio', <TimeSeriesSvg l={l} clipId="c3" />);
   });
   it('a kept answer of a wider range is clipped to the new domain', () => {
     const l = layoutTimeSeries({ ...input, domain: [1_000_000, 2_000_000] });

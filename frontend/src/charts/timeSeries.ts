@@ -23,6 +23,8 @@ export interface TimeLine {
   /** SVG stroke-dasharray ('' = solid). */
   dash: string;
   values: readonly (number | null)[];
+  /** Stroke width (default 1.4); a line drawn wider also gets a white halo, to read over noisy lines. */
+  width?: number;
 }
 
 export interface TimeSeriesInput {
@@ -53,7 +55,7 @@ export interface TimeSeriesLayout {
   /** Unit of the time tick labels ('s', 'ms', ...). */
   xUnit: string;
   yTicks: { y: number; label: string }[];
-  paths: { key: string; color: string; dash: string; d: string }[];
+  paths: { key: string; color: string; dash: string; d: string; width?: number }[];
   /** time (ns) -> x (px) */
   x: (t: number) => number;
   /** x (px) -> time (ns) */
@@ -115,6 +117,7 @@ export function layoutTimeSeries(inp: TimeSeriesInput): TimeSeriesLayout {
     key: l.key,
     color: l.color,
     dash: l.dash,
+    ...(l.width !== undefined ? { width: l.width } : {}),
     d: linePath(
       px,
       idx.map((i) => {

@@ -3,6 +3,8 @@ import { CAPS, depth, histogram, iops, latency, runs, sizes } from '../testdata/
 import {
   binPercentile,
   endAt,
+  FIO_DASH,
+  fioKeyLabel,
   gatherWarnings,
   lastEvents,
   lostIn,
@@ -12,6 +14,7 @@ import {
   opCounts,
   seriesMetas,
   shapeDepth,
+  shapeFioIops,
   shapeLatency,
   shapeLatencyHistogram,
   shapeRates,
@@ -120,5 +123,61 @@ describe('warnings', () => {
     expect(sourceWords('tiles 10000 ns')).toBe('from 10 µs tiles');
     expect(sourceWords('rows')).toBe('from the I/O rows');
     expect(sourceWords('sample 1 in 64')).toBe('a sample, 1 in 64 I/Os');
+  });
+});
+
+describe("fio's own IOPS log", () => {
+  const withTwo = {
+    ...iops,
+    series: iops.series.map((s, i) =>
+      i === 1
+        ? {
+            ...s,
+            fio_iops: {
+              aligned: true,
+              note: null,
+              logs: [
+                { path: 'runs/r000/logs/0-rr_iops.1.log', job: 'rr', job_index: 0, clone: 1, avg_msec: 100, from_ns: 0, to_ns: 3_000_000 },
+                { path: 'runs/r000/logs/0-rr_iops.2.log', job: 'rr', job_index: 0, clone: 2, avg_msec: 100, from_ns: 0, to_ns: 3_000_000 },
+              ],
+              ddirs: [
+                { ddir: 'read', iops: [900, 180_000, 240_000, null, null], mean_iops: 140_000 },
+                { ddir: 'trim', iops: [0, 1000, null, null, null], mean_iops: 500 },
+              ],
+            },
+          }
+        : s,
+    ),
+  };
+  it('a dashed line in the capture colour, where the log covers the bucket, null elsewhere', () => {
+    const f = shapeFioIops(iops, CAPS, 'all');
+    expect(f.lines).toHaveLength(1);
+    const l = f.lines[0]!;
+    expect(l.key).toBe(`${CAPS[0]}:r000|fio`);
+    expect(l.color).toBe(seriesMetas(iops.series, CAPS)[0]!.color);
+    expect(l.dash).toBe(FIO_DASH);
+    expect(l.values).toEqual([null, 49_000, 91_000, 79_000, null]);
+    expect(l.measure).toBe('fio iops log, read');
+    expect(l.detail).toBe("run r000 · fio job randread · runs/r000/logs/0-randread_iops.1.log · 100 ms windows, on the run's clock");
+    expect(f.windows).toEqual([100]);
+    // the zero-based log of r001 is not drawn: a note says why
+    expect(f.notes.map((n) => [n.key, n.label])).toEqual([[`${CAPS[1]}:r001`, 'qd32 / r001']]);
+    expect(f.notes[0]!.note).toMatch(/no clock.*not drawn/);
+  });
+  it('the op filter picks the data direction; all ops sum them; flush has none', () => {
+    const all = shapeFioIops(withTwo, CAPS, 'all').lines.find((l) => l.meta.runId === 'r000' && l.meta.captureId === CAPS[1])!;
+    expect(all.values).toEqual([900, 181_000, 240_000, null, null]);
+    expect(all.measure).toBe('fio iops log, read + trim');
+    expect(all.detail).toContain('fio job rr (clones 1, 2) · ');
+    expect(all.detail).toContain('runs/r000/logs/0-rr_iops.1.log, runs/r000/logs/0-rr_iops.2.log');
+    expect(shapeFioIops(withTwo, CAPS, 'read').lines.map((l) => l.values[1])).toEqual([49_000, 180_000]);
+    expect(shapeFioIops(withTwo, CAPS, 'discard').lines.map((l) => [l.measure, l.values[1]])).toEqual([['fio iops log, trim', 1000]]);
+    expect(shapeFioIops(withTwo, CAPS, 'write').lines).toEqual([]);
+    expect(shapeFioIops(withTwo, CAPS, 'flush').lines).toEqual([]);
+  });
+  it('the key names the windows', () => {
+    expect(fioKeyLabel([100])).toBe('fio iops log (avg 100 ms)');
+    expect(fioKeyLabel([0])).toBe('fio iops log (per I/O)');
+    expect(fioKeyLabel([0, 100, 500])).toBe('fio iops log (per I/O, avg 100, 500 ms)');
   });
 });

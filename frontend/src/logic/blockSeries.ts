@@ -11,6 +11,7 @@ export type BlockLatency = Schemas['BlockLatency'];
 export type BlockLatencyHistogram = Schemas['BlockLatencyHistogram'];
 export type BlockSizes = Schemas['BlockSizes'];
 export type BlockScatter = Schemas['BlockScatter'];
+export type BlockFioIops = Schemas['BlockFioIops'];
 /** What every series of every block view carries (BlockSeriesInfo in api/models.py). */
 export type BlockSeriesInfo = Omit<Schemas['BlockDepthSeries'], 'depth'>;
 
@@ -39,6 +40,10 @@ export interface LineSeries {
   /** SVG stroke-dasharray ('' = solid). */
   dash: string;
   values: (number | null)[];
+  /** Hover detail, when not the series' usual one (run, device, source). */
+  detail?: string;
+  /** Stroke width, when not the default (fio's line: wider, over a halo). */
+  width?: number;
 }
 
 export interface TimeGrid {
@@ -168,6 +173,81 @@ export function shapeRates(
   });
   const known: string[] = OPS.filter((o) => seen.has(o));
   return { grid, lines, ops: known.concat([...seen].filter((o) => !known.includes(o))) };
+}
+
+// --- fio's own IOPS log --------------------------------------------------------------------------
+/** fio's iops log on the IOPS chart: dashed, in the capture's colour. Distinct from the op dashes. */
+export const FIO_DASH = '12 4';
+/** ... drawn wider than the device's lines, over a white halo, so that it reads over their noise. */
+export const FIO_WIDTH = 2.2;
+/** The fio data direction a block operation is counted as (views/block.py fio_iops). */
+const DDIR_OF_OP: Record<string, string> = { read: 'read', write: 'write', discard: 'trim' };
+
+export interface FioNote {
+  key: string;
+  label: string;
+  color: string;
+  note: string;
+}
+
+/** The chart's key for fio's line: 'fio iops log (avg 100 ms)', '(per I/O, avg 100, 500 ms)'. */
+export function fioKeyLabel(windows: readonly number[]): string {
+  const avg = windows.filter((w) => w > 0);
+  const parts = [...(windows.includes(0) ? ['per I/O'] : []), ...(avg.length ? [`avg ${avg.join(', ')} ms`] : [])];
+  return `fio iops log (${parts.join(', ')})`;
+}
+
+/**
+ * fio's own IOPS log of each series (`fio_iops`, when the run wrote one on the run's clock) as a
+ * dashed line in the series' colour: the data direction of the op shown (read, write; discard is
+ * fio's trim), every direction summed for 'all' (with or without the per-operation split); none for
+ * operations fio has no direction for (flush). Null where fio's log does not cover a bucket: the
+ * line has gaps there, it does not drop to 0. A log written without a clock is never drawn: its
+ * series get a note instead. `windows` are the logs' log_avg_msec values (0: per-I/O logs), for
+ * the chart's key.
+ */
+export function shapeFioIops(r: BlockIops, captures: readonly string[], op: OpFilter): { lines: LineSeries[]; notes: FioNote[]; windows: number[] } {
+  const metas = seriesMetas(r.series, captures);
+  const lines: LineSeries[] = [];
+  const notes: FioNote[] = [];
+  const windows = new Set<number>();
+  r.series.forEach((s, i) => {
+    const f = s.fio_iops;
+    const meta = metas[i]!;
+    if (!f) return;
+    if (!f.aligned) {
+      notes.push({ key: meta.key, label: meta.label, color: meta.color, note: f.note ?? 'fio iops log not aligned' });
+      return;
+    }
+    const ddirs = f.ddirs.filter((d) => (op === 'all' ? true : d.ddir === DDIR_OF_OP[op]));
+    if (ddirs.length === 0) return;
+    const values = r.t_ns.map((_, b) => {
+      let sum: number | null = null;
+      for (const d of ddirs) {
+        const v = d.iops[b];
+        if (v !== null && v !== undefined) sum = (sum ?? 0) + v;
+      }
+      return sum;
+    });
+    for (const lg of f.logs) windows.add(lg.avg_msec ?? 0);
+    const clones = new Map<string, number[]>();
+    for (const lg of f.logs) clones.set(lg.job, [...(clones.get(lg.job) ?? []), lg.clone]);
+    const jobs = [...clones].map(([job, cs]) => (cs.length > 1 ? `${job} (clones ${cs.join(', ')})` : cs[0]! > 1 ? `${job} (clone ${cs[0]})` : job));
+    const files = f.logs.map((lg) => lg.path);
+    const win = [...new Set(f.logs.map((lg) => (lg.avg_msec ? `${lg.avg_msec} ms windows` : 'one entry per I/O')))].join(', ');
+    const dir = op === 'all' ? (ddirs.length > 1 ? ddirs.map((d) => d.ddir).join(' + ') : ddirs[0]!.ddir) : ddirs[0]!.ddir;
+    lines.push({
+      key: `${meta.key}|fio`,
+      meta,
+      measure: `fio iops log, ${dir}`,
+      color: meta.color,
+      dash: FIO_DASH,
+      width: FIO_WIDTH,
+      values,
+      detail: `run ${meta.runId} · fio job${jobs.length > 1 ? 's' : ''} ${jobs.join(', ')} · ${files.length > 2 ? `${files.length} logs: ${files[0]}, …` : files.join(', ')} · ${win}, on the run's clock`,
+    });
+  });
+  return { lines, notes, windows: [...windows].sort((a, b) => a - b) };
 }
 
 // --- latency -------------------------------------------------------------------------------------

@@ -32,7 +32,17 @@ export const iops: BlockIops = {
   grid,
   t_ns,
   series: [
-    { ...info(CAPS[0]!, 'r000', 'qd1'), fio_iops: null, ops: [{ op: 'read', iops: [0, 50_000, 90_000, 80_000, 0], bytes_per_s: [0, 50_000 * 4096, 90_000 * 4096, 80_000 * 4096, 0] }] },
+    {
+      ...info(CAPS[0]!, 'r000', 'qd1'),
+      // fio's iops log on the run's clock: it covers [1 ms, 4 ms), reads only
+      fio_iops: {
+        aligned: true,
+        note: null,
+        logs: [{ path: 'runs/r000/logs/0-randread_iops.1.log', job: 'randread', job_index: 0, clone: 1, avg_msec: 100, from_ns: 1_000_000, to_ns: 4_000_000 }],
+        ddirs: [{ ddir: 'read', iops: [null, 49_000, 91_000, 79_000, null], mean_iops: 73_000 }],
+      },
+      ops: [{ op: 'read', iops: [0, 50_000, 90_000, 80_000, 0], bytes_per_s: [0, 50_000 * 4096, 90_000 * 4096, 80_000 * 4096, 0] }],
+    },
     {
       ...info(CAPS[1]!, 'r000', 'qd32 / r000'),
       fio_iops: null,
@@ -41,7 +51,17 @@ export const iops: BlockIops = {
         { op: 'flush', iops: [0, 0, 1000, 0, 0], bytes_per_s: [0, 0, 0, 0, 0] },
       ],
     },
-    { ...info(CAPS[1]!, 'r001', 'qd32 / r001', true), fio_iops: null, ops: [{ op: 'write', iops: [0, 100_000, 120_000, 110_000, 0], bytes_per_s: [0, 1e8, 1.2e8, 1.1e8, 0] }] },
+    {
+      ...info(CAPS[1]!, 'r001', 'qd32 / r001', true),
+      // an old capture's log, zero-based: not aligned, never drawn
+      fio_iops: {
+        aligned: false,
+        note: "fio's IOPS log of this run has no clock (its times count from each job's start, which fio does not record): not aligned with the block events, so not drawn",
+        logs: [{ path: 'runs/r001/logs/0-w_iops.1.log', job: 'w', job_index: 0, clone: 1, avg_msec: 500, from_ns: null, to_ns: null }],
+        ddirs: [],
+      },
+      ops: [{ op: 'write', iops: [0, 100_000, 120_000, 110_000, 0], bytes_per_s: [0, 1e8, 1.2e8, 1.1e8, 0] }],
+    },
   ],
 };
 

@@ -23,10 +23,13 @@ import {
   lostIn,
   maxOf,
   minPositive,
+  FIO_DASH,
+  fioKeyLabel,
   opCounts,
   opDash,
   seriesMetas,
   shapeDepth,
+  shapeFioIops,
   shapeLatency,
   shapeLatencyHistogram,
   shapeRates,
@@ -158,7 +161,16 @@ function BlockCharts({ captures, runs, state, setState }: ChartsProps) {
   const half = Math.floor((chartWidth - 16) / 2);
 
   const named = (ls: LineSeries[]): NamedLine[] =>
-    ls.map((s) => ({ key: s.key, color: s.color, dash: s.dash, values: s.values, name: s.measure ? `${s.meta.label} · ${s.measure}` : s.meta.label, detail: detailOf(s.meta) }));
+    ls.map((s) => ({ key: s.key, color: s.color, dash: s.dash, width: s.width, values: s.values, name: s.measure ? `${s.meta.label} · ${s.measure}` : s.meta.label, detail: s.detail ?? detailOf(s.meta) }));
+  // fio's own IOPS log (--fio-logs), drawn over the device's IOPS when it is on the run's clock
+  const fio = rates.data ? shapeFioIops(rates.data, captures, state.op) : { lines: [], notes: [], windows: [] };
+  const iopsSplit = state.split && state.op === 'all';
+  const iopsKeys: StyleKey[] = [
+    ...(iopsSplit && rates.data ? opKeys(shapeRates(rates.data, captures, last, { metric: 'iops', op: 'all', split: true }).ops) : []),
+    ...(fio.lines.length
+      ? [{ label: fioKeyLabel(fio.windows), dash: FIO_DASH, title: "fio's own IOPS log (write_iops_log, iolens-collect --fio-logs), on the run's clock: what fio counted, against what reached the device. Device I/Os per fio I/O below 1: the block layer merged fio's I/Os; above 1: it split them." }]
+      : []),
+  ];
   const head = (t: number, w: number) => (
     <>
       <strong>{formatBucket(t, w)}</strong> <span className="muted">· {formatSpan(w)} interval, since run start</span>
@@ -231,11 +243,24 @@ function BlockCharts({ captures, runs, state, setState }: ChartsProps) {
           unit="I/Os per second"
           sub={(w) => `I/Os completed per second, per ${w} · ${state.split && state.op === 'all' ? 'by operation' : opWord}`}
           q={rates}
-          shape={(d) => shapeRates(d, captures, last, { metric: 'iops', op: state.op, split: state.split })}
+          shape={(d) => {
+            const r = shapeRates(d, captures, last, { metric: 'iops', op: state.op, split: state.split });
+            return { grid: r.grid, lines: [...r.lines, ...shapeFioIops(d, captures, state.op).lines] };
+          }}
           named={named}
           y={(ls) => valueAxis(maxOf(ls), 'IO/s')}
           unitOf="IO/s"
-          keys={state.split && state.op === 'all' ? opKeys(rates.data ? shapeRates(rates.data, captures, last, { metric: 'iops', op: 'all', split: true }).ops : []) : []}
+          keys={iopsKeys}
+          after={fio.notes.length > 0 && (
+            <p className="fio-note muted small" data-testid="fio-note">
+              {fio.notes.map((n) => (
+                <span key={n.key}>
+                  <i className="swatch" style={{ background: n.color }} />
+                  {n.label}: {n.note}.{' '}
+                </span>
+              ))}
+            </p>
+          )}
           height={140}
           width={chartWidth}
           domain={domain}
@@ -417,6 +442,8 @@ interface TimeChartProps<D> {
   unitOf: ValueUnit;
   keys?: StyleKey[];
   controls?: ReactNode;
+  /** Below the chart (notes about what it does not draw). */
+  after?: ReactNode;
   height: number;
   width: number;
   domain: [number, number];
@@ -456,6 +483,7 @@ function TimeChart<D>(p: TimeChartProps<D>) {
         stale={p.q.stale}
         {...p.it}
       />
+      {p.after}
     </ChartFrame>
   );
 }
