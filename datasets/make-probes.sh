@@ -10,12 +10,14 @@
 #            (issue 4's pair)
 #   block    datasets/block-loop/: 4k random reads and writes on an ext4 loop device with --block
 #            and fio's own logs on the same clock (--fio-logs 100) (issue 8)
+#   block-vda  datasets/block-vda/: the same job on the device that holds $WORK (the host's own
+#            disk, shared with everything else running), traced with --block (issue 8)
 #
 # Needs root (losetup, mkfs, mount, perf system-wide, cgroups), fio, perf, xfsprogs. Writes only to
 # files it creates under $WORK, to the loop devices it attaches, and to the cgroup the collector
 # creates and removes; removes all of them at the end.
 #
-#   sudo datasets/make-probes.sh                 # all three
+#   sudo datasets/make-probes.sh                 # all four
 #   sudo datasets/make-probes.sh sched           # one of them
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,7 +26,11 @@ WORK=${WORK:-/var/tmp/iolens-probe-datasets}
 collect=(python3 -m iolens_collect)
 kernel=$(uname -r)
 what=("$@")
-[ ${#what[@]} -gt 0 ] || what=(stacks sched block)
+[ ${#what[@]} -gt 0 ] || what=(stacks sched block block-vda)
+# the RECIPE's device line; the block-vda part says its own
+loopline="loop devices over 2 GiB sparse files (\`truncate -s 2G\`) on the host's ext4 root
+  (virtio disk vda), made with default \`mkfs\` and mount options; scheduler as the kernel set it."
+devline=$loopline
 
 mkdir -p "$WORK"
 loops=()
@@ -92,8 +98,7 @@ A real capture, made by \`datasets/make-probes.sh\` on $(date -u +%Y-%m-%d) (UTC
 - host: $(hostname), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM, a KVM guest
 - kernel: $kernel ($(uname -v)); cgroups: $(grep -q ' - cgroup cgroup .*cpu' /proc/self/mountinfo && echo "v1 cpu hierarchy (hybrid host)" || echo v2)
 - fio: $(fio --version), $(perf --version), collector: iolens-collect $(cd "$repo/collectors" && python3 -m iolens_collect --version | awk '{print $NF}')
-- device: loop devices over 2 GiB sparse files (\`truncate -s 2G\`) on the host's ext4 root
-  (virtio disk vda), made with default \`mkfs\` and mount options; scheduler as the kernel set it.
+- device: $devline
 - **Not an idle machine**: other engineers' test suites (browsers, node, pytest) ran on it at the
   same time. Load average (1, 5, 15 min) before the capture: $before; after: $after. Other
   processes above 2% of a CPU just before (top): ${busy:-none}. Expect noise between repeats and captures.
@@ -226,6 +231,22 @@ S
             --tag fs=ext4 --tag device=loop --repeat 2 --block "${devs[ext4]}" --fio-logs 100 \
             --fio-args="--name=randrw-4k --directory=$WORK/mnt-ext4 --size=256m --rw=randrw --rwmixread=50 --bs=4k --ioengine=libaio --iodepth=16 --direct=1 --rate_iops=6000,6000 --runtime=3 --time_based"
         ;;
-    *) echo "unknown dataset $w (stacks, sched, block)" >&2; exit 2 ;;
+    block-vda)
+        dir="$WORK/on-root-fs"
+        mkdir -p "$dir"
+        src=$(df --output=source "$dir" | tail -1)
+        disk=$(basename "$(readlink -f "$src")")
+        sched=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "/sys/block/$disk/queue/scheduler" 2>/dev/null); sched=${sched:-?}
+        devline="/dev/$disk, the disk that holds $WORK ($(df --output=fstype "$dir" | tail -1) as mounted by the host; I/O scheduler: $sched). It is the machine's own disk: every other process's I/O to it is traced too."
+        setup_cmds() { echo "mkdir -p $dir   # on $src"; }
+        capture "$kernel-block-$disk" "$here/block-$disk" \
+            "4k random reads and writes, half each (libaio, iodepth 16, O_DIRECT, a 256 MiB file, fio limited to 3000 reads/s + 3000 writes/s, 2 x 3 s) in a directory on the host's root file system, with the block-layer events of the disk under it (\`--block $disk\`) and fio's own logs on the same clock (\`--fio-logs 100\`): the device that holds the temporary directory, to overlay with block-loop." \
+            "- blktrace was refused on this VM, so the events are perf's block tracepoints filtered in the kernel to $disk, with perf stat counting the same tracepoints. On this VM perf record has lost most interrupt-context completions of $disk before (DESIGN.md, \"Facts measured\"): when it does, the capture is marked and every block view warns; the notes above say what was counted and what was recorded.
+- The disk is shared: the other processes' reads and writes (journal commits, other sessions' builds) are in the trace with fio's, so the device's IOPS is fio's plus theirs." \
+            --tag fs=host-root --tag "device=$disk" --repeat 2 --block "$disk" --fio-logs 100 \
+            --fio-args="--name=randrw-4k --directory=$dir --size=256m --rw=randrw --rwmixread=50 --bs=4k --ioengine=libaio --iodepth=16 --direct=1 --rate_iops=3000,3000 --runtime=3 --time_based"
+        devline=$loopline
+        ;;
+    *) echo "unknown dataset $w (stacks, sched, block, block-vda)" >&2; exit 2 ;;
     esac
 done
