@@ -38,6 +38,11 @@ Quirks:
   the payload is cut at the first "(" and the matching ") ".
 - The dev is printed "major,minor" from the kernel's dev_t (MAJOR = dev >> 20).
 - Flushes: a request with no data has sector 0 and nr 0 ("254,0 FF 0 () 0 + 0 ...").
+
+This reader is the reference: ingest reads perf-block artifacts with its compiled equivalent
+(perf_block_native.py, Rust), which must give the same events and counters. A change of rule here
+needs the same change in backend/native/iolens_native/src/block.rs; test_block_native.py compares
+the two on every rule.
 """
 
 from __future__ import annotations

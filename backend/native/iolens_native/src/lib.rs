@@ -4,10 +4,14 @@
 //!   0.12.8 folds them (see fold.rs), on several threads (see stream.rs).
 //! - `write_tables`: the same parse, keeping every sample's timestamp, CPU, pid, tid, comm and
 //!   event, written as CSV for DuckDB (see tables.rs).
+//! - `block_perf_csv`: `perf script` text of the block tracepoints -> one CSV row per I/O, parsed
+//!   and matched in one pass (see block.rs).
 //!
-//! The Python wrapper with the documented API is iolens/formats/perf_script_native.py; the
-//! pure-Python reference of the same rules is iolens/formats/perf_script.py.
+//! The Python wrappers with the documented API are iolens/formats/perf_script_native.py and
+//! iolens/formats/perf_block_native.py; the pure-Python references of the same rules are
+//! iolens/formats/perf_script.py, and iolens/formats/perf_block.py with iolens/ingest_block.py.
 
+pub mod block;
 pub mod compact;
 pub mod fold;
 pub mod fxhash;
@@ -21,7 +25,7 @@ use std::os::fd::FromRawFd;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyString};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 use fold::Options;
 use stream::{Source, DEFAULT_CHUNK_BYTES};
@@ -217,9 +221,81 @@ fn write_tables<'py>(
     Ok(d)
 }
 
+fn counted<'py>(py: Python<'py>, items: &[(String, u64)]) -> PyResult<Bound<'py, PyList>> {
+    PyList::new(py, items.iter().map(|(k, v)| (k.as_str(), *v)))
+}
+
+fn times<'py>(py: Python<'py>, v: &[i64]) -> Bound<'py, PyBytes> {
+    let raw: Vec<u8> = v.iter().flat_map(|t| t.to_ne_bytes()).collect();
+    PyBytes::new(py, &raw)
+}
+
+/// Parses `perf script` text of the block tracepoints, matches issue to completion and writes
+/// one CSV row per I/O to `csv_path`, by the rules of PerfBlockReader and IoMatcher (see
+/// block.rs). Returns a dict: {"fallback": reason} when the Python reader must read this input,
+/// {"error": (line, kind, tracepoint, text)} for a line that reader rejects, else the counters.
+/// chunk_bytes 0 = 1 MiB (tests use tiny ones).
+#[pyfunction]
+#[pyo3(signature = (source, csv_path, *, t0_ns=None, chunk_bytes=0))]
+fn block_perf_csv<'py>(
+    py: Python<'py>,
+    source: &Bound<'py, PyAny>,
+    csv_path: String,
+    t0_ns: Option<i64>,
+    chunk_bytes: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let src = source_of(source)?;
+    let chunk = if chunk_bytes == 0 {
+        block::DEFAULT_BLOCK_CHUNK
+    } else {
+        chunk_bytes
+    };
+    let out = py.detach(|| block::perf_block_csv(src, &csv_path, t0_ns, chunk))?;
+    let d = PyDict::new(py);
+    match out {
+        block::Outcome::Stopped(block::Stop::Fallback(why)) => d.set_item("fallback", why)?,
+        block::Outcome::Stopped(block::Stop::Format {
+            line,
+            kind,
+            name,
+            text,
+        }) => d.set_item("error", (line, kind, name, text))?,
+        block::Outcome::Stopped(block::Stop::Io(e)) => return Err(e.into()),
+        block::Outcome::Done(s) => {
+            let r = &s.reader;
+            let m = &s.matched;
+            d.set_item("bytes", s.bytes)?;
+            d.set_item("tracepoints", counted(py, &r.tracepoints.items)?)?;
+            d.set_item("foreign", r.foreign)?;
+            d.set_item("passthrough", r.passthrough)?;
+            d.set_item("usec_times", r.usec_times)?;
+            d.set_item("lost", r.lost as i64)?;
+            d.set_item("lines", r.lines)?;
+            d.set_item("t0_ns", m.t0_ns)?;
+            d.set_item("first_ns", m.first_ns)?;
+            d.set_item("last_ns", m.last_ns)?;
+            d.set_item("counts", counted(py, &m.counts)?)?;
+            d.set_item("actions", counted(py, &m.actions)?)?;
+            d.set_item("devices", counted(py, &m.devices)?)?;
+            d.set_item("unmatched_completes", times(py, &m.unmatched_completes))?;
+            d.set_item("unfinished_issues", times(py, &m.unfinished_issues))?;
+            d.set_item("rows", m.rows)?;
+        }
+    }
+    Ok(d)
+}
+
+/// lat_bin of ingest_block.py as computed by block_perf_csv (for the tests).
+#[pyfunction]
+fn block_lat_bin(latency_ns: i64) -> i64 {
+    block::lat_bin(latency_ns)
+}
+
 #[pymodule]
 fn iolens_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(py_fold, m)?)?;
+    m.add_function(wrap_pyfunction!(block_perf_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(block_lat_bin, m)?)?;
     m.add_function(wrap_pyfunction!(fold_write, m)?)?;
     m.add_function(wrap_pyfunction!(write_tables, m)?)?;
     m.add("DEFAULT_CHUNK_BYTES", DEFAULT_CHUNK_BYTES)?;
