@@ -259,8 +259,8 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     def lock_stat_points(
         capture_id: str,
         s: StoreDep,
-        lock_class: Annotated[str, Query(alias="class", description="Class name as printed (lock_class of a row).")],
-        occurrence: Annotated[int, Query(ge=0, description="The row's occurrence (default 0).")] = 0,
+        lock_class: LockClassQ,
+        occurrence: OccurrenceQ = 0,
     ) -> models.LockStatPoints:
         try:
             return lock_stat_view.class_points(s, capture_id, lock_class, occurrence)
@@ -272,8 +272,8 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     def lock_stat_stacks(
         capture_id: str,
         s: StoreDep,
-        lock_class: Annotated[str, Query(alias="class", description="Class name as printed (lock_class of a row).")],
-        occurrence: Annotated[int, Query(ge=0, description="The row's occurrence (default 0).")] = 0,
+        lock_class: LockClassQ,
+        occurrence: OccurrenceQ = 0,
         with_: Annotated[str | None, Query(
             alias="with", description="Other capture ids, comma-separated, whose perf stacks are searched too (and "
                                       "whose lock_stat call sites of the same class are added).")] = None,
@@ -563,6 +563,8 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     return app
 
 
+LockClassQ = Annotated[str, Query(alias="class", description="Class name as printed (lock_class of a row).")]
+OccurrenceQ = Annotated[int, Query(ge=0, description="The row's occurrence (default 0).")]
 BlockCapturesQ = Annotated[str, Query(description="Comma-separated capture ids.")]
 BlockSeriesQ = Annotated[str, Query(
     description="Comma-separated series: CAPTURE (each of its runs with block data) or CAPTURE:RUN, drawn in this order.")]
