@@ -7,7 +7,9 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 DATASETS := $(sort $(wildcard datasets/*/*.iolens.tar.gz))
 # backend/native (Rust) is built by `uv sync` through maturin, which needs cargo; rustup puts it here.
-export PATH := $(HOME)/.cargo/bin:$(PATH)
+# uv's own folder goes on PATH too: `pip install --user` puts it in ~/.local/bin, which a fresh shell
+# may not have, and Playwright's web server runs `uv run iolens serve`.
+export PATH := $(dir $(UV)):$(HOME)/.cargo/bin:$(PATH)
 
 .PHONY: help deps deps-system deps-python deps-node build api-client demo serve test test-python \
         test-unit test-e2e typecheck clean bench
