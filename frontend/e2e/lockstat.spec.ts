@@ -104,6 +104,11 @@ test('upload two bundles with lock_stat and compare their lock contention', asyn
   await expect(points.locator('.points-col').first()).toContainText('get_page_from_freelist+0xaf0/0x1370');
   await expect(points.locator('.points-col').first()).toContainText('626,426');
   await shot(page, 'lockstat-02-points');
+  // a click anywhere on the row folds and unfolds it too, as the name's button does
+  await row.locator('td').nth(1).click();
+  await expect(points).toHaveCount(0);
+  await row.locator('td').nth(2).click();
+  await expect(cell.getByTestId('lockstat-points')).toBeVisible();
 
   // one capture's top classes, kept in the link
   await cell.getByRole('button', { name: 'Top classes' }).click();

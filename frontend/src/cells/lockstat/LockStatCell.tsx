@@ -1,4 +1,4 @@
-import { Fragment, useCallback, useMemo, useState } from 'react';
+import { Fragment, useCallback, useMemo, useState, type MouseEvent } from 'react';
 import { ErrorBox } from '../../components/ErrorBox';
 import {
   buildCompareTable,
@@ -161,6 +161,17 @@ function CapHead({ c, span }: { c: LockColumn; span: number }) {
   );
 }
 
+/**
+ * A click anywhere on a class's row opens its call sites, as the name's button does; not when the
+ * click landed on the button itself (it toggles on its own) or ended a text selection (copying a
+ * number out of the table must not fold the row).
+ */
+function rowClick(e: MouseEvent<HTMLTableRowElement>, toggle: () => void) {
+  if ((e.target as HTMLElement).closest('button, a')) return;
+  if (window.getSelection()?.toString()) return;
+  toggle();
+}
+
 function ClassName({ name, rwLabel, open, onToggle, points }: { name: string; rwLabel: string; open: boolean; onToggle: () => void; points?: number }) {
   return (
     <button type="button" className="class-toggle" aria-expanded={open} onClick={onToggle} title={`${name}: ${open ? 'hide' : 'show'} its call sites${points !== undefined ? ` (${points})` : ''}`}>
@@ -229,7 +240,7 @@ function CompareTable({ table, stacks }: { table: CompareTableView; stacks: Stac
           <tbody>
             {rows.map((r) => (
               <Fragment key={r.key}>
-                <tr data-class={r.lockClass} data-rw={r.rw}>
+                <tr className="class-row" data-class={r.lockClass} data-rw={r.rw} onClick={(e) => rowClick(e, () => toggle(r.key))}>
                   <th className="metric-col">
                     <ClassName name={r.name} rwLabel={r.rwLabel} open={open.has(r.key)} onToggle={() => toggle(r.key)} />
                     {r.marks.map((mk) => (
@@ -333,7 +344,7 @@ function TopTableBody({ table, open, setOpen, limit, setLimit, stacks }: { table
           <tbody>
             {rows.map((r) => (
               <Fragment key={r.key}>
-                <tr data-class={r.lockClass} data-rw={r.rw}>
+                <tr className="class-row" data-class={r.lockClass} data-rw={r.rw} onClick={(e) => rowClick(e, () => toggle(r.key))}>
                   <td className="num rank muted">{r.rank}</td>
                   <th className="metric-col">
                     <ClassName name={r.name} rwLabel={r.rwLabel} open={open.has(r.key)} onToggle={() => toggle(r.key)} points={r.points} />
