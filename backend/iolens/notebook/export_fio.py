@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ..api import models
 from ..views import fio_compare
 from . import textfmt as tf
-from .metric_table import BETTER_WORD, HTML_LEGEND, TEXT_HEAD, baseline_first, html_table, text_lines
+from .metric_table import HTML_LEGEND, baseline_first, html_table, text_block
 from .render import ExportContext, parse_state, register
 
 
@@ -54,10 +54,8 @@ class FioExport:
             return tf.fit(ctx.name(cid), 16 - len(star)) + star
 
         for g in cmp.groups:
-            lines += ["", f"  job {tf.fit(g.job, 40)}, {g.ddir}", TEXT_HEAD]
-            for row in self._rows(data, g):
-                lines.append(f"    {tf.fit(row.label, 40)} ({row.unit}, {BETTER_WORD[row.better]})")
-                lines += text_lines(row, caps, cmp.baseline, name)
+            lines += ["", f"  job {tf.fit(g.job, 40)}, {g.ddir}"]
+            lines += text_block(self._rows(data, g), caps, cmp.baseline, name)
         return lines
 
     def html(self, ctx: ExportContext, data: FioData) -> str:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from ..api import models
 from ..views import sched as sched_view
 from . import textfmt as tf
-from .metric_table import BETTER_WORD, HTML_LEGEND, TEXT_HEAD, baseline_first, html_table, text_lines
+from .metric_table import HTML_LEGEND, baseline_first, html_table, text_block
 from .render import ExportContext, parse_state, register
 
 # The figures a mail needs (views/sched.py METRICS keys), in this order.
@@ -128,10 +128,7 @@ class SchedExport:
             lost = _lost_runs(st)
             ev = ("LOST in " + ", ".join(lost) if lost else "LOST") if st.events_lost else "complete"
             lines.append(f"    {name[c.id]:<16}  {tf.fit(_workload(st), 24):<24} {len(st.runs):>4}  {ev}")
-        lines += ["", TEXT_HEAD]
-        for row in self._rows(cmp):
-            lines += tf.wrap(f"{row.label} ({row.unit}, {BETTER_WORD[row.better]})", indent="    ", subsequent="      ")
-            lines += text_lines(row, traced, cmp.baseline, lambda cid: name[cid])
+        lines += [""] + text_block(self._rows(cmp), traced, cmp.baseline, lambda cid: name[cid])
         lines += [""]
         lines += tf.wrap(f"Top ping-pong pair on the workload's CPUs (task groups; a round trip is Y -> X -> Y "
                          f"with X running <= {data.window_us} us), and the first workload <-> kworker pair:",

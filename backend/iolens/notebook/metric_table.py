@@ -13,7 +13,6 @@ from . import textfmt as tf
 
 TONE_WORD = {"better": "better", "worse": "worse", "same": "~", "neutral": "", "": ""}
 BETTER_WORD = {"higher": "higher is better", "lower": "lower is better", "neutral": "no better direction"}
-TEXT_HEAD = f"    {'':18} {'mean':>13} {'spread':>13} {'n':>3}  vs base"
 HTML_LEGEND = ('<span class="tone-better">green</span> better, <span class="tone-worse">red</span> worse than '
                "the baseline; grey: the repeats' min&ndash;max ranges overlap.")
 
@@ -31,23 +30,37 @@ def _spread(cell: models.StatCell, unit: str) -> str:
     return tf.format_spread(cell.n, cell.mean, cell.stddev, cell.min, cell.max, unit)
 
 
-def text_lines(row: models.MetricRow, captures: Sequence[models.ComparedCapture], baseline: str,
+def text_block(rows: Sequence[models.MetricRow], captures: Sequence[models.ComparedCapture], baseline: str,
                name: Callable[[str], str]) -> list[str]:
-    """One line per capture under a metric's heading: mean, spread, n, change vs the baseline
-    ('~' when the repeats' ranges overlap). `name(id)` is at most 16 characters, baseline marked."""
-    base = row.cells.get(baseline)
-    lines = []
-    for c in captures:
-        cell = row.cells.get(c.id)
-        if cell is None or cell.mean is None:
-            lines.append(f"      {name(c.id):<16} {'-':>13}")
-            continue
-        change = ""
-        if c.id != baseline and base is not None:
-            word = TONE_WORD[tf.tone(cell.model_dump(), base.model_dump(), row.better)]
-            change = f"{tf.format_ratio(cell.ratio)} {word}".rstrip()
-        lines.append(f"      {name(c.id):<16} {tf.format_value(cell.mean, row.unit):>13} {_spread(cell, row.unit):>13} "
-                     f"{cell.n:>3}  {change}".rstrip())
+    """The rows as text: a header, then per metric its heading (label and better direction: every
+    value carries its own unit, scaled) and a line per capture with mean, spread, n and the change vs
+    the baseline ('~' when the repeats' ranges overlap). `name(id)` is at most 16 characters,
+    baseline marked. Columns are as wide as the widest value they hold, so they stay aligned."""
+    cells: list[tuple[models.MetricRow, list[tuple[str, str, str, str, str]]]] = []
+    for row in rows:
+        base = row.cells.get(baseline)
+        out = []
+        for c in captures:
+            cell = row.cells.get(c.id)
+            if cell is None or cell.mean is None:
+                out.append((name(c.id), "-", "", "", ""))
+                continue
+            change = ""
+            if c.id != baseline and base is not None:
+                word = TONE_WORD[tf.tone(cell.model_dump(), base.model_dump(), row.better)]
+                change = f"{tf.format_ratio(cell.ratio)} {word}".rstrip()
+            out.append((name(c.id), tf.format_value(cell.mean, row.unit), _spread(cell, row.unit), str(cell.n), change))
+        cells.append((row, out))
+    every = [v for _, out in cells for v in out]
+    nw = max([len(v[0]) for v in every] + [7])
+    mw = max([len(v[1]) for v in every] + [4])
+    sw = max([len(v[2]) for v in every] + [6])
+    # two-space gutters, n right-aligned in 3: a 16-character name, '651.5 MiB/s', '482.8-651.5 MiB/s'
+    # and '+12.3 % better' make 72 columns
+    lines = [f"      {'':{nw}}  {'mean':>{mw}}  {'spread':>{sw}}{'n':>3}  vs base"]
+    for row, out in cells:
+        lines += tf.wrap(f"{row.label} ({BETTER_WORD[row.better]})", indent="    ", subsequent="      ")
+        lines += [f"      {n:<{nw}}  {m:>{mw}}  {sp:>{sw}}{k:>3}  {ch}".rstrip() for n, m, sp, k, ch in out]
     return lines
 
 
