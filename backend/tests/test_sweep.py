@@ -328,3 +328,31 @@ def test_notebook_exports_of_the_sweep_cells(store, two, tmp_path):
     assert "-- [4] fio log over time" in text and "first" in text and "could not be exported" not in text
     page = nb_html.render(ctx)
     assert page.count("<table") >= 4 and "tone-better" in page and "could not be exported" not in page
+
+
+def test_fio_log_text_export_is_one_table_that_fits_72_columns():
+    """The fio log cell's text: IO/s values bare (the heading names the unit) and the runs in the
+    heading when every capture has as many, so the table is not split; a runs column when they differ."""
+    from iolens.api import models
+    from iolens.notebook.export_sweep import FioLogExport
+
+    def series(cid: str, label: str, runs: list[str], values: list[float]) -> models.LogSeries:
+        pts = [models.LogSeriesPoint(t_s=0.1 * (i + 1), mean=v, min=v, max=v, n=len(runs)) for i, v in enumerate(values)]
+        return models.LogSeries(capture=cid, label=label, point=None, runs=runs, step_ms=100, points=pts)
+
+    d = models.FioLogSeries(log="iops", unit="IO/s", ddir="all", logs=["iops"], ddirs=["write"], points={"a": [], "b": []},
+                            series=[series("a", "6.18-xfs-fallocate", ["r000", "r001"], [98_110, 150_000, 176_600]),
+                                    series("b", "6.18-xfs-none", ["r000", "r001"], [181_000, 79_100, 175_900])])
+    text = FioLogExport().text(None, d)
+    assert all(len(line) <= 72 for line in text)
+    assert "mean of the 2 repeats" in " ".join(" ".join(text).split())
+    table = [line.split() for line in text if line.startswith("    6.18-")]
+    assert table == [["6.18-xfs-fallocate", "98.11k", "176.6k", "98.11k", "176.6k", "0.3", "s"],
+                     ["6.18-xfs-none", "181.0k", "175.9k", "79.10k", "181.0k", "0.3", "s"]]
+    assert sum(1 for line in text if line.strip().startswith("capture")) == 1
+
+    d.series[1].runs = ["r000"]
+    text = FioLogExport().text(None, d)
+    assert all(len(line) <= 72 for line in text)
+    assert text[-4].split() == ["capture", "first", "last", "min", "max", "until", "runs"]
+    assert text[-1].split()[-1] == "1" and text[-2].split()[-1] == "2"

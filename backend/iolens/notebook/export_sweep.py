@@ -174,13 +174,19 @@ class FioLogExport:
         point = urllib.parse.unquote(st["p"]) if st.get("p") else None
         return sweep_view.fio_log_series(ctx.store, [c.id for c in ctx.captures], log, ddir, point)
 
-    def _rows(self, d: models.FioLogSeries) -> list[tuple[str, list[str]]]:
+    def _rows(self, d: models.FioLogSeries, bare_rate: bool = False) -> list[tuple[str, list[str]]]:
+        """Per series: first, last, lowest and highest mean value, the end of the log and the runs.
+        `bare_rate`: IO/s values without the unit, '98.11k' (the text's heading names it)."""
+        def value(v: float) -> str:
+            text = tf.format_value(v, d.unit)
+            return text.removesuffix("IO/s").rstrip() if bare_rate and d.unit == "IO/s" else text
+
         out = []
         for s in d.series:
             means = [p.mean for p in s.points]
             if not means:
                 continue
-            out.append((s.label, [tf.format_value(v, d.unit) for v in (means[0], means[-1], min(means), max(means))]
+            out.append((s.label, [value(v) for v in (means[0], means[-1], min(means), max(means))]
                         + [f"{s.points[-1].t_s:g} s", str(len(s.runs))]))
         return out
 
@@ -188,12 +194,18 @@ class FioLogExport:
         if not d.series:
             return tf.wrap("No fio time-series logs in these captures (iolens-collect --fio-logs MSEC).", indent="    ")
         step = d.series[0].step_ms
-        lines = tf.wrap(f"fio {d.log} log ({d.unit}, direction {d.ddir}), averaged over {step} ms, mean of the "
-                        f"repeats{', point ' + (d.series[0].point or '') if len(set(sum(d.points.values(), []))) > 1 else ''}"
+        rows = self._rows(d, bare_rate=True)
+        # One number of runs for all goes in the heading; a runs column only when they differ (beside
+        # four values, a sixth column would not fit 72 characters).
+        runs = {cells[-1] for _, cells in rows}
+        repeats = f"mean of the {next(iter(runs))} repeats" if len(runs) == 1 else "mean of the repeats (runs: last column)"
+        keep = 5 if len(runs) == 1 else 6
+        point = f", point {d.series[0].point or ''}" if len(set(sum(d.points.values(), []))) > 1 else ""
+        lines = tf.wrap(f"fio {d.log} log ({d.unit}, direction {d.ddir}), averaged over {step} ms, {repeats}{point}"
                         ": first, last, lowest and highest value over the run", indent="    ")
-        g = report.Grid(head_names=["capture"], rows=[[tf.fit(lbl, 20)] for lbl, _ in self._rows(d)],
-                        col_heads=[["first"], ["last"], ["min"], ["max"], ["until"], ["runs"]],
-                        cells=[c for _, c in self._rows(d)])
+        g = report.Grid(head_names=["capture"], rows=[[tf.fit(lbl, 20)] for lbl, _ in rows],
+                        col_heads=[["first"], ["last"], ["min"], ["max"], ["until"], ["runs"]][:keep],
+                        cells=[c[:keep] for _, c in rows])
         return lines + [""] + ["    " + ln if ln else "" for ln in report.render_grid(g, width=tf.WIDTH - 4)]
 
     def html(self, ctx: ExportContext, d: models.FioLogSeries) -> str:
