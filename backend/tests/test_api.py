@@ -250,3 +250,51 @@ def test_database_file_is_real_duckdb(tmp_path):
     con.close()
     assert counts["captures"] == 1 and counts["runs"] == 3 and counts["fio_results"] == 3
     assert counts["fio_jobs"] == 3 and counts["fio_clat_percentiles"] == 9
+
+
+DATASETS = Path(__file__).resolve().parents[2] / "datasets"
+
+
+def test_capture_detail_lists_each_runs_probes_with_counts_and_cost(tmp_path):
+    """The real block-vda dataset (perf lost half of r000's completions): each run's probe says what
+    it recorded against perf stat's count and what perf cost, read from the manifest."""
+    bundle = next((DATASETS / "block-vda").glob("*.iolens.tar.gz"))
+    with tarfile.open(bundle) as tar:
+        manifest_runs = json.load(tar.extractfile("manifest.json"))["runs"]  # type: ignore[arg-type]
+    with running_server(tmp_path / "data") as client:
+        cid = upload(client, bundle).json()["id"]
+        runs = client.get(f"/api/captures/{cid}").json()["runs_detail"]
+    assert [r["id"] for r in runs] == ["r000", "r001"]
+    for run, raw in zip(runs, manifest_runs):
+        (probe,) = run["probes"]
+        src = raw["probes"]["block"]
+        assert probe["probe"] == "block" and probe["source"] == "perf"
+        assert probe["perf_cpu_pct"] == src["perf_cpu_pct"] and probe["perf_cpu_s"] == src["perf_cpu_s"]
+        assert probe["data_bytes"] == src["perf_data_bytes"] and probe["artifact_bytes"] == src["bytes"]
+        assert probe["events"] == src["samples"] and probe["size_cap_mb"] == src["size_cap_mb"]
+        assert probe["size_cap_reached"] is False
+        counts = {c["event"]: (c["recorded"], c["counted"]) for c in probe["counts"]}
+        assert counts["block:block_rq_complete"] == (src["recorded"]["block:block_rq_complete"],
+                                                     src["counted"]["block:block_rq_complete"])
+        assert all(":" in e and (r or c) for e, (r, c) in counts.items())  # no empty tracepoints
+    assert {c["event"]: c for c in runs[0]["probes"][0]["counts"]}["block:block_rq_complete"]["recorded"] == 8682
+    assert runs[0]["probes"][0]["lost"] == ["block:block_rq_complete"]
+
+
+def test_probes_of_a_hand_made_manifest_are_read_defensively(tmp_path):
+    """runs[].probes is free-form: strings where numbers belong, a list for an object, a `workload`
+    entry (not a recording) give nulls and omissions, never an error."""
+    m, files = fio_capture("probes", [[{"name": "w", "iops": 1000}]])
+    m["runs"][0]["probes"] = {"workload": {"pid": 1}, "block": {"perf_cpu_pct": "10", "samples": 5, "recorded": [1],
+                                                              "counted": {"block:block_rq_issue": 7}, "lost": "x",
+                                                              "size_cap_reached": "yes"},
+                              "stacks": {"perf_cpu_s": 0.5}}
+    with running_server(tmp_path / "data") as client:
+        cid = upload(client, write_bundle(tmp_path / "p.iolens.tar.gz", m, files)).json()["id"]
+        (run,) = client.get(f"/api/captures/{cid}").json()["runs_detail"]
+    assert [p["probe"] for p in run["probes"]] == ["stacks", "block"]
+    stacks, block = run["probes"]
+    assert stacks["perf_cpu_s"] == 0.5 and stacks["counts"] == [] and stacks["source"] is None
+    assert block["perf_cpu_pct"] is None and block["events"] == 5 and block["lost"] == []
+    assert block["size_cap_reached"] is False
+    assert block["counts"] == [{"event": "block:block_rq_issue", "recorded": None, "counted": 7}]

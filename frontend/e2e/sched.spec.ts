@@ -101,6 +101,21 @@ test('upload the pair; the starter notebook has the sched cell next to the fio t
   await shot(page, 'sched-01-comparison');
 });
 
+test('the capture page lists the probe of each run: recorded vs counted and what perf cost', async ({ page }) => {
+  test.skip(!base.id, 'needs the uploaded pair');
+  await page.goto(`/captures/${base.id}`);
+  const table = page.getByTestId('probes-table');
+  await expect(table).toBeVisible();
+  const rows = table.locator('tbody tr[data-probe="sched"]');
+  await expect(rows).toHaveCount(3); // one per run
+  const first = rows.first();
+  await expect(first.locator('td').nth(1)).toHaveText('--sched');
+  await expect(first.locator('td').nth(6)).toHaveText(/^\d+ ms · \d+\.\d %$/); // perf's CPU time and share of a CPU
+  await expect(first.locator('td').nth(6)).toHaveAttribute('title', /% of one CPU/);
+  await expect(first.locator('td').nth(9)).toHaveText('512 MiB'); // --probe-max-mb, not reached
+  await expect(first.locator('.probe-count', { hasText: 'sched_switch' })).toHaveText(/^sched_switch [\d,]+ \/ [\d,]+/);
+});
+
 test('switch rate per CPU and run, with perf stat beside, hover says capture, run, CPU, unit', async ({ page }) => {
   test.skip(!base.id, 'needs the uploads');
   await page.goto(`/compare?v=1&captures=${base.id},${w1000.id}&baseline=${base.id}&cell=sched`);

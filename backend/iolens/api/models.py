@@ -59,6 +59,34 @@ class CapturePublic(CaptureBase):
                                       description="Kinds of the bundle's artifacts ('fio-json', ...): what data it holds.")
 
 
+class ProbeCount(BaseModel):
+    event: str = Field(description="Tracepoint, e.g. 'block:block_rq_complete'.")
+    recorded: int | None = Field(description="Events in the recording's text.")
+    counted: int | None = Field(description="perf stat's count of the same event over the run.")
+
+
+class ProbePublic(BaseModel):
+    """What one perf probe of a run recorded and what it cost (the manifest's runs[].probes.NAME)."""
+
+    probe: str = Field(description="stacks | sched | block (the collector flag: --stacks, --sched, --block).")
+    source: str | None = Field(description="perf or blktrace (block); perf otherwise.")
+    tool: str | None = Field(description="The recorder's version, e.g. 'perf version 6.1.187'.")
+    duration_s: float | None = Field(description="Seconds the events were enabled (the workload's run).")
+    events: int | None = Field(description="Samples or events recorded.")
+    events_per_s: float | None
+    perf_cpu_s: float | None = Field(description="CPU seconds of the perf record process over the run.")
+    perf_cpu_pct: float | None = Field(
+        description="perf_cpu_s / duration_s, in % of one CPU: the recorder's overhead in user space "
+        "(the kernel's cost of the tracepoints or sampling is not in it).")
+    stat_perf_cpu_s: float | None = Field(description="CPU seconds of the perf stat that counted the same events.")
+    data_bytes: int | None = Field(description="perf.data (or the blktrace files) as recorded, before conversion.")
+    artifact_bytes: int | None = Field(description="The compressed text kept in the bundle.")
+    size_cap_mb: int | None = Field(description="--probe-max-mb: perf record --max-size.")
+    size_cap_reached: bool = Field(description="The recording stopped at the cap: it covers only part of the run.")
+    counts: list[ProbeCount] = Field(description="Recorded vs counted, per tracepoint (sched, block).")
+    lost: list[str] = Field(description="Tracepoints recorded below 90% of their count (and more than 32 short).")
+
+
 class RunPublic(BaseModel):
     id: str
     index: int
@@ -68,6 +96,7 @@ class RunPublic(BaseModel):
     ended_at: str | None
     exit_code: int | None
     cmdline: list[str]
+    probes: list[ProbePublic] = Field(default_factory=list, description="The perf probes of the run, if any.")
 
 
 class ArtifactPublic(BaseModel):

@@ -46,6 +46,49 @@ def list_captures(store: Store) -> list[models.CapturePublic]:
     return [_public(r) for r in rows]
 
 
+def _num(v: object, kind: type = float) -> Any:
+    """A number of the manifest's probe objects, or None (free-form: old or hand-made bundles)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    return int(v) if kind is int else float(v)
+
+
+def probe_summaries(run: object) -> list[models.ProbePublic]:
+    """The perf probes of one manifest run (`runs[].probes`, docs/bundle-format.md), in the order
+    stacks, sched, block, then any other; `workload` (where fio ran) is not a recording."""
+    probes = run.get("probes") if isinstance(run, dict) else None
+    if not isinstance(probes, dict):
+        return []
+    order = {"stacks": 0, "sched": 1, "block": 2}
+    out = []
+    for name in sorted((k for k, v in probes.items() if k != "workload" and isinstance(v, dict)),
+                       key=lambda k: (order.get(k, 9), k)):
+        p = probes[name]
+        recorded = p.get("recorded") if isinstance(p.get("recorded"), dict) else {}
+        counted = p.get("counted") if isinstance(p.get("counted"), dict) else {}
+        counts = [models.ProbeCount(event=e, recorded=_num(recorded.get(e), int), counted=_num(counted.get(e), int))
+                  for e in sorted(set(recorded) | set(counted))
+                  if ":" in e and (_num(recorded.get(e)) or _num(counted.get(e)))]
+        out.append(models.ProbePublic(
+            probe=name,
+            source=str(p["source"]) if isinstance(p.get("source"), str) else None,
+            tool=str(p["tool"]) if isinstance(p.get("tool"), str) else None,
+            duration_s=_num(p.get("duration_s")),
+            events=_num(p.get("samples", p.get("events")), int),
+            events_per_s=_num(p.get("events_per_s")),
+            perf_cpu_s=_num(p.get("perf_cpu_s")),
+            perf_cpu_pct=_num(p.get("perf_cpu_pct")),
+            stat_perf_cpu_s=_num(p.get("stat_perf_cpu_s")),
+            data_bytes=_num(p.get("perf_data_bytes", p.get("trace_bytes")), int),
+            artifact_bytes=_num(p.get("bytes"), int),
+            size_cap_mb=_num(p.get("size_cap_mb"), int),
+            size_cap_reached=p.get("size_cap_reached") is True,
+            counts=counts,
+            lost=[str(x) for x in p["lost"] if isinstance(x, str)] if isinstance(p.get("lost"), (dict, list)) else [],
+        ))
+    return out
+
+
 def get_capture(store: Store, capture_id: str) -> models.CaptureDetail | None:
     rows = store.query(
         f"SELECT {_CAPTURE_COLUMNS}, manifest FROM captures WHERE capture_id = ?", [capture_id]
@@ -66,6 +109,7 @@ def get_capture(store: Store, capture_id: str) -> models.CaptureDetail | None:
         "SELECT run_id, kind, path, size, sha256 FROM artifacts WHERE capture_id = ? ORDER BY path",
         [capture_id],
     ).dicts()
+    manifest_runs = {r.get("id"): r for r in manifest.get("runs", []) if isinstance(r, dict)}
     base = _public(row).model_dump()
     return models.CaptureDetail(
         **base,
@@ -76,7 +120,7 @@ def get_capture(store: Store, capture_id: str) -> models.CaptureDetail | None:
             models.RunPublic(
                 id=r["run_id"], index=r["run_index"], repeat=r["repeat"], params=json.loads(r["params"]),
                 started_at=iso(r["started_at"]), ended_at=iso(r["ended_at"]), exit_code=r["exit_code"],
-                cmdline=json.loads(r["cmdline"]),
+                cmdline=json.loads(r["cmdline"]), probes=probe_summaries(manifest_runs.get(r["run_id"])),
             )
             for r in runs
         ],

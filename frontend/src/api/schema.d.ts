@@ -2726,6 +2726,102 @@ export interface components {
             /** Title */
             title: string;
         };
+        /** ProbeCount */
+        ProbeCount: {
+            /**
+             * Counted
+             * @description perf stat's count of the same event over the run.
+             */
+            counted: number | null;
+            /**
+             * Event
+             * @description Tracepoint, e.g. 'block:block_rq_complete'.
+             */
+            event: string;
+            /**
+             * Recorded
+             * @description Events in the recording's text.
+             */
+            recorded: number | null;
+        };
+        /**
+         * ProbePublic
+         * @description What one perf probe of a run recorded and what it cost (the manifest's runs[].probes.NAME).
+         */
+        ProbePublic: {
+            /**
+             * Artifact Bytes
+             * @description The compressed text kept in the bundle.
+             */
+            artifact_bytes: number | null;
+            /**
+             * Counts
+             * @description Recorded vs counted, per tracepoint (sched, block).
+             */
+            counts: components["schemas"]["ProbeCount"][];
+            /**
+             * Data Bytes
+             * @description perf.data (or the blktrace files) as recorded, before conversion.
+             */
+            data_bytes: number | null;
+            /**
+             * Duration S
+             * @description Seconds the events were enabled (the workload's run).
+             */
+            duration_s: number | null;
+            /**
+             * Events
+             * @description Samples or events recorded.
+             */
+            events: number | null;
+            /** Events Per S */
+            events_per_s: number | null;
+            /**
+             * Lost
+             * @description Tracepoints recorded below 90% of their count.
+             */
+            lost: string[];
+            /**
+             * Perf Cpu Pct
+             * @description perf_cpu_s / duration_s, in % of one CPU: the recorder's overhead in user space (the kernel's cost of the tracepoints or sampling is not in it).
+             */
+            perf_cpu_pct: number | null;
+            /**
+             * Perf Cpu S
+             * @description CPU seconds of the perf record process over the run.
+             */
+            perf_cpu_s: number | null;
+            /**
+             * Probe
+             * @description stacks | sched | block (the collector flag: --stacks, --sched, --block).
+             */
+            probe: string;
+            /**
+             * Size Cap Mb
+             * @description --probe-max-mb: perf record --max-size.
+             */
+            size_cap_mb: number | null;
+            /**
+             * Size Cap Reached
+             * @description The recording stopped at the cap: it covers only part of the run.
+             */
+            size_cap_reached: boolean;
+            /**
+             * Source
+             * @description perf or blktrace (block); perf otherwise.
+             */
+            source: string | null;
+            /**
+             * Stat Perf Cpu S
+             * @description CPU seconds of the perf stat that counted the same events.
+             */
+            stat_perf_cpu_s: number | null;
+            /**
+             * Tool
+             * @description The recorder's version, e.g. 'perf version 6.1.187'.
+             */
+            tool: string | null;
+        };
         /** RunPublic */
         RunPublic: {
             /** Cmdline */
@@ -2742,6 +2838,11 @@ export interface components {
             params: {
                 [key: string]: unknown;
             };
+            /**
+             * Probes
+             * @description The perf probes of the run, if any.
+             */
+            probes?: components["schemas"]["ProbePublic"][];
             /** Repeat */
             repeat: number;
             /** Started At */

@@ -3,6 +3,7 @@ import { bundleUrl, fetchCapture, type CaptureDetail } from '../api/client';
 import { useQuery } from '../api/useQuery';
 import { ErrorBox } from '../components/ErrorBox';
 import { formatBytes, formatDate, formatDuration } from '../logic/format';
+import { probeRows } from '../logic/probes';
 import { shellJoin } from '../logic/shell';
 import { Link } from '../state/router';
 
@@ -120,6 +121,7 @@ function CaptureBody({ c }: { c: CaptureDetail }) {
             </tbody>
           </table>
         </div>
+        <ProbesTable runs={c.runs_detail} />
       </section>
 
       <div className="two-col">
@@ -185,5 +187,66 @@ function Fact({ k, v }: { k: string; v: ReactNode }) {
       <dt>{k}</dt>
       <dd>{v}</dd>
     </div>
+  );
+}
+
+/** What each perf probe of a run recorded, against perf stat's count, and what it cost. */
+function ProbesTable({ runs }: { runs: CaptureDetail['runs_detail'] }) {
+  const rows = useMemo(() => probeRows(runs), [runs]);
+  if (!rows.length) return null;
+  return (
+    <>
+      <h3 className="sub-title">
+        Probes <span className="muted">recorded vs counted, and the recorder's cost</span>
+      </h3>
+      <div className="table-scroll">
+        <table className="data-table probes-table" data-testid="probes-table">
+          <thead>
+            <tr>
+              <th>Run</th>
+              <th>Probe</th>
+              <th>Source</th>
+              <th className="num">Events</th>
+              <th className="num">Over</th>
+              <th className="num">Rate</th>
+              <th className="num" title="CPU time of perf record over the run, and its share of one CPU">perf CPU</th>
+              <th className="num" title="perf.data (or blktrace's files) as recorded">Recorded</th>
+              <th className="num" title="the compressed text kept in the bundle">Kept</th>
+              <th className="num" title="--probe-max-mb: perf record --max-size">Cap</th>
+              <th>Recorded / counted by perf stat</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={`${r.run}/${r.probe}`} data-probe={r.probe}>
+                <td className="mono">{r.run}</td>
+                <td className="mono">{r.flag}</td>
+                <td>{r.source}</td>
+                <td className="num">{r.events}</td>
+                <td className="num">{r.duration}</td>
+                <td className="num">{r.rate}</td>
+                <td className={`num${r.cpuHigh ? ' status-warn' : ''}`} title={r.cpuTitle}>
+                  {r.cpu}
+                </td>
+                <td className="num">{r.data}</td>
+                <td className="num">{r.kept}</td>
+                <td className={`num${r.capReached ? ' status-bad' : ''}`} title={r.capReached ? 'the recording stopped at the cap: it covers only part of the run' : 'not reached'}>
+                  {r.cap}
+                  {r.capReached && ' reached'}
+                </td>
+                <td className="counts">
+                  {r.counts.length === 0 && <span className="muted">–</span>}
+                  {r.counts.map((c) => (
+                    <span key={c.event} className={`probe-count${c.short ? ' status-bad' : ''}`} title={c.title}>
+                      <span className="mono">{c.event}</span> {c.text}
+                    </span>
+                  ))}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
   );
 }
