@@ -4,6 +4,7 @@
 // to zoom, drag its time axis to pan, double click or Esc to go back; the range is in the URL.
 // Shaping lives in logic/blockSeries.ts, requests in logic/blockPlan.ts, axes in logic/blockFormat.ts.
 import { useMemo, useState, type KeyboardEvent, type ReactNode } from 'react';
+import type { ApiError } from '../../api/client';
 import { useCaptureList } from '../../api/queries';
 import { ErrorBox } from '../../components/ErrorBox';
 import { ChartFrame, type LostNote, type StyleKey } from '../../charts/ChartFrame';
@@ -11,9 +12,10 @@ import { LatencyHistogram } from '../../charts/LatencyHistogram';
 import { SectorScatter } from '../../charts/SectorScatter';
 import { SizeBars } from '../../charts/SizeBars';
 import { TimeSeriesChart, type NamedLine } from '../../charts/TimeSeriesChart';
+import type { TimeInteraction } from '../../charts/timeBrush';
 import { TIME_MARGIN } from '../../charts/timeSeries';
 import { useDebounced, useWidth } from '../../charts/useWidth';
-import { formatBucket, formatCount, formatRange, formatSize, formatInstant, formatLatency, formatQuantity, formatSpan, latencyAxis, valueAxis, type ValueUnit } from '../../logic/blockFormat';
+import { formatBucket, formatCount, formatRange, formatSize, formatInstant, formatLatency, formatQuantity, formatSpan, latencyAxis, valueAxis, type Axis, type ValueUnit } from '../../logic/blockFormat';
 import { captureColor } from '../../logic/colors';
 import { fullRange, isFull, LATENCY_MAX_BUCKETS, panRange, planBuckets, tidyRange, zoomRange, type TimeRange } from '../../logic/blockPlan';
 import {
@@ -38,9 +40,10 @@ import {
   type BlockRun,
   type LineSeries,
   type SeriesMeta,
+  type TimeGrid,
 } from '../../logic/blockSeries';
 import type { CellProps } from '../types';
-import { useBlockRuns, useIops, useKept, useLatency, useLatencyHistogram, useQueueDepth, useScatter, useSizes, type ViewParams } from './queries';
+import { useBlockRuns, useIops, useKept, useLatency, useLatencyHistogram, useQueueDepth, useScatter, useSizes, type Kept, type ViewParams } from './queries';
 import { CHART_NAMES, CHARTS, type BlockChart, type BlockState } from './state';
 import './block.css';
 
@@ -160,22 +163,73 @@ function BlockCharts({ captures, runs, state, setState }: ChartsProps) {
   const opWord = state.op === 'all' ? 'all operations' : `${state.op}s only`;
   const half = Math.floor((chartWidth - 16) / 2);
 
-  const named = (ls: LineSeries[]): NamedLine[] =>
-    ls.map((s) => ({ key: s.key, color: s.color, dash: s.dash, width: s.width, values: s.values, name: s.measure ? `${s.meta.label} · ${s.measure}` : s.meta.label, detail: s.detail ?? detailOf(s.meta) }));
   // fio's own IOPS log (--fio-logs), drawn over the device's IOPS when it is on the run's clock
   const fio = rates.data ? shapeFioIops(rates.data, captures, state.op) : { lines: [], notes: [], windows: [] };
-  const iopsSplit = state.split && state.op === 'all';
-  const iopsKeys: StyleKey[] = [
-    ...(iopsSplit && rates.data ? opKeys(shapeRates(rates.data, captures, last, { metric: 'iops', op: 'all', split: true }).ops) : []),
-    ...(fio.lines.length
-      ? [{ label: fioKeyLabel(fio.windows), dash: FIO_DASH, title: "fio's own IOPS log (write_iops_log, iolens-collect --fio-logs), on the run's clock: what fio counted, against what reached the device. Device I/Os per fio I/O below 1: the block layer merged fio's I/Os; above 1: it split them." }]
-      : []),
+  const split = state.split && state.op === 'all';
+  const rateWord = split ? 'by operation' : opWord;
+  // the dash of each operation, when IOPS and throughput are drawn per operation
+  const splitKeys = (metric: 'iops' | 'bytes_per_s'): StyleKey[] => (split && rates.data ? opKeys(shapeRates(rates.data, captures, last, { metric, op: 'all', split: true }).ops) : []);
+  const timeSections: TimeSection[] = [
+    {
+      id: 'qd',
+      title: 'Device queue depth',
+      unit: 'I/Os in flight',
+      sub: (w) => `time-weighted mean of requests issued and not completed, per ${w} · all operations`,
+      answer: answer(qd, (d) => shapeDepth(d, captures, last)),
+      unitOf: 'depth',
+      height: 150,
+    },
+    {
+      id: 'iops',
+      title: 'IOPS',
+      unit: 'I/Os per second',
+      sub: (w) => `I/Os completed per second, per ${w} · ${rateWord}`,
+      answer: answer(rates, (d) => {
+        const r = shapeRates(d, captures, last, { metric: 'iops', op: state.op, split: state.split });
+        return { grid: r.grid, lines: [...r.lines, ...shapeFioIops(d, captures, state.op).lines] };
+      }),
+      unitOf: 'IO/s',
+      keys: [
+        ...splitKeys('iops'),
+        ...(fio.lines.length
+          ? [{ label: fioKeyLabel(fio.windows), dash: FIO_DASH, title: "fio's own IOPS log (write_iops_log, iolens-collect --fio-logs), on the run's clock: what fio counted, against what reached the device. Device I/Os per fio I/O below 1: the block layer merged fio's I/Os; above 1: it split them." }]
+          : []),
+      ],
+      after: fio.notes.length > 0 && (
+        <p className="fio-note muted small" data-testid="fio-note">
+          {fio.notes.map((n) => (
+            <span key={n.key}>
+              <i className="swatch" style={{ background: n.color }} />
+              {n.label}: {n.note}.{' '}
+            </span>
+          ))}
+        </p>
+      ),
+      height: 140,
+    },
+    {
+      id: 'bw',
+      title: 'Throughput',
+      unitFromAxis: true,
+      sub: (w) => `bytes completed per second, per ${w} · ${rateWord}`,
+      answer: answer(rates, (d) => shapeRates(d, captures, last, { metric: 'bytes_per_s', op: state.op, split: state.split })),
+      unitOf: 'B/s',
+      keys: splitKeys('bytes_per_s'),
+      height: 140,
+    },
+    {
+      id: 'lat',
+      title: 'Completion latency',
+      unit: 'log scale',
+      sub: (w) => `issue → complete of the I/Os completed in each ${w} · ${opWord}`,
+      answer: answer(lat, (d) => shapeLatency(d, captures, last, state.lat)),
+      y: (ls) => latencyAxis(minPositive(ls), maxOf(ls)),
+      unitOf: 'ns',
+      controls: <LatencyPicker state={state} set={set} />,
+      height: 180,
+      foot: 'p50/p90/p99/p99.9 from 8 log bins per doubling (within ~4 %); mean and max exact',
+    },
   ];
-  const head = (t: number, w: number) => (
-    <>
-      <strong>{formatBucket(t, w)}</strong> <span className="muted">· {formatSpan(w)} interval, since run start</span>
-    </>
-  );
 
   return (
     <div className="block-cell" ref={boxRef} tabIndex={-1} onKeyDown={onKey} onPointerDown={(e) => {
@@ -219,95 +273,11 @@ function BlockCharts({ captures, runs, state, setState }: ChartsProps) {
         </div>
       )}
 
-      {on('qd') && (
-        <TimeChart
-          title="Device queue depth"
-          unit="I/Os in flight"
-          sub={(w) => `time-weighted mean of requests issued and not completed, per ${w} · all operations`}
-          q={qd}
-          shape={(d) => shapeDepth(d, captures, last)}
-          named={named}
-          y={(ls) => valueAxis(maxOf(ls), 'depth')}
-          unitOf="depth"
-          height={150}
-          width={chartWidth}
-          domain={domain}
-          it={it}
-          head={head}
-          testId="chart-qd"
-        />
-      )}
-      {on('iops') && (
-        <TimeChart
-          title="IOPS"
-          unit="I/Os per second"
-          sub={(w) => `I/Os completed per second, per ${w} · ${state.split && state.op === 'all' ? 'by operation' : opWord}`}
-          q={rates}
-          shape={(d) => {
-            const r = shapeRates(d, captures, last, { metric: 'iops', op: state.op, split: state.split });
-            return { grid: r.grid, lines: [...r.lines, ...shapeFioIops(d, captures, state.op).lines] };
-          }}
-          named={named}
-          y={(ls) => valueAxis(maxOf(ls), 'IO/s')}
-          unitOf="IO/s"
-          keys={iopsKeys}
-          after={fio.notes.length > 0 && (
-            <p className="fio-note muted small" data-testid="fio-note">
-              {fio.notes.map((n) => (
-                <span key={n.key}>
-                  <i className="swatch" style={{ background: n.color }} />
-                  {n.label}: {n.note}.{' '}
-                </span>
-              ))}
-            </p>
-          )}
-          height={140}
-          width={chartWidth}
-          domain={domain}
-          it={it}
-          head={head}
-          testId="chart-iops"
-        />
-      )}
-      {on('bw') && (
-        <TimeChart
-          title="Throughput"
-          unitFromAxis
-          sub={(w) => `bytes completed per second, per ${w} · ${state.split && state.op === 'all' ? 'by operation' : opWord}`}
-          q={rates}
-          shape={(d) => shapeRates(d, captures, last, { metric: 'bytes_per_s', op: state.op, split: state.split })}
-          named={named}
-          y={(ls) => valueAxis(maxOf(ls), 'B/s')}
-          unitOf="B/s"
-          keys={state.split && state.op === 'all' ? opKeys(rates.data ? shapeRates(rates.data, captures, last, { metric: 'bytes_per_s', op: 'all', split: true }).ops : []) : []}
-          height={140}
-          width={chartWidth}
-          domain={domain}
-          it={it}
-          head={head}
-          testId="chart-bw"
-        />
-      )}
-      {on('lat') && (
-        <TimeChart
-          title="Completion latency"
-          unit="log scale"
-          sub={(w) => `issue → complete of the I/Os completed in each ${w} · ${opWord}`}
-          q={lat}
-          shape={(d) => shapeLatency(d, captures, last, state.lat)}
-          named={named}
-          y={(ls) => latencyAxis(minPositive(ls), maxOf(ls))}
-          unitOf="ns"
-          controls={<LatencyPicker state={state} set={set} />}
-          height={180}
-          width={chartWidth}
-          domain={domain}
-          it={it}
-          head={head}
-          foot="p50/p90/p99/p99.9 from 8 log bins per doubling (within ~4 %); mean and max exact"
-          testId="chart-lat"
-        />
-      )}
+      {timeSections
+        .filter((t) => on(t.id))
+        .map((t) => (
+          <TimeChart key={t.id} s={t} width={chartWidth} domain={domain} it={it} />
+        ))}
       {(on('hist') || on('size')) && (
         <div className="block-dists">
           {on('hist') && (
@@ -429,62 +399,89 @@ function windowWords(r: TimeRange, full: TimeRange, resolution: number): string 
   return isFull(r, full) ? 'I/Os completed in the whole run' : `I/Os completed in ${formatInstant(r.from, resolution)} – ${formatInstant(r.to, resolution)}`;
 }
 
-interface TimeChartProps<D> {
+/** A query's answer bound to what draws it (`draw`, once there is an answer), so that charts of different answers go in one list. */
+interface Answer<S> {
+  error: ApiError | undefined;
+  stale: boolean;
+  draw: (() => S) | null;
+}
+
+function answer<D, S>(q: Kept<D>, shape: (d: D) => S): Answer<S> {
+  const d = q.data;
+  return { error: q.error, stale: q.stale, draw: d ? () => shape(d) : null };
+}
+
+/** One chart on the time axis: what sets it apart; the cell's time charts share width, range, hover and zoom. */
+interface TimeSection {
+  /** The chart it is in the toolbar and the URL; its test id is chart-ID. */
+  id: BlockChart;
   title: string;
   unit?: string;
   /** Take the unit from the y axis (MiB/s). */
   unitFromAxis?: boolean;
   sub: (interval: string) => string;
-  q: { data?: D; error?: Error; loading: boolean; stale: boolean };
-  shape: (d: D) => { grid: { t: number[]; interval: number }; lines: LineSeries[] };
-  named: (ls: LineSeries[]) => NamedLine[];
-  y: (ls: LineSeries[]) => ReturnType<typeof valueAxis>;
+  answer: Answer<{ grid: TimeGrid; lines: LineSeries[] }>;
+  /** The y axis (absent: linear from 0 to the largest value, in unitOf). */
+  y?: (ls: LineSeries[]) => Axis;
   unitOf: ValueUnit;
   keys?: StyleKey[];
   controls?: ReactNode;
   /** Below the chart (notes about what it does not draw). */
   after?: ReactNode;
   height: number;
-  width: number;
-  domain: [number, number];
-  it: { hoverT: number | null; onHover: (t: number | null) => void; onZoom: (a: number, b: number) => void; onReset: () => void; brushLabel: (a: number, b: number) => string };
-  head: (t: number, w: number) => ReactNode;
   foot?: ReactNode;
-  testId: string;
 }
 
-function TimeChart<D>(p: TimeChartProps<D>) {
-  if (p.q.error && !p.q.data) return <ErrorBox error={p.q.error as never} title={p.title} />;
-  if (!p.q.data) {
-    return (
-      <ChartFrame title={p.title} unit={p.unit} testId={p.testId} subtitle="loading…">
-        <div className="chart-placeholder" style={{ height: p.height }} />
-      </ChartFrame>
-    );
-  }
-  const s = p.shape(p.q.data);
-  const y = p.y(s.lines);
+/** A chart's frame while its first answer loads. */
+function Loading({ title, unit, testId, height }: { title: string; unit?: string; testId: string; height: number }) {
+  return (
+    <ChartFrame title={title} unit={unit} testId={testId} subtitle="loading…">
+      <div className="chart-placeholder" style={{ height }} />
+    </ChartFrame>
+  );
+}
+
+function TimeChart({ s, width, domain, it }: { s: TimeSection; width: number; domain: [number, number]; it: TimeInteraction }) {
+  const testId = `chart-${s.id}`;
+  if (s.answer.error && !s.answer.draw) return <ErrorBox error={s.answer.error} title={s.title} />;
+  if (!s.answer.draw) return <Loading title={s.title} unit={s.unit} testId={testId} height={s.height} />;
+  const shaped = s.answer.draw();
+  const y = s.y ? s.y(shaped.lines) : valueAxis(maxOf(shaped.lines), s.unitOf);
   return (
     <ChartFrame
-      title={p.title}
-      unit={p.unitFromAxis ? y.unit : p.unit}
-      subtitle={p.sub(formatSpan(s.grid.interval))}
-      keys={p.keys}
-      controls={p.controls}
-      lost={lostNotes(s.lines)}
-      stale={p.q.stale}
-      testId={p.testId}
+      title={s.title}
+      unit={s.unitFromAxis ? y.unit : s.unit}
+      subtitle={s.sub(formatSpan(shaped.grid.interval))}
+      keys={s.keys}
+      controls={s.controls}
+      lost={lostNotes(shaped.lines)}
+      stale={s.answer.stale}
+      testId={testId}
     >
       <TimeSeriesChart
-        input={{ width: p.width, height: p.height, domain: p.domain, grid: s.grid, lines: p.named(s.lines), y }}
-        format={(v) => formatQuantity(v, p.unitOf)}
-        head={p.head}
-        foot={p.foot}
-        stale={p.q.stale}
-        {...p.it}
+        input={{ width, height: s.height, domain, grid: shaped.grid, lines: named(shaped.lines), y }}
+        format={(v) => formatQuantity(v, s.unitOf)}
+        head={head}
+        foot={s.foot}
+        stale={s.answer.stale}
+        {...it}
       />
-      {p.after}
+      {s.after}
     </ChartFrame>
+  );
+}
+
+/** The lines of a time chart with their hover names: the capture, and the measure of its line. */
+function named(ls: LineSeries[]): NamedLine[] {
+  return ls.map((s) => ({ key: s.key, color: s.color, dash: s.dash, width: s.width, values: s.values, name: s.measure ? `${s.meta.label} · ${s.measure}` : s.meta.label, detail: s.detail ?? detailOf(s.meta) }));
+}
+
+/** The head of a time chart's hover box: the interval under the pointer. */
+function head(t: number, w: number): ReactNode {
+  return (
+    <>
+      <strong>{formatBucket(t, w)}</strong> <span className="muted">· {formatSpan(w)} interval, since run start</span>
+    </>
   );
 }
 
@@ -498,7 +495,7 @@ function DistChart<D>({ title, q, sub, width, render, testId }: { title: string;
   );
 }
 
-function ScatterChart({ q, captures, width, domain, it, op }: { q: { data?: import('../../logic/blockSeries').BlockScatter; error?: Error; loading: boolean; stale: boolean }; captures: string[]; width: number; domain: [number, number]; it: TimeChartProps<unknown>['it']; op: string }) {
+function ScatterChart({ q, captures, width, domain, it, op }: { q: { data?: import('../../logic/blockSeries').BlockScatter; error?: Error; loading: boolean; stale: boolean }; captures: string[]; width: number; domain: [number, number]; it: TimeInteraction; op: string }) {
   if (q.error && !q.data) return <ErrorBox error={q.error as never} title="Sector scatter" />;
   if (!q.data) {
     return (
