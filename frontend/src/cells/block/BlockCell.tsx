@@ -161,7 +161,6 @@ function BlockCharts({ captures, runs, state, setState }: ChartsProps) {
     .filter(({ c }) => !withBlock.includes(c))
     .map(({ c, i }) => ({ label: list.data?.find((x) => x.id === c)?.label ?? c, color: captureColor(i) }));
   const opWord = state.op === 'all' ? 'all operations' : `${state.op}s only`;
-  const half = Math.floor((chartWidth - 16) / 2);
 
   // fio's own IOPS log (--fio-logs), drawn over the device's IOPS when it is on the run's clock
   const fio = rates.data ? shapeFioIops(rates.data, captures, state.op) : { lines: [], notes: [], windows: [] };
@@ -231,6 +230,58 @@ function BlockCharts({ captures, runs, state, setState }: ChartsProps) {
     },
   ];
 
+  const inWindow = windowWords(range, full, plan.interval_ns);
+  // the latency histogram and the request sizes side by side when both are on, each half the width
+  const distWidth = on('hist') && on('size') ? Math.floor((chartWidth - 16) / 2) : chartWidth;
+  const forOp = state.op !== 'all' ? ` for ${state.op}` : '';
+  const distSections: DistSection[] = [
+    {
+      id: 'hist',
+      title: 'Latency histogram',
+      sub: `${inWindow} · ${opWord}`,
+      answer: answer(hist, (d) => {
+        const hs = shapeLatencyHistogram(d, captures, state.op);
+        return {
+          series: hs,
+          chart: <LatencyHistogram width={distWidth} scope={inWindow} series={hs.map(drawnAs)} />,
+          summary: (
+            <>
+              {hs.map((h) => (
+                <span key={h.key} title={`${h.meta.label}: ${formatCount(h.total)} I/Os completed in the window; percentiles from the histogram bins`}>
+                  <i className="swatch" style={{ background: h.meta.color }} />
+                  {h.meta.label}: p50 <b>{formatLatency(h.p50)}</b> · p99 <b>{formatLatency(h.p99)}</b> <span className="muted">({formatCount(h.total)} I/Os)</span>
+                </span>
+              ))}
+              <span className="muted dist-marks">▽ p50 ▼ p99</span>
+            </>
+          ),
+        };
+      }),
+      none: `No completed I/O in this window${forOp}.`,
+    },
+    {
+      id: 'size',
+      title: 'Request sizes',
+      sub: `I/Os issued in the window · ${opWord}`,
+      answer: answer(sizes, (d) => {
+        const ss = shapeSizes(d, captures, state.op);
+        return {
+          series: ss,
+          chart: <SizeBars width={distWidth} scope={inWindow.replace('completed', 'issued')} series={ss.map(drawnAs)} />,
+          summary: ss.map((s) => (
+            <span key={s.key}>
+              <i className="swatch" style={{ background: s.meta.color }} />
+              {s.meta.label}: mean <b>{s.total ? formatSize(Math.round(s.totalBytes / s.total)) : '–'}</b>{' '}
+              <span className="muted">({formatCount(s.total)} I/Os)</span>
+            </span>
+          )),
+        };
+      }),
+      none: `No I/O issued in this window${forOp}.`,
+    },
+  ];
+  const dists = distSections.filter((d) => on(d.id));
+
   return (
     <div className="block-cell" ref={boxRef} tabIndex={-1} onKeyDown={onKey} onPointerDown={(e) => {
         // a click in a chart focuses the cell, for its keys (Esc, arrows); controls keep their focus
@@ -278,70 +329,11 @@ function BlockCharts({ captures, runs, state, setState }: ChartsProps) {
         .map((t) => (
           <TimeChart key={t.id} s={t} width={chartWidth} domain={domain} it={it} />
         ))}
-      {(on('hist') || on('size')) && (
+      {dists.length > 0 && (
         <div className="block-dists">
-          {on('hist') && (
-            <DistChart
-              title="Latency histogram"
-              q={hist}
-              sub={`${windowWords(range, full, plan.interval_ns)} · ${opWord}`}
-              width={on('size') ? half : chartWidth}
-              testId="chart-hist"
-              render={(d, w) => {
-                const hs = shapeLatencyHistogram(d, captures, state.op);
-                return {
-                  lost: lostNotes(hs),
-                  body: hs.some((h) => h.total > 0) ? (
-                    <>
-                      <LatencyHistogram width={w} scope={windowWords(range, full, plan.interval_ns)} series={hs.map((h) => ({ ...h, color: h.meta.color, name: h.meta.label, detail: detailOf(h.meta) }))} />
-                      <div className="dist-summary">
-                        {hs.map((h) => (
-                          <span key={h.key} title={`${h.meta.label}: ${formatCount(h.total)} I/Os completed in the window; percentiles from the histogram bins`}>
-                            <i className="swatch" style={{ background: h.meta.color }} />
-                            {h.meta.label}: p50 <b>{formatLatency(h.p50)}</b> · p99 <b>{formatLatency(h.p99)}</b> <span className="muted">({formatCount(h.total)} I/Os)</span>
-                          </span>
-                        ))}
-                        <span className="muted dist-marks">▽ p50 ▼ p99</span>
-                      </div>
-                    </>
-                  ) : (
-                    <p className="muted chart-none">No completed I/O in this window{state.op !== 'all' ? ` for ${state.op}` : ''}.</p>
-                  ),
-                };
-              }}
-            />
-          )}
-          {on('size') && (
-            <DistChart
-              title="Request sizes"
-              q={sizes}
-              sub={`I/Os issued in the window · ${opWord}`}
-              width={on('hist') ? half : chartWidth}
-              testId="chart-size"
-              render={(d, w) => {
-                const ss = shapeSizes(d, captures, state.op);
-                return {
-                  lost: lostNotes(ss),
-                  body: ss.some((s) => s.total > 0) ? (
-                    <>
-                      <SizeBars width={w} scope={windowWords(range, full, plan.interval_ns).replace('completed', 'issued')} series={ss.map((s) => ({ ...s, color: s.meta.color, name: s.meta.label, detail: detailOf(s.meta) }))} />
-                      <div className="dist-summary">
-                        {ss.map((s) => (
-                          <span key={s.key}>
-                            <i className="swatch" style={{ background: s.meta.color }} />
-                            {s.meta.label}: mean <b>{s.total ? formatSize(Math.round(s.totalBytes / s.total)) : '–'}</b>{' '}
-                            <span className="muted">({formatCount(s.total)} I/Os)</span>
-                          </span>
-                        ))}
-                      </div>
-                    </>
-                  ) : (
-                    <p className="muted chart-none">No I/O issued in this window{state.op !== 'all' ? ` for ${state.op}` : ''}.</p>
-                  ),
-                };
-              }}
-            />
-          )}
+          {dists.map((d) => (
+            <DistChart key={d.id} s={d} width={distWidth} />
+          ))}
         </div>
       )}
       {on('scatter') && (
@@ -485,14 +477,47 @@ function head(t: number, w: number): ReactNode {
   );
 }
 
-function DistChart<D>({ title, q, sub, width, render, testId }: { title: string; q: { data?: D; error?: Error; loading: boolean; stale: boolean }; sub: string; width: number; render: (d: D, w: number) => { lost: LostNote[]; body: ReactNode }; testId: string }) {
-  if (q.error && !q.data) return <ErrorBox error={q.error as never} title={title} />;
-  const r = q.data ? render(q.data, width) : null;
+/** A distribution over the window (latency histogram, request sizes); the cell draws them side by side. */
+interface DistSection {
+  /** The chart it is in the toolbar and the URL; its test id is chart-ID. */
+  id: BlockChart;
+  title: string;
+  sub: string;
+  answer: Answer<{
+    /** For the events-lost chip, and whether the window has any I/O to draw. */
+    series: readonly { meta: SeriesMeta; total: number }[];
+    chart: ReactNode;
+    /** The numbers under the chart. */
+    summary: ReactNode;
+  }>;
+  /** What the frame says when the window has no I/O. */
+  none: string;
+}
+
+function DistChart({ s, width }: { s: DistSection; width: number }) {
+  if (s.answer.error && !s.answer.draw) return <ErrorBox error={s.answer.error} title={s.title} />;
+  const d = s.answer.draw?.();
   return (
-    <ChartFrame title={title} subtitle={sub} lost={r?.lost} compactLost stale={q.stale} testId={testId} className="dist-frame">
-      <div style={{ width }}>{r ? r.body : <div className="chart-placeholder" style={{ height: 200 }} />}</div>
+    <ChartFrame title={s.title} subtitle={s.sub} lost={d ? lostNotes(d.series) : undefined} compactLost stale={s.answer.stale} testId={`chart-${s.id}`} className="dist-frame">
+      <div style={{ width }}>
+        {!d ? (
+          <div className="chart-placeholder" style={{ height: 200 }} />
+        ) : d.series.some((x) => x.total > 0) ? (
+          <>
+            {d.chart}
+            <div className="dist-summary">{d.summary}</div>
+          </>
+        ) : (
+          <p className="muted chart-none">{s.none}</p>
+        )}
+      </div>
     </ChartFrame>
   );
+}
+
+/** A series of a distribution chart in its capture's colour, named for the hover box. */
+function drawnAs<T extends { meta: SeriesMeta }>(s: T): T & { color: string; name: string; detail: string } {
+  return { ...s, color: s.meta.color, name: s.meta.label, detail: detailOf(s.meta) };
 }
 
 function ScatterChart({ q, captures, width, domain, it, op }: { q: { data?: import('../../logic/blockSeries').BlockScatter; error?: Error; loading: boolean; stale: boolean }; captures: string[]; width: number; domain: [number, number]; it: TimeInteraction; op: string }) {
