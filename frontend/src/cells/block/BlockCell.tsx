@@ -38,8 +38,10 @@ import {
   shapeSizes,
   sourceWords,
   type BlockRun,
+  type BlockScatter,
   type LineSeries,
   type SeriesMeta,
+  type SeriesWarnings,
   type TimeGrid,
 } from '../../logic/blockSeries';
 import type { CellProps } from '../types';
@@ -312,14 +314,7 @@ function BlockCharts({ captures, runs, state, setState }: ChartsProps) {
           <strong>⚠ Lost block events:</strong> {warnings.lost.map((w) => w.label).join(', ')}. The recording kept fewer events than happened, so I/O counts, IOPS and
           queue depth of {warnings.lost.length === 1 ? 'this capture are' : 'these captures are'} too low and latency is computed from the I/Os that were kept.
           <ul>
-            {warnings.lost.map((w) =>
-              w.warnings.map((t, i) => (
-                <li key={`${w.key}${i}`}>
-                  <i className="swatch" style={{ background: w.color }} />
-                  {w.label}: {t}
-                </li>
-              )),
-            )}
+            <WarningItems of={warnings.lost} />
           </ul>
         </div>
       )}
@@ -345,14 +340,7 @@ function BlockCharts({ captures, runs, state, setState }: ChartsProps) {
             What ingest noticed <span className="muted">({warnings.all.reduce((a, w) => a + w.warnings.length, 0)})</span>
           </summary>
           <ul className="notes">
-            {warnings.all.map((w) =>
-              w.warnings.map((t, i) => (
-                <li key={`${w.key}${i}`}>
-                  <i className="swatch" style={{ background: w.color }} />
-                  {w.label}: {t}
-                </li>
-              )),
-            )}
+            <WarningItems of={warnings.all} />
           </ul>
           <p className="muted small">
             A few unmatched events near the start and end of a trace are normal (I/Os in flight when it started or stopped). See docs/block.md, "Lost events".
@@ -367,6 +355,18 @@ function BlockCharts({ captures, runs, state, setState }: ChartsProps) {
   );
 }
 
+
+/** What ingest noticed, one item per warning, in its capture's colour. */
+function WarningItems({ of }: { of: readonly SeriesWarnings[] }) {
+  return of.map((w) =>
+    w.warnings.map((t, i) => (
+      <li key={`${w.key}${i}`}>
+        <i className="swatch" style={{ background: w.color }} />
+        {w.label}: {t}
+      </li>
+    )),
+  );
+}
 
 function clipRange(r: TimeRange | null, full: TimeRange): TimeRange {
   if (!r) return full;
@@ -520,15 +520,9 @@ function drawnAs<T extends { meta: SeriesMeta }>(s: T): T & { color: string; nam
   return { ...s, color: s.meta.color, name: s.meta.label, detail: detailOf(s.meta) };
 }
 
-function ScatterChart({ q, captures, width, domain, it, op }: { q: { data?: import('../../logic/blockSeries').BlockScatter; error?: Error; loading: boolean; stale: boolean }; captures: string[]; width: number; domain: [number, number]; it: TimeInteraction; op: string }) {
-  if (q.error && !q.data) return <ErrorBox error={q.error as never} title="Sector scatter" />;
-  if (!q.data) {
-    return (
-      <ChartFrame title="Sector vs time" testId="chart-scatter" subtitle="loading…">
-        <div className="chart-placeholder" style={{ height: 260 }} />
-      </ChartFrame>
-    );
-  }
+function ScatterChart({ q, captures, width, domain, it, op }: { q: Kept<BlockScatter>; captures: string[]; width: number; domain: [number, number]; it: TimeInteraction; op: string }) {
+  if (q.error && !q.data) return <ErrorBox error={q.error} title="Sector scatter" />;
+  if (!q.data) return <Loading title="Sector vs time" testId="chart-scatter" height={260} />;
   const metas = seriesMetas(q.data.series, captures);
   const series = q.data.series.map((s, i) => {
     const keep = s.op.map((o) => op === 'all' || o === op);
