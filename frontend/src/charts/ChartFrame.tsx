@@ -1,6 +1,7 @@
 // The frame of a chart in an analysis cell: a one-line header (title, unit, what it shows, the key
 // of its line styles, a warning when a series it draws lost events) above the chart itself.
 import type { ReactNode } from 'react';
+import './charts.css';
 
 export interface StyleKey {
   label: string;

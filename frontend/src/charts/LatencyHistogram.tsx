@@ -4,6 +4,7 @@ import { useState, type MouseEvent } from 'react';
 import { formatCount, formatLatency, formatQuantity } from '../logic/blockFormat';
 import { layoutLogHistogram, type HistInputSeries, type HistLayout } from './logHistogram';
 import { Tooltip, type TipRow } from './Tooltip';
+import './charts.css';
 
 export interface HistSeriesView extends HistInputSeries {
   name: string;

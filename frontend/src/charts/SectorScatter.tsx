@@ -7,6 +7,7 @@ import { layoutScatter, nearestPoint, type ScatterInputSeries } from './sectorSc
 import { BrushRect, TimeAxes } from './TimeSeriesChart';
 import { useTimeBrush, type TimeInteraction } from './timeBrush';
 import { Tooltip } from './Tooltip';
+import './charts.css';
 
 export interface ScatterSeriesView extends ScatterInputSeries {
   name: string;

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { formatCount, formatQuantity, formatSize } from '../logic/blockFormat';
 import { layoutSizeBars, type SizeInputSeries, type SizeLayout } from './sizeBars';
 import { Tooltip, type TipRow } from './Tooltip';
+import './charts.css';
 
 export interface SizeSeriesView extends SizeInputSeries {
   name: string;

@@ -7,6 +7,7 @@ import { useId, type ReactNode } from 'react';
 import { bucketAt, layoutTimeSeries, type TimeLine, type TimeSeriesInput, type TimeSeriesLayout } from './timeSeries';
 import { useTimeBrush, type TimeInteraction } from './timeBrush';
 import { Tooltip, type TipRow } from './Tooltip';
+import './charts.css';
 
 export interface NamedLine extends TimeLine {
   /** Hover name: 'ext4 qd32 · p99'. */

@@ -2,6 +2,7 @@
 // left of the pointer near the right edge. Rows: a colour swatch (with the line's dash), a name,
 // a value with its unit, and a muted detail line (run, device, source).
 import type { ReactNode } from 'react';
+import './charts.css';
 
 export interface TipRow {
   key: string;
