@@ -6,46 +6,15 @@
 # $WORK and to the loop devices it attaches; removes both at the end.
 #
 #   sudo datasets/make-fs-pair.sh            # writes datasets/fs-*/ bundles
+#   sudo OUT=/var/tmp/try RUNTIME=1 REPEAT=1 datasets/make-fs-pair.sh   # a short trial run elsewhere
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(dirname "$here")
+. "$here/lib.sh"
 WORK=${WORK:-/var/tmp/iolens-datasets}
 RUNTIME=${RUNTIME:-10}
 REPEAT=${REPEAT:-3}
-collect=(python3 -m iolens_collect)
-kernel=$(uname -r)
 
-mkdir -p "$WORK"
-loops=()
-mounts=()
-hogs=()
-cleanup() {
-    for p in "${hogs[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
-    pkill -TERM -P $$ 2>/dev/null || true   # an interrupted collector stops fio and removes its files
-    wait 2>/dev/null || true
-    for m in "${mounts[@]:-}"; do
-        [ -n "$m" ] || continue
-        for _ in 1 2 3 4 5; do umount "$m" 2>/dev/null && break; sleep 1; done
-    done
-    for l in "${loops[@]:-}"; do [ -n "$l" ] && losetup -d "$l" 2>/dev/null || true; done
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-make_fs() {  # make_fs TYPE -> prints the mount point
-    local fs=$1 img="$WORK/$1.img" mnt="$WORK/mnt-$1" dev
-    truncate -s 2G "$img"
-    dev=$(losetup -f --show "$img")
-    loops+=("$dev")
-    case $fs in
-        xfs) mkfs.xfs -q -f "$dev" ;;
-        ext4) mkfs.ext4 -q -F "$dev" ;;
-    esac
-    mkdir -p "$mnt"
-    mount "$dev" "$mnt"
-    mounts+=("$mnt")
-}
+work_dir
 
 job() {  # job DIR -> fio arguments
     echo "--name=randwrite-4k --directory=$1 --size=1g --rw=randwrite --bs=4k --ioengine=libaio --iodepth=32 --direct=1 --fallocate=none --runtime=$RUNTIME --time_based --group_reporting"
@@ -55,30 +24,24 @@ capture() {  # capture LABEL FS OUTDIR WHAT [extra collector args...]
     local label=$1 fs=$2 out=$3 what=$4; shift 4
     local args=(run --label "$label" --tag "fs=$fs" --tag "device=loop" "$@"
                 --repeat "$REPEAT" --fio-args="$(job "$WORK/mnt-$fs")" -o "$label.iolens.tar.gz")
-    rm -rf "$out"
-    mkdir -p "$out"
-    # Run from $WORK with a relative -o: the manifest records the collector's argv and cwd, and
-    # they should name nothing of the machine that made the dataset beyond the test files.
-    (cd "$WORK" && PYTHONPATH="$repo/collectors" "${collect[@]}" "${args[@]}") 2>&1 | tee "$WORK/$label.log"
-    mv "$WORK/$label.iolens.tar.gz" "$out/"
+    fresh_dir "$out"
+    bundle "$out" "$label" "${args[@]}"
     recipe "$out" "$label" "$fs" "$what" "${args[@]}"
 }
 
 recipe() {  # recipe OUTDIR LABEL FS WHAT COLLECTOR-ARGS...
     local out=$1 label=$2 fs=$3 what=$4; shift 4
-    local q
-    q=$(printf '%q ' "$@")
     cat > "$out/RECIPE.md" <<MD
 # $label
 
 $what
 
-A real capture, made by \`datasets/make-fs-pair.sh\` on $(date -u +%Y-%m-%d) (UTC).
+A real capture, made by \`datasets/make-fs-pair.sh\` on $today (UTC).
 
 ## Machine
-- host: $(hostname), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM, a KVM guest
-- kernel: $(uname -r) ($(uname -v))
-- fio: $(fio --version), collector: iolens-collect $(cd "$repo/collectors" && python3 -m iolens_collect --version | awk '{print $NF}')
+- host: $(host_line), a KVM guest
+- kernel: $kernel ($(uname -v))
+- fio: $(fio --version), collector: iolens-collect $(collector_version)
 - device: a loop device over a 2 GiB file (\`truncate -s 2G\`) on the host's ext4 root, made with
   \`mkfs.$fs\` ($( [ "$fs" = xfs ] && mkfs.xfs -V | head -1 || mkfs.ext4 -V 2>&1 | head -1)) and default mount options;
   the loop device's scheduler is left as the kernel set it.
@@ -86,12 +49,12 @@ A real capture, made by \`datasets/make-fs-pair.sh\` on $(date -u +%Y-%m-%d) (UT
 ## Commands (as root)
 \`\`\`sh
 truncate -s 2G $fs.img && dev=\$(losetup -f --show $fs.img) && mkfs.$fs \$dev && mount \$dev mnt-$fs
-PYTHONPATH=collectors python3 -m iolens_collect $q
+$(collector_cmd "$@")
 \`\`\`
 
 ## Result, as the collector printed it
 \`\`\`
-$(grep -E '^(r[0-9]+|mean) ' "$WORK/$label.log")
+$(results "$label")
 \`\`\`
 
 ## Notes
@@ -107,12 +70,12 @@ MD
 
 make_fs ext4
 make_fs xfs
-capture "$kernel-ext4" ext4 "$here/fs-ext4" \
+capture "$kernel-ext4" ext4 "$OUT/fs-ext4" \
     "4k random O_DIRECT writes (libaio, iodepth 32, 1 GiB file, 3 x 10 s) on ext4 over a loop device."
-capture "$kernel-xfs" xfs "$here/fs-xfs" \
+capture "$kernel-xfs" xfs "$OUT/fs-xfs" \
     "The same job on XFS over a loop device: the ext4-vs-xfs comparison of the demo."
 # Two busy loops, one per CPU, at the same priority as fio: the same XFS job when the CPUs are contended.
 for _ in 1 2; do (while :; do :; done) & hogs+=($!); done
-capture "$kernel-xfs-cpuhog" xfs "$here/fs-xfs-cpuhog" \
+capture "$kernel-xfs-cpuhog" xfs "$OUT/fs-xfs-cpuhog" \
     "The same XFS job while two shell busy-loops (one per CPU, same priority as fio) compete for the CPUs." \
     --tag "load=2-cpu-hogs"
