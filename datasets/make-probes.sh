@@ -19,12 +19,11 @@
 #
 #   sudo datasets/make-probes.sh                 # all four
 #   sudo datasets/make-probes.sh sched           # one of them
+#   sudo OUT=/var/tmp/try datasets/make-probes.sh   # elsewhere, leaving datasets/ alone
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(dirname "$here")
+. "$here/lib.sh"
 WORK=${WORK:-/var/tmp/iolens-probe-datasets}
-collect=(python3 -m iolens_collect)
-kernel=$(uname -r)
 what=("$@")
 [ ${#what[@]} -gt 0 ] || what=(stacks sched block block-vda)
 # the RECIPE's device line; the block-vda part says its own
@@ -32,39 +31,7 @@ loopline="loop devices over 2 GiB sparse files (\`truncate -s 2G\`) on the host'
   (virtio disk vda), made with default \`mkfs\` and mount options; scheduler as the kernel set it."
 devline=$loopline
 
-mkdir -p "$WORK"
-loops=()
-mounts=()
-hogs=()
-cleanup() {
-    for p in "${hogs[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
-    pkill -TERM -P $$ 2>/dev/null || true   # an interrupted collector stops fio and perf, removes its cgroup
-    wait 2>/dev/null || true
-    for m in "${mounts[@]:-}"; do
-        [ -n "$m" ] || continue
-        for _ in 1 2 3 4 5; do umount "$m" 2>/dev/null && break; sleep 1; done
-    done
-    for l in "${loops[@]:-}"; do [ -n "$l" ] && losetup -d "$l" 2>/dev/null || true; done
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-declare -A devs
-make_fs() {  # make_fs TYPE: a 2 GiB loop device with that file system, mounted at $WORK/mnt-TYPE
-    local fs=$1 img="$WORK/$1.img" mnt="$WORK/mnt-$1" dev
-    truncate -s 2G "$img"
-    dev=$(losetup -f --show "$img")
-    loops+=("$dev")
-    case $fs in
-        xfs) mkfs.xfs -q -f "$dev" ;;
-        ext4) mkfs.ext4 -q -F "$dev" ;;
-    esac
-    mkdir -p "$mnt"
-    mount "$dev" "$mnt"
-    mounts+=("$mnt")
-    devs[$fs]=$(basename "$dev")
-}
+work_dir
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 others() {  # the busiest processes over half a second (top's second sample), to say what else ran
@@ -75,29 +42,24 @@ others() {  # the busiest processes over half a second (top's second sample), to
 capture() {  # capture LABEL OUTDIR WHAT NOTES [collector args...]
     local label=$1 out=$2 what=$3 notes=$4; shift 4
     local args=(run --label "$label" "$@" -o "$label.iolens.tar.gz")
-    rm -rf "$out"
-    mkdir -p "$out"
-    local before after busy
+    fresh_dir "$out"
+    local before after busy size
     before=$(load)
     busy=$(others)
-    # Run from $WORK with a relative -o: the manifest records the collector's argv and cwd.
-    (cd "$WORK" && PYTHONPATH="$repo/collectors" "${collect[@]}" "${args[@]}") 2>&1 | tee "$WORK/$label.log"
+    bundle "$out" "$label" "${args[@]}"
     after=$(load)
-    mv "$WORK/$label.iolens.tar.gz" "$out/"
-    local q size
-    q=$(printf '%q ' "${args[@]}")
     size=$(stat -c %s "$out/$label.iolens.tar.gz")
     cat > "$out/RECIPE.md" <<MD
 # $label
 
 $what
 
-A real capture, made by \`datasets/make-probes.sh\` on $(date -u +%Y-%m-%d) (UTC). Bundle: $size bytes.
+A real capture, made by \`datasets/make-probes.sh\` on $today (UTC). Bundle: $size bytes.
 
 ## Machine
-- host: $(hostname), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM, a KVM guest
+- host: $(host_line), a KVM guest
 - kernel: $kernel ($(uname -v)); cgroups: $(grep -q ' - cgroup cgroup .*cpu' /proc/self/mountinfo && echo "v1 cpu hierarchy (hybrid host)" || echo v2)
-- fio: $(fio --version), $(perf --version), collector: iolens-collect $(cd "$repo/collectors" && python3 -m iolens_collect --version | awk '{print $NF}')
+- fio: $(fio --version), $(perf --version), collector: iolens-collect $(collector_version)
 - device: $devline
 - **Not an idle machine**: other engineers' test suites (browsers, node, pytest) ran on it at the
   same time. Load average (1, 5, 15 min) before the capture: $before; after: $after. Other
@@ -106,12 +68,12 @@ A real capture, made by \`datasets/make-probes.sh\` on $(date -u +%Y-%m-%d) (UTC
 ## Commands (as root)
 \`\`\`sh
 $(setup_cmds)
-PYTHONPATH=collectors python3 -m iolens_collect $q
+$(collector_cmd "${args[@]}")
 \`\`\`
 
 ## Result, as the collector printed it
 \`\`\`
-$(grep -E '^(r[0-9]+|mean) ' "$WORK/$label.log")
+$(results "$label")
 \`\`\`
 
 $(python3 - "$out/$label.iolens.tar.gz" <<'PY'
@@ -192,7 +154,7 @@ for w in "${what[@]}"; do
         make_fs xfs
         setup_cmds() { echo 'truncate -s 2G FS.img && dev=$(losetup -f --show FS.img) && mkfs.FS $dev && mount $dev mnt-FS   # FS = ext4 or xfs'; }
         for fs in ext4 xfs; do
-            capture "$kernel-$fs-stacks" "$here/stacks-$fs" \
+            capture "$kernel-$fs-stacks" "$OUT/stacks-$fs" \
                 "4k random O_DIRECT writes (libaio, iodepth 32, a 256 MiB file, 2 x 3 s) on $fs over a loop device, with call stacks of both CPUs (\`--stacks --freq 199\`: perf record -a -g, frame pointers): the flame graphs of the ext4-vs-xfs pair." \
                 "- Compare with the other stacks-* capture: the same job on the other file system. The first repeat writes into a new file (fio's default fallocate: unwritten extents, converted at I/O completion), the second into the same file, already written." \
                 --tag "fs=$fs" --tag device=loop --repeat 2 --stacks --freq 199 \
@@ -200,7 +162,7 @@ for w in "${what[@]}"; do
         done
         ;;
     sched)
-        [ -n "${devs[xfs]:-}" ] || make_fs xfs
+        [ -n "${DEV[xfs]:-}" ] || make_fs xfs
         setup_cmds() { cat <<'S'
 truncate -s 2G xfs.img && dev=$(losetup -f --show xfs.img) && mkfs.xfs $dev && mount $dev mnt-xfs
 taskset -c 1 sh -c 'while :; do :; done' &   # the competing load, on fio's CPU, in the root cgroup
@@ -208,12 +170,12 @@ S
         }
         taskset -c 1 sh -c 'while :; do :; done' & hogs+=($!)
         sleep 1
-        capture "$kernel-sched-pinned" "$here/sched-pinned" \
+        capture "$kernel-sched-pinned" "$OUT/sched-pinned" \
             "4k random O_DIRECT writes (libaio, iodepth 32, 256 MiB file on XFS over a loop device, 3 x 1 s) pinned to CPU 1 (\`--cpus 1\`, like taskset -c 1), next to a shell busy-loop pinned to the same CPU, fio in the collector's own cgroup (the root): the baseline of issue 4's pair, with scheduler events and per-CPU counters (\`--sched\`)." \
             "- The pair: sched-pinned-w1000 runs the same job inside a cgroup with cpu.weight 1000. Here fio and the busy loop are both plain tasks of the root cgroup, each with the default weight, so they share CPU 1 about evenly." \
             --tag cgroup=none --tag cpus=1 --tag load=busy-loop-cpu1 --repeat 3 --cpus 1 --sched \
             --fio-args="$(job "$WORK/mnt-xfs" 256m 1)"
-        capture "$kernel-sched-pinned-w1000" "$here/sched-pinned-w1000" \
+        capture "$kernel-sched-pinned-w1000" "$OUT/sched-pinned-w1000" \
             "The same pinned job and busy loop, with fio inside a cgroup the collector created with \`--cgroup iolens-w1000 --cpu-weight 1000\` (this host has cgroup v1's cpu hierarchy: cpu.shares 10240, ten times the root's tasks' 1024)." \
             "- The pair: sched-pinned is the same job outside any cgroup. With 10240 shares fio's group outweighs the busy loop and the kworkers of the root cgroup (among them the ones that complete fio's direct I/O on the loop device and convert XFS's unwritten extents): compare IOPS, context switches on CPU 1, and who preempts whom." \
             --tag cgroup=w1000 --tag cpus=1 --tag load=busy-loop-cpu1 --repeat 3 --cpus 1 --sched \
@@ -222,13 +184,13 @@ S
         hogs=()
         ;;
     block)
-        [ -n "${devs[ext4]:-}" ] || make_fs ext4
+        [ -n "${DEV[ext4]:-}" ] || make_fs ext4
         setup_cmds() { echo 'truncate -s 2G ext4.img && dev=$(losetup -f --show ext4.img) && mkfs.ext4 $dev && mount $dev mnt-ext4'; }
-        capture "$kernel-block-loop" "$here/block-loop" \
-            "4k random reads and writes, half each (libaio, iodepth 16, O_DIRECT, a 256 MiB file, fio limited to 6000 reads/s + 6000 writes/s, 2 x 3 s) on ext4 over a loop device, with its block-layer events (\`--block ${devs[ext4]}\`) and fio's own bandwidth, IOPS and latency logs averaged over 100 ms (\`--fio-logs 100\`), written on CLOCK_MONOTONIC like the block events, so that the block cell draws fio's IOPS on the same time axis." \
+        capture "$kernel-block-loop" "$OUT/block-loop" \
+            "4k random reads and writes, half each (libaio, iodepth 16, O_DIRECT, a 256 MiB file, fio limited to 6000 reads/s + 6000 writes/s, 2 x 3 s) on ext4 over a loop device, with its block-layer events (\`--block ${DEV[ext4]}\`) and fio's own bandwidth, IOPS and latency logs averaged over 100 ms (\`--fio-logs 100\`), written on CLOCK_MONOTONIC like the block events, so that the block cell draws fio's IOPS on the same time axis." \
             "- blktrace was refused on this VM (see the notes above), so the events are perf's block tracepoints filtered in the kernel to the loop device, with perf stat counting the same tracepoints (perf-stat-block) so that lost completions show. The loop device's own I/O to its backing file (on vda) is not in the trace.
 - fio's logs start where its job started, after its setup: 1.0 s after the run's start in r000 (fio first lays out its 256 MiB file: the burst of large writes at 0.5 s), 0.3 s in r001. The job's last ~100 ms have no entry (fio writes none for a window the job does not finish), so fio's line ends before the device's." \
-            --tag fs=ext4 --tag device=loop --repeat 2 --block "${devs[ext4]}" --fio-logs 100 \
+            --tag fs=ext4 --tag device=loop --repeat 2 --block "${DEV[ext4]}" --fio-logs 100 \
             --fio-args="--name=randrw-4k --directory=$WORK/mnt-ext4 --size=256m --rw=randrw --rwmixread=50 --bs=4k --ioengine=libaio --iodepth=16 --direct=1 --rate_iops=6000,6000 --runtime=3 --time_based"
         ;;
     block-vda)
@@ -239,7 +201,7 @@ S
         sched=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "/sys/block/$disk/queue/scheduler" 2>/dev/null); sched=${sched:-?}
         devline="/dev/$disk, the disk that holds $WORK ($(df --output=fstype "$dir" | tail -1) as mounted by the host; I/O scheduler: $sched). It is the machine's own disk: every other process's I/O to it is traced too."
         setup_cmds() { echo "mkdir -p $dir   # on $src"; }
-        capture "$kernel-block-$disk" "$here/block-$disk" \
+        capture "$kernel-block-$disk" "$OUT/block-$disk" \
             "4k random reads and writes, half each (libaio, iodepth 16, O_DIRECT, a 256 MiB file, fio limited to 3000 reads/s + 3000 writes/s, 2 x 3 s) in a directory on the host's root file system, with the block-layer events of the disk under it (\`--block $disk\`) and fio's own logs on the same clock (\`--fio-logs 100\`): the device that holds the temporary directory, to overlay with block-loop." \
             "- blktrace was refused on this VM, so the events are perf's block tracepoints filtered in the kernel to $disk, with perf stat counting the same tracepoints. On this VM perf record has lost most interrupt-context completions of $disk before (DESIGN.md, \"Facts measured\"): when it does, the capture is marked and every block view warns; the notes above say what was counted and what was recorded.
 - The disk is shared: the other processes' reads and writes (journal commits, other sessions' builds) are in the trace with fio's, so the device's IOPS is fio's plus theirs." \
