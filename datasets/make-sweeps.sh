@@ -12,63 +12,43 @@
 #
 #   sudo datasets/make-sweeps.sh                        # writes the four folders above
 #   sudo ONLY=sweep-bulkstat datasets/make-sweeps.sh    # only these (comma-separated)
+#   sudo OUT=/var/tmp/try REPEAT=1 RAMP=1 datasets/make-sweeps.sh   # a short trial run elsewhere
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(dirname "$here")
+. "$here/lib.sh"
 WORK=${WORK:-/var/tmp/iolens-sweeps}
 RUNTIME=${RUNTIME:-1}
 REPEAT=${REPEAT:-3}
 RAMP=${RAMP:-15}
 ONLY=${ONLY:-sweep-fs-dio,sweep-scheduler,sweep-bulkstat,xfs-unwritten-ramp}
 want() { [[ ",$ONLY," == *",$1,"* ]]; }
-collect=(python3 -m iolens_collect)
-kernel=$(uname -r)
-today=$(date -u +%Y-%m-%d)
 
-mkdir -p "$WORK"
-loops=()
-mounts=()
-cleanup() {
-    wait 2>/dev/null || true
-    for m in "${mounts[@]:-}"; do
-        [ -n "$m" ] || continue
-        for _ in 1 2 3 4 5; do umount "$m" 2>/dev/null && break; sleep 1; done
-    done
-    for l in "${loops[@]:-}"; do [ -n "$l" ] && losetup -d "$l" 2>/dev/null || true; done
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-declare -A DEV
-make_fs() {  # make_fs TYPE: a loop device over a 2 GiB file, formatted and mounted at $WORK/mnt-TYPE
-    local fs=$1 img="$WORK/$1.img" mnt="$WORK/mnt-$1" dev
-    truncate -s 2G "$img"
-    dev=$(losetup -f --show "$img")
-    loops+=("$dev")
-    case $fs in
-        xfs) mkfs.xfs -q -f "$dev" ;;
-        ext4) mkfs.ext4 -q -F "$dev" ;;
-    esac
-    mkdir -p "$mnt"
-    mount "$dev" "$mnt"
-    mounts+=("$mnt")
-    DEV[$fs]=${dev#/dev/}
-}
-
-collector() {  # collector ARGS...: run iolens-collect from $WORK (the manifest records argv and cwd)
-    (cd "$WORK" && PYTHONPATH="$repo/collectors" "${collect[@]}" "$@")
-}
+work_dir
 
 machine() {
     cat <<MD
 ## Machine
-- host: $(hostname), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM, a KVM guest
-- kernel: $(uname -r) ($(uname -v))
-- fio: $(fio --version), xfsprogs: $(mkfs.xfs -V | head -1), collector: iolens-collect $(cd "$repo/collectors" && python3 -m iolens_collect --version | awk '{print $NF}')
+- host: $(host_line), a KVM guest
+- kernel: $kernel ($(uname -v))
+- fio: $(fio --version), xfsprogs: $(mkfs.xfs -V | head -1), collector: iolens-collect $(collector_version)
 - devices: loop devices over 2 GiB files (\`truncate -s 2G\`) on the host's ext4 root, made with
   \`mkfs.ext4\` / \`mkfs.xfs\` and default mount options
 MD
+}
+
+made_here() {  # made_here WHO ("Real captures"): the RECIPE's lines that say by what, when and where
+    echo "$1, made by \`datasets/make-sweeps.sh\` on $today (UTC)."
+    echo
+    machine
+    echo
+}
+
+printed() {  # printed LINES [NAME PREFIX]...: the RECIPE's block of the collector's result lines of
+             # each bundle NAME (LINES: results, or means), each line after PREFIX
+    local lines=$1; shift
+    echo '```'
+    while [ $# -gt 0 ]; do "$lines" "$1" | sed "s/^/$2/"; shift 2; done
+    echo '```'
 }
 
 make_fs ext4
@@ -76,8 +56,8 @@ make_fs xfs
 
 # --- sweep-fs-dio: rw x bs x iodepth on ext4 and XFS -------------------------------------------------
 if want sweep-fs-dio; then
-out="$here/sweep-fs-dio"
-rm -rf "$out" && mkdir -p "$out"
+out="$OUT/sweep-fs-dio"
+fresh_dir "$out"
 for fs in ext4 xfs; do
     label="$kernel-$fs-dio-sweep"
     cat > "$WORK/dio-$fs.toml" <<TOML
@@ -95,8 +75,7 @@ rw = ["randread", "randwrite"]
 bs = ["4k", "16k"]
 iodepth = [1, 8, 32]
 TOML
-    collector sweep "dio-$fs.toml" -o "$label.iolens.tar.gz" 2>&1 | tee "$WORK/$label.log"
-    mv "$WORK/$label.iolens.tar.gz" "$out/"
+    bundle "$out" "$label" sweep "dio-$fs.toml" -o "$label.iolens.tar.gz"
     cp "$WORK/dio-$fs.toml" "$out/"
 done
 {
@@ -107,10 +86,7 @@ done
     echo "IOPS, bandwidth and latency logs averaged over 250 ms. Short runs on purpose (small bundles):"
     echo "the spread between repeats is real and large, which is what the confidence intervals show."
     echo
-    echo "Real captures, made by \`datasets/make-sweeps.sh\` on $today (UTC)."
-    echo
-    machine
-    echo
+    made_here "Real captures"
     echo "## Commands (as root, from \$WORK, with the plans beside this file)"
     echo '```sh'
     echo "PYTHONPATH=collectors python3 -m iolens_collect sweep dio-ext4.toml -o $kernel-ext4-dio-sweep.iolens.tar.gz"
@@ -119,17 +95,14 @@ done
     echo '```'
     echo
     echo "## Result, as the collector printed it (means per point)"
-    echo '```'
-    grep -h -E '^mean ' "$WORK/$kernel-ext4-dio-sweep.log" | sed 's/^/ext4 /'
-    grep -h -E '^mean ' "$WORK/$kernel-xfs-dio-sweep.log" | sed 's/^/xfs  /'
-    echo '```'
+    printed means "$kernel-ext4-dio-sweep" "ext4 " "$kernel-xfs-dio-sweep" "xfs  "
 } > "$out/RECIPE.md"
 fi
 
 # --- sweep-scheduler: the loop device's I/O scheduler as a swept parameter --------------------------
 if want sweep-scheduler; then
-out="$here/sweep-scheduler"
-rm -rf "$out" && mkdir -p "$out"
+out="$OUT/sweep-scheduler"
+fresh_dir "$out"
 label="$kernel-xfs-scheduler-sweep"
 cat > "$WORK/sched.toml" <<TOML
 # 4k random reads at iodepth 32 on XFS, per I/O scheduler of the loop device (datasets/make-sweeps.sh)
@@ -146,8 +119,7 @@ scheduler = ["none", "mq-deadline", "kyber", "bfq"]
 [scheduler]
 device = "${DEV[xfs]}"
 TOML
-collector sweep sched.toml -o "$label.iolens.tar.gz" 2>&1 | tee "$WORK/$label.log"
-mv "$WORK/$label.iolens.tar.gz" "$out/"
+bundle "$out" "$label" sweep sched.toml -o "$label.iolens.tar.gz"
 sed "s#${DEV[xfs]}#loopN#" "$WORK/sched.toml" > "$out/sched.toml"
 {
     echo "# sweep-scheduler"
@@ -156,21 +128,16 @@ sed "s#${DEV[xfs]}#loopN#" "$WORK/sched.toml" > "$out/sched.toml"
     echo "device's I/O scheduler (none, mq-deadline, kyber, bfq), $REPEAT x $RUNTIME s each. The collector sets"
     echo "/sys/block/loopN/queue/scheduler before each point and sets it back at the end."
     echo
-    echo "A real capture, made by \`datasets/make-sweeps.sh\` on $today (UTC)."
-    echo
-    machine
-    echo
+    made_here "A real capture"
     echo "## Result, as the collector printed it"
-    echo '```'
-    grep -h -E '^mean ' "$WORK/$label.log"
-    echo '```'
+    printed means "$label" ""
 } > "$out/RECIPE.md"
 fi
 
 # --- sweep-bulkstat: any command as the workload ------------------------------------------------------
 if want sweep-bulkstat; then
-out="$here/sweep-bulkstat"
-rm -rf "$out" && mkdir -p "$out"
+out="$OUT/sweep-bulkstat"
+fresh_dir "$out"
 mnt="$WORK/mnt-xfs"
 mkdir -p "$mnt/tree"
 for d in $(seq 0 199); do mkdir "$mnt/tree/d$d" && (cd "$mnt/tree/d$d" && touch $(seq -f 'f%g' 0 249)); done
@@ -180,10 +147,8 @@ for v in 5 1; do
     # The command: drop the caches (bulkstat then reads the inode clusters from the device), time
     # bulkstat of the whole file system with batches of {ninodes}, print the inode count and the rate.
     script="sync; echo 3 > /proc/sys/vm/drop_caches; n=\$(df --output=iused $mnt | tail -1 | tr -d ' '); t0=\$(date +%s%N); xfs_io -c 'bulkstat -q -v $v -n {ninodes}' $mnt; t1=\$(date +%s%N); echo \"iolens-metric inodes \$n inodes\"; echo \"iolens-metric rate \$(( n * 1000000000 / (t1 - t0) )) inodes/s\""
-    collector cmd --label "$label" --tag fs=xfs --tag "ioctl=v$v" --repeat "$REPEAT" \
-        --sweep ninodes=64,256,1024,4096 --device "${DEV[xfs]}" -o "$label.iolens.tar.gz" -- sh -c "$script" \
-        2>&1 | tee "$WORK/$label.log"
-    mv "$WORK/$label.iolens.tar.gz" "$out/"
+    bundle "$out" "$label" cmd --label "$label" --tag fs=xfs --tag "ioctl=v$v" --repeat "$REPEAT" \
+        --sweep ninodes=64,256,1024,4096 --device "${DEV[xfs]}" -o "$label.iolens.tar.gz" -- sh -c "$script"
 done
 {
     echo "# sweep-bulkstat"
@@ -196,31 +161,24 @@ done
     echo "figures the command prints: the inode count and the rate in inodes/s. The same measurements as"
     echo "the linux-xfs bulkstat batch size thread (2013), at small scale."
     echo
-    echo "Real captures, made by \`datasets/make-sweeps.sh\` on $today (UTC)."
-    echo
-    machine
-    echo
+    made_here "Real captures"
     echo "## Result, as the collector printed it"
-    echo '```'
-    grep -h -E '^mean ' "$WORK/$kernel-xfs-bulkstat-v5.log" | sed 's/^/v5 /'
-    grep -h -E '^mean ' "$WORK/$kernel-xfs-bulkstat-v1.log" | sed 's/^/v1 /'
-    echo '```'
+    printed means "$kernel-xfs-bulkstat-v5" "v5 " "$kernel-xfs-bulkstat-v1" "v1 "
 } > "$out/RECIPE.md"
 rm -rf "$mnt/tree"
 fi
 
 # --- xfs-unwritten-ramp: IOPS over time, preallocated file vs not --------------------------------------
 if want xfs-unwritten-ramp; then
-out="$here/xfs-unwritten-ramp"
-rm -rf "$out" && mkdir -p "$out"
+out="$OUT/xfs-unwritten-ramp"
+fresh_dir "$out"
 for mode in fallocate none; do
     label="$kernel-xfs-randwrite-fallocate-$mode"
     [ "$mode" = fallocate ] && fa="" || fa=" --fallocate=none"
     # unlink=1: fio removes the file after each repeat, so every repeat starts from a new file.
-    collector run --label "$label" --tag fs=xfs --tag "fallocate=$mode" --repeat 2 --fio-logs 500 \
+    bundle "$out" "$label" run --label "$label" --tag fs=xfs --tag "fallocate=$mode" --repeat 2 --fio-logs 500 \
         --fio-args="--name=randwrite-4k --directory=$WORK/mnt-xfs --size=1g --rw=randwrite --bs=4k --ioengine=libaio --iodepth=32 --direct=1 --runtime=$RAMP --time_based --unlink=1$fa" \
-        -o "$label.iolens.tar.gz" 2>&1 | tee "$WORK/$label.log"
-    mv "$WORK/$label.iolens.tar.gz" "$out/"
+        -o "$label.iolens.tar.gz"
 done
 {
     echo "# xfs-unwritten-ramp"
@@ -231,16 +189,10 @@ done
     echo "fio's logs averaged over 500 ms, 2 repeats each (the file is removed after each repeat:"
     echo "unlink=1). Scenario 1 of DESIGN.md at small scale, on a loop device."
     echo
-    echo "Real captures, made by \`datasets/make-sweeps.sh\` on $today (UTC)."
-    echo
-    machine
-    echo
+    made_here "Real captures"
     echo "## Result, as the collector printed it"
-    echo '```'
-    grep -h -E '^(r[0-9]+|mean) ' "$WORK/$kernel-xfs-randwrite-fallocate-fallocate.log" | sed 's/^/fallocate /'
-    grep -h -E '^(r[0-9]+|mean) ' "$WORK/$kernel-xfs-randwrite-fallocate-none.log" | sed 's/^/none      /'
-    echo '```'
+    printed results "$kernel-xfs-randwrite-fallocate-fallocate" "fallocate " "$kernel-xfs-randwrite-fallocate-none" "none      "
 } > "$out/RECIPE.md"
 fi
 
-echo "done: $here/sweep-fs-dio $here/sweep-scheduler $here/sweep-bulkstat $here/xfs-unwritten-ramp"
+echo "done: $OUT/sweep-fs-dio $OUT/sweep-scheduler $OUT/sweep-bulkstat $OUT/xfs-unwritten-ramp"
