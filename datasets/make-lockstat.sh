@@ -7,21 +7,21 @@
 #                                    (the parser's golden tests read them from shared/corpus/lock_stat)
 #   lockstat-zone-lock-reconstructed/  &zone->lock before/after, laid out by reconstruct-lockstat.py
 #                                    from figures published on linux-kernel (see that script)
-# Needs fio and python3; writes only under $WORK (removed at the end) and into datasets/.
+# Needs fio and python3; writes only under $WORK (removed at the end) and into datasets/ (or $OUT).
 #
 #   datasets/make-lockstat.sh
+#   OUT=/var/tmp/try RUNTIME=1 REPEAT=1 datasets/make-lockstat.sh   # a short trial run elsewhere
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(dirname "$here")
+. "$here/lib.sh"
 CORPUS=${CORPUS:-$(dirname "$repo")/shared/corpus}
 WORK=${WORK:-/var/tmp/iolens-datasets-lockstat}
 RUNTIME=${RUNTIME:-5}
 REPEAT=${REPEAT:-3}
-kernel=$(uname -r)
 
 rm -rf "$WORK"
+work_dir
 mkdir -p "$WORK/data"
-trap 'rm -rf "$WORK"' EXIT
 
 job="--name=randwrite-4k --directory=$WORK/data --size=256m --rw=randwrite --bs=4k --ioengine=libaio --iodepth=32 --direct=1 --runtime=$RUNTIME --time_based"
 
@@ -31,31 +31,23 @@ capture() {  # capture OUTDIR NAME DUMPFILE LABEL TAG...
     for t in "$@"; do tags+=(--tag "$t"); done
     cp "$dump" "$WORK/$name.lock_stat.txt"
     chmod 644 "$WORK/$name.lock_stat.txt"
-    # Run from $WORK with relative paths: the manifest records the collector's argv and cwd.
-    (cd "$WORK" && PYTHONPATH="$repo/collectors" python3 -m iolens_collect run --label "$label" \
-        "${tags[@]}" --tag "fio=this machine" --repeat "$REPEAT" \
-        --lock-stat-snapshot "$name.lock_stat.txt" --fio-args="$job" -o "$name.iolens.tar.gz") \
-        2>&1 | tee "$WORK/$name.log"
     mkdir -p "$out"
-    mv "$WORK/$name.iolens.tar.gz" "$out/"
+    bundle "$out" "$name" run --label "$label" "${tags[@]}" --tag "fio=this machine" --repeat "$REPEAT" \
+        --lock-stat-snapshot "$name.lock_stat.txt" --fio-args="$job" -o "$name.iolens.tar.gz"
     cp "$WORK/$name.lock_stat.txt" "$out/$name.lock_stat.txt"
-}
-
-results() {  # the collector's result lines of a capture
-    grep -E '^(r[0-9]+|mean) ' "$WORK/$1.log"
 }
 
 machine() {
     cat <<MD
-- host: $(hostname), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM
+- host: $(host_line)
 - kernel: $kernel ($(uname -v)); \`/proc/lock_stat\`: $( [ -e /proc/lock_stat ] && echo present || echo "absent (CONFIG_LOCK_STAT off)")
-- fio: $(fio --version), collector: iolens-collect $(cd "$repo/collectors" && python3 -m iolens_collect --version | awk '{print $NF}')
+- fio: $(fio --version), collector: iolens-collect $(collector_version)
 - fio job: \`$job\` (a file on the root file system; \`$WORK\` removed afterwards), $REPEAT repeats
 MD
 }
 
 # --- the kernel documentation's examples ------------------------------------------------------
-doc="$here/lockstat-kernel-doc"
+doc="$OUT/lockstat-kernel-doc"
 rm -rf "$doc"
 capture "$doc" kernel-doc-example1 "$CORPUS/lock_stat/linux-doc-lockstat.rst_example1_denumbered.txt" \
     "lock_stat from lockstat.rst example 1, fio from this machine" "lock_stat=kernel doc example 1"
@@ -75,7 +67,7 @@ lock figures mean nothing beyond showing how the view works.
 | \`kernel-doc-example2.iolens.tar.gz\` | \`kernel-doc-example2.lock_stat.txt\`: example 2 of the same document (\`&rq->lock\` and its subclass \`&rq->lock/1\`), an excerpt without the header | this machine |
 
 The dumps are the files of \`shared/corpus/lock_stat/\` that the parser's golden tests read
-(\`*_denumbered.txt\`). Made by \`datasets/make-lockstat.sh\` on $(date -u +%Y-%m-%d) (UTC).
+(\`*_denumbered.txt\`). Made by \`datasets/make-lockstat.sh\` on $today (UTC).
 
 ## Machine
 $(machine)
@@ -92,7 +84,7 @@ $(results kernel-doc-example2)
 MD
 
 # --- reconstructed from published figures ----------------------------------------------------
-rec="$here/lockstat-zone-lock-reconstructed"
+rec="$OUT/lockstat-zone-lock-reconstructed"
 rm -rf "$rec"
 python3 "$here/reconstruct-lockstat.py" "$WORK/reconstructed" >/dev/null
 capture "$rec" zone-lock-5.11-rc5-vanilla "$WORK/reconstructed/5.11-rc5-vanilla.lock_stat.txt" \
@@ -124,7 +116,7 @@ figures therefore mean nothing; the totals and the change between the two are th
 | \`zone-lock-5.11-rc5-vanilla.iolens.tar.gz\` | \`zone-lock-5.11-rc5-vanilla.lock_stat.txt\` (reconstructed) |
 | \`zone-lock-5.11-rc5-revert.iolens.tar.gz\` | \`zone-lock-5.11-rc5-revert.lock_stat.txt\` (reconstructed) |
 
-Made by \`datasets/make-lockstat.sh\` on $(date -u +%Y-%m-%d) (UTC); \`python3
+Made by \`datasets/make-lockstat.sh\` on $today (UTC); \`python3
 datasets/reconstruct-lockstat.py DIR\` writes the two lock_stat files again.
 
 ## Machine (fio only)
