@@ -71,7 +71,7 @@ MD
 make_fs ext4
 make_fs xfs
 capture "$kernel-ext4" ext4 "$OUT/fs-ext4" \
-    "4k random O_DIRECT writes (libaio, iodepth 32, 1 GiB file, 3 x 10 s) on ext4 over a loop device."
+    "4k random O_DIRECT writes (libaio, iodepth 32, 1 GiB file, $REPEAT x $RUNTIME s) on ext4 over a loop device."
 capture "$kernel-xfs" xfs "$OUT/fs-xfs" \
     "The same job on XFS over a loop device: the ext4-vs-xfs comparison of the demo."
 # Two busy loops, one per CPU, at the same priority as fio: the same XFS job when the CPUs are contended.
