@@ -12,7 +12,8 @@
 #
 #   sudo datasets/make-sweeps.sh                        # writes the four folders above
 #   sudo ONLY=sweep-bulkstat datasets/make-sweeps.sh    # only these (comma-separated)
-#   sudo OUT=/var/tmp/try REPEAT=1 RAMP=1 datasets/make-sweeps.sh   # a short trial run elsewhere
+#   sudo OUT=/var/tmp/try REPEAT=2 RAMP=1 datasets/make-sweeps.sh   # a short trial run elsewhere (2 repeats:
+#                                                       # the RECIPEs quote the mean lines)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
