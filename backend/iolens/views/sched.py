@@ -168,8 +168,39 @@ def select_cpus(ctx: Ctx, cpus: str) -> tuple[list[str], list[int]]:
     return runs, out
 
 
+# --------------------------------------------------------------------------------------------
+# The pieces every view's SQL is built from, and the query and row helpers they share
+
 # The selected (run_id, cpu) pairs, from two parallel list parameters.
 _SEL = "sel AS (SELECT unnest($sel_runs::VARCHAR[]) AS run_id, unnest($sel_cpus::INTEGER[]) AS cpu)"
+
+
+def _on_sel(table: str, where: str | None = None) -> str:
+    """SELECT text: the rows of `table` (a derived table with run_id and cpu) in capture $cid on the
+    selected (run_id, cpu) pairs of `sel`, and matching `where` when given."""
+    return (f"SELECT s.* FROM {table} s SEMI JOIN sel ON s.run_id = sel.run_id AND s.cpu = sel.cpu "
+            f"WHERE s.capture_id = $cid{f' AND {where}' if where else ''}")
+
+
+# The derived tables carry each task's pid, comm and group. `group_by='group'` keys rows on the
+# group alone; its pid is -1 in SQL (so that keys join without NULLs) and null in the answer.
+def _keys(group_by: GroupBy, pid: str, comm: str, grp: str) -> tuple[str, str]:
+    """SQL for the (pid, name) key of a task, or of its group."""
+    if group_by == "group":
+        return "-1", grp
+    return pid, comm
+
+
+def _task_cols(group_by: GroupBy, side: Literal["", "prev_", "next_"], out: str = "") -> str:
+    """SELECT items: the key of the task on `side` of a row ('': the row's own task), named
+    {out}pid, {out}name, {out}grp."""
+    pid, name = _keys(group_by, f"{side}pid", f"{side}comm", f"{side}grp")
+    return f"{pid} AS {out}pid, {name} AS {out}name, {side}grp AS {out}grp"
+
+
+# Of the switches in sched_pair_counts rows: those where the task leaving was preempted (R/R+;
+# idle, pid 0, never is).
+_INVOLUNTARY = "sum(switches) FILTER (WHERE prev_pid <> 0 AND prev_state LIKE 'R%')"
 
 
 def _limit(limit: int) -> int:
@@ -178,8 +209,22 @@ def _limit(limit: int) -> int:
     return limit
 
 
-def _task(pid: int | None, comm: str, group: str, workload_comm: str | None) -> models.SchedTask:
-    return models.SchedTask(pid=pid, comm=comm, group=group,
+def _query_sel(store: Store, ctx: Ctx, cpus: str, sql: str, limit: int,
+               **params: Any) -> tuple[list[dict[str, Any]], list[str]]:
+    """The rows of a view's `sql` over the CPUs that `cpus` selects in ctx's runs (parameters cid,
+    sel_runs, sel_cpus, limit and `params`), and the run of each selected CPU."""
+    sel_runs, sel_cpus = select_cpus(ctx, cpus)
+    rows = store.query(sql, {"cid": ctx.capture_id, "sel_runs": sel_runs, "sel_cpus": sel_cpus, **params,
+                             "limit": _limit(limit)}).dicts()
+    return rows, sel_runs
+
+
+def _task(r: dict[str, Any], workload_comms: dict[str, str | None], prefix: str = "") -> models.SchedTask:
+    """The task (or group: pid -1 in SQL, null here) of a row's {prefix}pid, {prefix}name and
+    {prefix}grp columns; a workload task when its name or group is the run's workload comm."""
+    pid, comm, group = r[f"{prefix}pid"], r[f"{prefix}name"], r[f"{prefix}grp"]
+    workload_comm = workload_comms[r["run_id"]]
+    return models.SchedTask(pid=None if pid == -1 else pid, comm=comm, group=group,
                             workload=workload_comm is not None and (comm == workload_comm or group == workload_comm))
 
 
@@ -208,12 +253,11 @@ def _per_s(n: float | None, seconds: float) -> float | None:
 #   wakeups      wakeups targeted at the CPU
 #   migrations   tasks migrated to the CPU
 _RATE_SQL = f"""
-WITH {_SEL}
+WITH {_SEL}, c AS ({_on_sel("sched_cpu_rate")})
 SELECT c.run_id, c.cpu, c.bucket // $k AS b, sum(c.switches) AS switches, sum(c.involuntary) AS involuntary,
        sum(c.voluntary) AS voluntary, sum(c.from_idle) AS from_idle, sum(c.wakeups) AS wakeups,
        sum(c.migrations) AS migrations
-FROM sched_cpu_rate c SEMI JOIN sel ON c.run_id = sel.run_id AND c.cpu = sel.cpu
-WHERE c.capture_id = $cid
+FROM c
 GROUP BY ALL ORDER BY c.run_id, c.cpu, b
 """
 # perf stat's intervals of the same runs (perf_stat rows with -I), one row per series. Output columns:
@@ -280,26 +324,9 @@ def switch_rate(store: Store, capture_id: str, run: str | None = None, cpus: str
 
 # --------------------------------------------------------------------------------------------
 # Totals per task and per task pair, per CPU
-#
-# The derived tables carry each task's pid, comm and group. `group_by='group'` keys rows on the
-# group alone; its pid is -1 in SQL (so that keys join without NULLs) and null in the answer.
-
-
-def _keys(group_by: GroupBy, pid: str, comm: str, grp: str) -> tuple[str, str]:
-    """SQL for the (pid, name) key of a task, or of its group."""
-    if group_by == "group":
-        return "-1", grp
-    return pid, comm
-
-
-def _pid(pid: int) -> int | None:
-    return None if pid == -1 else pid
 
 
 def _tasks_sql(group_by: GroupBy) -> str:
-    opid, oname = _keys(group_by, "prev_pid", "prev_comm", "prev_grp")
-    ipid, iname = _keys(group_by, "next_pid", "next_comm", "next_grp")
-    rpid, rname = _keys(group_by, "pid", "comm", "grp")
     # Per run, CPU and task (or group) on the selected CPUs, from sched_pair_counts and
     # sched_task_runtime. Output columns:
     #   run_id, cpu, pid (-1 per group), name (comm, or the group), grp
@@ -311,20 +338,16 @@ def _tasks_sql(group_by: GroupBy) -> str:
     #   slices         number of slices
     return f"""
     WITH {_SEL},
-    pc AS (SELECT p.* FROM sched_pair_counts p SEMI JOIN sel ON p.run_id = sel.run_id AND p.cpu = sel.cpu
-           WHERE p.capture_id = $cid),
-    st AS (SELECT run_id, cpu, {opid} AS pid, {oname} AS name, prev_grp AS grp, prev_state,
-                  sum(switches) AS n,
-                  sum(switches) FILTER (WHERE prev_pid <> 0 AND prev_state LIKE 'R%') AS inv
+    pc AS ({_on_sel("sched_pair_counts")}),
+    st AS (SELECT run_id, cpu, {_task_cols(group_by, "prev_")}, prev_state,
+                  sum(switches) AS n, {_INVOLUNTARY} AS inv
            FROM pc GROUP BY ALL),
     outs AS (SELECT run_id, cpu, pid, name, grp, sum(n) AS switched_out, sum(inv) AS involuntary,
                     list({{'state': prev_state, 'n': n}} ORDER BY n DESC) AS states
              FROM st GROUP BY ALL),
-    ins AS (SELECT run_id, cpu, {ipid} AS pid, {iname} AS name, next_grp AS grp, sum(switches) AS switched_in
-            FROM pc GROUP BY ALL),
-    rt AS (SELECT t.run_id, t.cpu, {rpid} AS pid, {rname} AS name, grp, sum(run_ns) AS run_ns, sum(slices) AS slices
-           FROM sched_task_runtime t SEMI JOIN sel ON t.run_id = sel.run_id AND t.cpu = sel.cpu
-           WHERE t.capture_id = $cid GROUP BY ALL)
+    ins AS (SELECT run_id, cpu, {_task_cols(group_by, "next_")}, sum(switches) AS switched_in FROM pc GROUP BY ALL),
+    rt AS (SELECT run_id, cpu, {_task_cols(group_by, "")}, sum(run_ns) AS run_ns, sum(slices) AS slices
+           FROM ({_on_sel("sched_task_runtime")}) GROUP BY ALL)
     SELECT run_id, cpu, pid, name, grp, coalesce(switched_in, 0) AS switched_in,
            coalesce(switched_out, 0) AS switched_out, coalesce(involuntary, 0) AS involuntary, states,
            coalesce(run_ns, 0) AS run_ns, coalesce(slices, 0) AS slices
@@ -337,15 +360,13 @@ def _tasks_sql(group_by: GroupBy) -> str:
 def tasks(store: Store, capture_id: str, run: str | None = None, cpus: str = "all", group_by: GroupBy = "task",
           limit: int = DEFAULT_LIMIT) -> models.SchedTasks:
     ctx = context(store, capture_id, run)
-    sel_runs, sel_cpus = select_cpus(ctx, cpus)
-    rows = store.query(_tasks_sql(group_by), {"cid": capture_id, "sel_runs": sel_runs, "sel_cpus": sel_cpus,
-                                              "limit": _limit(limit)}).dicts()
+    rows, _ = _query_sel(store, ctx, cpus, _tasks_sql(group_by), limit)
     wc, dur = _workload_comms(ctx), _duration(ctx)
     out = []
     for r in rows:
         idle = r["grp"] == "<idle>"
         out.append(models.SchedTaskRow(
-            run_id=r["run_id"], cpu=r["cpu"], task=_task(_pid(r["pid"]), r["name"], r["grp"], wc[r["run_id"]]),
+            run_id=r["run_id"], cpu=r["cpu"], task=_task(r, wc),
             switched_in=r["switched_in"], switched_out=r["switched_out"], involuntary=r["involuntary"],
             voluntary=0 if idle else r["switched_out"] - r["involuntary"],
             states={e["state"]: int(e["n"]) for e in (r["states"] or [])}, run_ns=r["run_ns"], slices=r["slices"],
@@ -356,8 +377,6 @@ def tasks(store: Store, capture_id: str, run: str | None = None, cpus: str = "al
 
 
 def _pairs_sql(group_by: GroupBy) -> str:
-    ppid, pname = _keys(group_by, "prev_pid", "prev_comm", "prev_grp")
-    npid, nname = _keys(group_by, "next_pid", "next_comm", "next_grp")
     # Per run, CPU and (task leaving -> task arriving), from sched_pair_counts. Output columns:
     #   run_id, cpu; prev_pid, prev_name, prev_grp; next_pid, next_name, next_grp (pid -1 per group)
     #   switches      switches from prev to next
@@ -365,11 +384,9 @@ def _pairs_sql(group_by: GroupBy) -> str:
     #   cpu_switches  all switches of that CPU in the run (the share's denominator)
     return f"""
     WITH {_SEL},
-    pc AS (SELECT p.* FROM sched_pair_counts p SEMI JOIN sel ON p.run_id = sel.run_id AND p.cpu = sel.cpu
-           WHERE p.capture_id = $cid),
-    p AS (SELECT run_id, cpu, {ppid} AS prev_pid, {pname} AS prev_name, prev_grp,
-                 {npid} AS next_pid, {nname} AS next_name, next_grp, sum(switches) AS switches,
-                 sum(switches) FILTER (WHERE prev_pid <> 0 AND prev_state LIKE 'R%') AS involuntary
+    pc AS ({_on_sel("sched_pair_counts")}),
+    p AS (SELECT run_id, cpu, {_task_cols(group_by, "prev_", "prev_")}, {_task_cols(group_by, "next_", "next_")},
+                 sum(switches) AS switches, {_INVOLUNTARY} AS involuntary
           FROM pc GROUP BY ALL)
     SELECT *, sum(switches) OVER (PARTITION BY run_id, cpu) AS cpu_switches
     FROM p ORDER BY switches DESC, run_id, cpu, prev_name, next_name LIMIT $limit
@@ -379,14 +396,10 @@ def _pairs_sql(group_by: GroupBy) -> str:
 def pairs(store: Store, capture_id: str, run: str | None = None, cpus: str = "all", group_by: GroupBy = "task",
           limit: int = DEFAULT_LIMIT) -> models.SchedPairs:
     ctx = context(store, capture_id, run)
-    sel_runs, sel_cpus = select_cpus(ctx, cpus)
-    rows = store.query(_pairs_sql(group_by), {"cid": capture_id, "sel_runs": sel_runs, "sel_cpus": sel_cpus,
-                                              "limit": _limit(limit)}).dicts()
+    rows, _ = _query_sel(store, ctx, cpus, _pairs_sql(group_by), limit)
     wc, dur = _workload_comms(ctx), _duration(ctx)
     out = [models.SchedPairRow(
-        run_id=r["run_id"], cpu=r["cpu"],
-        prev=_task(_pid(r["prev_pid"]), r["prev_name"], r["prev_grp"], wc[r["run_id"]]),
-        next=_task(_pid(r["next_pid"]), r["next_name"], r["next_grp"], wc[r["run_id"]]),
+        run_id=r["run_id"], cpu=r["cpu"], prev=_task(r, wc, "prev_"), next=_task(r, wc, "next_"),
         switches=r["switches"], involuntary=r["involuntary"] or 0,
         voluntary=0 if r["prev_grp"] == "<idle>" else r["switches"] - (r["involuntary"] or 0),
         per_s=_per_s(r["switches"], dur[r["run_id"]]),
@@ -430,8 +443,7 @@ def _pingpong_sql(group_by: GroupBy) -> str:
     #   first_ns, last_ns   perf clock of the first and last round trip
     return f"""
     WITH {_SEL},
-    r AS (SELECT t.* FROM sched_roundtrips t SEMI JOIN sel ON t.run_id = sel.run_id AND t.cpu = sel.cpu
-          WHERE t.capture_id = $cid AND t.dur_us <= $window_us),
+    r AS ({_on_sel("sched_roundtrips", "dur_us <= $window_us")}),
     o AS (SELECT *, ({key_i} < {key_o}) AS inner_is_a FROM r),
     k AS (SELECT run_id, cpu,
                  CASE WHEN inner_is_a THEN {ipid} ELSE {opid} END AS a_pid,
@@ -471,10 +483,7 @@ def pingpong(store: Store, capture_id: str, run: str | None = None, cpus: str = 
 
 def _pingpong_rows(store: Store, ctx: Ctx, cpus: str, group_by: GroupBy, window_us: int,
                    limit: int) -> list[models.SchedPingPongRow]:
-    sel_runs, sel_cpus = select_cpus(ctx, cpus)
-    rows = store.query(_pingpong_sql(group_by), {
-        "cid": ctx.capture_id, "sel_runs": sel_runs, "sel_cpus": sel_cpus, "window_us": window_us,
-        "limit": _limit(limit)}).dicts()
+    rows, _ = _query_sel(store, ctx, cpus, _pingpong_sql(group_by), limit, window_us=window_us)
     totals = {(r, c): n for r, c, n in store.query(_CPU_SWITCHES_SQL, {"cid": ctx.capture_id}).rows}
     wc, dur = _workload_comms(ctx), _duration(ctx)
     first = {r.info.id: r.first_ts_ns for r in ctx.runs}
@@ -483,8 +492,7 @@ def _pingpong_rows(store: Store, ctx: Ctx, cpus: str, group_by: GroupBy, window_
         rid = r["run_id"]
         total = totals.get((rid, r["cpu"]))
         out.append(models.SchedPingPongRow(
-            run_id=rid, cpu=r["cpu"], a=_task(_pid(r["a_pid"]), r["a_name"], r["a_grp"], wc[rid]),
-            b=_task(_pid(r["b_pid"]), r["b_name"], r["b_grp"], wc[rid]), round_trips=r["round_trips"],
+            run_id=rid, cpu=r["cpu"], a=_task(r, wc, "a_"), b=_task(r, wc, "b_"), round_trips=r["round_trips"],
             a_inside_b=r["a_inside_b"], b_inside_a=r["b_inside_a"], preempting=r["preempting"],
             per_s=_per_s(r["round_trips"], dur[rid]),
             share=r["round_trips"] / total if total else None,
@@ -502,8 +510,7 @@ _TASK_KEYS = "run_id, pid, name, grp"
 
 
 def _delays_sql(group_by: GroupBy, reason: DelayReason) -> str:
-    pid, name = _keys(group_by, "pid", "comm", "grp")
-    where = {"all": "TRUE", "woken": "reason <> 'preempted'", "preempted": "reason = 'preempted'"}[reason]
+    where = {"all": None, "woken": "reason <> 'preempted'", "preempted": "reason = 'preempted'"}[reason]
     # Per run and task (or group), switch-ins on the selected CPUs (sched_delay_hist). Output columns:
     #   run_id, pid (-1 per group), name, grp
     #   total      switch-ins with a known delay
@@ -514,9 +521,8 @@ def _delays_sql(group_by: GroupBy, reason: DelayReason) -> str:
     #   bins       [{bin, n}]: bin -1 = [0, 1 us], bin k = (2^k, 2^(k+1)] us
     return f"""
     WITH {_SEL},
-    d AS (SELECT run_id, {pid} AS pid, {name} AS name, grp, reason, delay_us, n, sum_ns
-          FROM sched_delay_hist h SEMI JOIN sel ON h.run_id = sel.run_id AND h.cpu = sel.cpu
-          WHERE h.capture_id = $cid AND {where}),
+    d AS (SELECT run_id, {_task_cols(group_by, "")}, reason, delay_us, n, sum_ns
+          FROM ({_on_sel("sched_delay_hist", where)})),
     known AS (SELECT {_TASK_KEYS}, delay_us AS v, sum(n) AS n FROM d WHERE delay_us IS NOT NULL GROUP BY ALL),
     {_nearest_rank(_TASK_KEYS, "known", {"p50": 0.5, "p90": 0.9, "p99": 0.99})},
     bins AS (SELECT {_TASK_KEYS}, list({{'bin': b, 'n': n}} ORDER BY b) AS bins
@@ -537,9 +543,7 @@ def _delays_sql(group_by: GroupBy, reason: DelayReason) -> str:
 def delays(store: Store, capture_id: str, run: str | None = None, cpus: str = "all", group_by: GroupBy = "group",
            reason: DelayReason = "all", limit: int = DEFAULT_LIMIT) -> models.SchedDelays:
     ctx = context(store, capture_id, run)
-    sel_runs, sel_cpus = select_cpus(ctx, cpus)
-    rows = store.query(_delays_sql(group_by, reason), {"cid": capture_id, "sel_runs": sel_runs,
-                                                       "sel_cpus": sel_cpus, "limit": _limit(limit)}).dicts()
+    rows, _ = _query_sel(store, ctx, cpus, _delays_sql(group_by, reason), limit)
     wc = _workload_comms(ctx)
 
     def ns(us: int | None) -> int | None:
@@ -548,7 +552,7 @@ def delays(store: Store, capture_id: str, run: str | None = None, cpus: str = "a
     out = []
     for r in rows:
         out.append(models.SchedDelayRow(
-            run_id=r["run_id"], task=_task(_pid(r["pid"]), r["name"], r["grp"], wc[r["run_id"]]), count=r["total"],
+            run_id=r["run_id"], task=_task(r, wc), count=r["total"],
             unknown=r["unknown"], reasons={e["reason"]: int(e["n"]) for e in (r["reasons"] or [])},
             mean_ns=r["sum_ns"] / r["total"] if r["total"] and r["sum_ns"] is not None else None,
             p50_ns=ns(r["p50"]), p90_ns=ns(r["p90"]), p99_ns=ns(r["p99"]), max_ns=ns(r["vmax"]),
@@ -563,7 +567,6 @@ def delays(store: Store, capture_id: str, run: str | None = None, cpus: str = "a
 # Run time per task on the selected CPUs (default: the workload's)
 
 def _runtime_sql(group_by: GroupBy) -> str:
-    pid, name = _keys(group_by, "pid", "comm", "grp")
     # Per run and task (or group), from sched_task_runtime on the selected CPUs. Output columns:
     #   run_id, pid (-1 per group), name, grp
     #   run_ns       time it ran there
@@ -571,11 +574,10 @@ def _runtime_sql(group_by: GroupBy) -> str:
     #   cpus         the selected CPUs it ran on
     #   preempted    slices that ended with it preempted (end_state R/R+)
     return f"""
-    WITH {_SEL}
-    SELECT t.run_id, {pid} AS pid, {name} AS name, grp, sum(run_ns) AS run_ns, sum(slices) AS slices,
+    WITH {_SEL}, t AS ({_on_sel("sched_task_runtime")})
+    SELECT t.run_id, {_task_cols(group_by, "")}, sum(run_ns) AS run_ns, sum(slices) AS slices,
            list(DISTINCT t.cpu ORDER BY t.cpu) AS cpus, sum(preempted) AS preempted
-    FROM sched_task_runtime t SEMI JOIN sel ON t.run_id = sel.run_id AND t.cpu = sel.cpu
-    WHERE t.capture_id = $cid
+    FROM t
     GROUP BY ALL ORDER BY run_ns DESC, run_id, name LIMIT $limit
     """
 
@@ -583,15 +585,13 @@ def _runtime_sql(group_by: GroupBy) -> str:
 def runtime(store: Store, capture_id: str, run: str | None = None, cpus: str = "workload",
             group_by: GroupBy = "task", limit: int = DEFAULT_LIMIT) -> models.SchedRuntime:
     ctx = context(store, capture_id, run)
-    sel_runs, sel_cpus = select_cpus(ctx, cpus)
+    rows, sel_runs = _query_sel(store, ctx, cpus, _runtime_sql(group_by), limit)
     n_cpus: dict[str, int] = {}
     for rid in sel_runs:
         n_cpus[rid] = n_cpus.get(rid, 0) + 1
-    rows = store.query(_runtime_sql(group_by), {"cid": capture_id, "sel_runs": sel_runs, "sel_cpus": sel_cpus,
-                                                "limit": _limit(limit)}).dicts()
     wc, dur = _workload_comms(ctx), _duration(ctx)
     out = [models.SchedRuntimeRow(
-        run_id=r["run_id"], task=_task(_pid(r["pid"]), r["name"], r["grp"], wc[r["run_id"]]), run_ns=r["run_ns"],
+        run_id=r["run_id"], task=_task(r, wc), run_ns=r["run_ns"],
         cpus_used=r["run_ns"] / 1e9 / dur[r["run_id"]] if dur[r["run_id"]] > 0 else None,
         share=r["run_ns"] / 1e9 / (dur[r["run_id"]] * n_cpus[r["run_id"]]) if dur[r["run_id"]] > 0 else None,
         slices=r["slices"], mean_slice_ns=r["run_ns"] / r["slices"] if r["slices"] else None,
@@ -647,43 +647,51 @@ METRICS: tuple[Metric, ...] = (
            "fio's own count of its threads' context switches (ctx in its JSON) / its runtime"),
 )
 
-# Per run: the trace's figures for METRICS, from the derived tables. `wl` = the workload's CPUs
-# (all when unknown). Output columns: run_id, then one column per metric key computed from the trace.
-_TRACE_METRICS_SQL = f"""
-WITH t AS (
+# Per run with a trace: its duration, the workload's CPUs (`wl`; all when unknown) and comm.
+_TRACES_CTE = """t AS (
     SELECT run_id, duration_ns / 1e9 AS dur_s, coalesce(workload_cpus, cpus) AS wl, workload_comm, n_migrate
     FROM sched_traces WHERE capture_id = $cid
-),
+)"""
+
+
+def _on_trace(table: str, alias: str, where: str | None = None) -> str:
+    """FROM text: the rows of `table` (as `alias`) in capture $cid, each joined to its run's row of
+    `t`, and matching `where` when given."""
+    return f"{table} {alias} JOIN t USING (run_id) WHERE {alias}.capture_id = $cid{f' AND {where}' if where else ''}"
+
+
+# Per run: the trace's figures for METRICS, from the derived tables. Output columns: run_id, then
+# one column per metric key computed from the trace.
+_TRACE_METRICS_SQL = f"""
+WITH {_TRACES_CTE},
 rate AS (
     SELECT c.run_id,
            sum(c.switches) FILTER (WHERE list_contains(t.wl, c.cpu)) AS sw_wl,
            sum(c.switches) AS sw_all,
            sum(c.involuntary) FILTER (WHERE list_contains(t.wl, c.cpu)) AS inv_wl,
            sum(c.involuntary + c.voluntary) FILTER (WHERE list_contains(t.wl, c.cpu)) AS out_wl
-    FROM sched_cpu_rate c JOIN t USING (run_id) WHERE c.capture_id = $cid GROUP BY c.run_id
+    FROM {_on_trace("sched_cpu_rate", "c")} GROUP BY c.run_id
 ),
 rt AS (
     SELECT r.run_id,
            sum(r.run_ns) FILTER (WHERE r.comm = t.workload_comm) AS wl_run_ns,
            sum(r.run_ns) FILTER (WHERE r.pid = 0 AND list_contains(t.wl, r.cpu)) AS idle_ns,
            sum(r.run_ns) FILTER (WHERE list_contains(t.wl, r.cpu)) AS wl_cpu_ns
-    FROM sched_task_runtime r JOIN t USING (run_id) WHERE r.capture_id = $cid GROUP BY r.run_id
+    FROM {_on_trace("sched_task_runtime", "r")} GROUP BY r.run_id
 ),
 dh AS (  -- the delays of two sets: the workload's tasks (any CPU), kworkers on the workload's CPUs
     SELECT h.run_id, 'wl' AS who, h.delay_us AS v, sum(h.n) AS n
-    FROM sched_delay_hist h JOIN t USING (run_id)
-    WHERE h.capture_id = $cid AND h.delay_us IS NOT NULL AND h.comm = t.workload_comm GROUP BY ALL
+    FROM {_on_trace("sched_delay_hist", "h", "h.delay_us IS NOT NULL AND h.comm = t.workload_comm")} GROUP BY ALL
     UNION ALL
     SELECT h.run_id, 'kw', h.delay_us, sum(h.n)
-    FROM sched_delay_hist h JOIN t USING (run_id)
-    WHERE h.capture_id = $cid AND h.delay_us IS NOT NULL AND h.grp = 'kworker/*' AND list_contains(t.wl, h.cpu)
+    FROM {_on_trace("sched_delay_hist", "h",
+                    "h.delay_us IS NOT NULL AND h.grp = 'kworker/*' AND list_contains(t.wl, h.cpu)")}
     GROUP BY ALL
 ),
 {_nearest_rank("run_id, who", "dh", {"p50": 0.5, "p99": 0.99})},
 pp AS (
     SELECT r.run_id, r.cpu, least(r.pid, r.prev_pid) AS a, greatest(r.pid, r.prev_pid) AS b, sum(r.n) AS n
-    FROM sched_roundtrips r JOIN t USING (run_id)
-    WHERE r.capture_id = $cid AND r.dur_us <= {DEFAULT_WINDOW_US} AND list_contains(t.wl, r.cpu)
+    FROM {_on_trace("sched_roundtrips", "r", f"r.dur_us <= {DEFAULT_WINDOW_US} AND list_contains(t.wl, r.cpu)")}
     GROUP BY ALL
 ),
 top AS (SELECT run_id, max(n) AS n FROM pp GROUP BY run_id)
@@ -710,16 +718,15 @@ WHERE t.dur_s > 0
 #   end_s     the last interval's end: the time counted (NULL for totals)
 #   rate      perf's own rate column summed (per second; totals only need it)
 #   cpus_utilized  perf's "CPUs utilized" of task-clock (totals)
-_STAT_METRICS_SQL = """
-WITH t AS (SELECT run_id, coalesce(workload_cpus, cpus) AS wl FROM sched_traces WHERE capture_id = $cid)
+_STAT_METRICS_SQL = f"""
+WITH {_TRACES_CTE}
 SELECT p.run_id, p.path, p.scope, p.summary, p.event, p.cpu IS NOT NULL AS per_cpu,
        coalesce(list_contains(t.wl, p.cpu), false) AS on_wl,
        sum(p.value) AS value, max(p.end_s) AS end_s,
        sum(CASE p.metric_unit WHEN '/sec' THEN p.metric_value WHEN 'K/sec' THEN p.metric_value * 1e3
                               WHEN 'M/sec' THEN p.metric_value * 1e6 END) AS rate,
        max(p.metric_value) FILTER (WHERE p.metric_unit = 'CPUs utilized') AS cpus_utilized
-FROM perf_stat p JOIN t USING (run_id)
-WHERE p.capture_id = $cid AND p.value IS NOT NULL AND p.event IN ('context-switches', 'task-clock')
+FROM {_on_trace("perf_stat", "p", "p.value IS NOT NULL AND p.event IN ('context-switches', 'task-clock')")}
 GROUP BY ALL
 """
 
