@@ -371,3 +371,22 @@ def test_rare_events_are_not_called_lost():
     assert checks[("recorded_vs_counted", "sched:sched_switch")].ok is True
     assert checks[("recorded_vs_counted", "sched:sched_waking")].ok is False  # 1.5% kept, as in DESIGN
     assert checks[("waking_vs_wakeup", "sched:sched_waking")].ok is False
+
+
+def test_ties_are_ordered_by_pid_and_state(tmp_path):
+    """Two threads of one name with the same counts (702 seen first): the views order them by pid,
+    and a task's switch-out states with equal counts by state, so a permalink shows the same rows
+    in the same order on every load."""
+    lines = [_switch(1, 0, "swapper/0", 0, "R", "dd", 702), _switch(2, 0, "dd", 702, "S", "dd", 701),
+             _switch(3, 0, "dd", 701, "S", "dd", 702), _switch(4, 0, "dd", 702, "D", "dd", 701),
+             _switch(5, 0, "dd", 701, "D", "swapper/0", 0)]
+    with running_server(tmp_path / "data") as client:
+        r = upload(client, sched_bundle(tmp_path, "ties", "\n".join(lines) + "\n", None, cpus=None))
+        assert r.status_code == 201, r.text
+        base = f"/api/captures/{r.json()['id']}/sched"
+        for _ in range(3):
+            rows = [x for x in get(client, f"{base}/tasks", cpus="all", group_by="task")["rows"] if x["task"]["comm"] == "dd"]
+            assert [(x["task"]["pid"], x["switched_in"], x["switched_out"]) for x in rows] == [(701, 2, 2), (702, 2, 2)]
+            assert [list(x["states"]) for x in rows] == [["D", "S"], ["D", "S"]]
+            rt = [x for x in get(client, f"{base}/runtime", cpus="all", group_by="task")["rows"] if x["task"]["comm"] == "dd"]
+            assert [(x["task"]["pid"], x["run_ns"]) for x in rt] == [(701, 2000), (702, 2000)]

@@ -343,7 +343,7 @@ def _tasks_sql(group_by: GroupBy) -> str:
                   sum(switches) AS n, {_INVOLUNTARY} AS inv
            FROM pc GROUP BY ALL),
     outs AS (SELECT run_id, cpu, pid, name, grp, sum(n) AS switched_out, sum(inv) AS involuntary,
-                    list({{'state': prev_state, 'n': n}} ORDER BY n DESC) AS states
+                    list({{'state': prev_state, 'n': n}} ORDER BY n DESC, prev_state) AS states
              FROM st GROUP BY ALL),
     ins AS (SELECT run_id, cpu, {_task_cols(group_by, "next_")}, sum(switches) AS switched_in FROM pc GROUP BY ALL),
     rt AS (SELECT run_id, cpu, {_task_cols(group_by, "")}, sum(run_ns) AS run_ns, sum(slices) AS slices
@@ -352,7 +352,7 @@ def _tasks_sql(group_by: GroupBy) -> str:
            coalesce(switched_out, 0) AS switched_out, coalesce(involuntary, 0) AS involuntary, states,
            coalesce(run_ns, 0) AS run_ns, coalesce(slices, 0) AS slices
     FROM ins FULL JOIN outs USING (run_id, cpu, pid, name, grp) FULL JOIN rt USING (run_id, cpu, pid, name, grp)
-    ORDER BY coalesce(switched_in, 0) + coalesce(switched_out, 0) DESC, run_id, cpu, name
+    ORDER BY coalesce(switched_in, 0) + coalesce(switched_out, 0) DESC, run_id, cpu, name, pid
     LIMIT $limit
     """
 
@@ -389,7 +389,7 @@ def _pairs_sql(group_by: GroupBy) -> str:
                  sum(switches) AS switches, {_INVOLUNTARY} AS involuntary
           FROM pc GROUP BY ALL)
     SELECT *, sum(switches) OVER (PARTITION BY run_id, cpu) AS cpu_switches
-    FROM p ORDER BY switches DESC, run_id, cpu, prev_name, next_name LIMIT $limit
+    FROM p ORDER BY switches DESC, run_id, cpu, prev_name, next_name, prev_pid, next_pid LIMIT $limit
     """
 
 
@@ -458,11 +458,11 @@ def _pingpong_sql(group_by: GroupBy) -> str:
                    coalesce(sum(n) FILTER (WHERE NOT inner_is_a), 0) AS b_inside_a,
                    coalesce(sum(n) FILTER (WHERE preempting), 0) AS preempting,
                    min(first_ns) AS first_ns, max(last_ns) AS last_ns
-            FROM k GROUP BY ALL ORDER BY round_trips DESC, run_id, cpu, a_name, b_name LIMIT $limit),
+            FROM k GROUP BY ALL ORDER BY round_trips DESC, run_id, cpu, a_name, b_name, a_pid, b_pid LIMIT $limit),
     dist AS (SELECT {_PAIR_KEYS}, dur_us AS v, sum(n) AS n FROM k SEMI JOIN agg USING ({_PAIR_KEYS}) GROUP BY ALL),
     {_nearest_rank(_PAIR_KEYS, "dist", {"p50": 0.5, "p90": 0.9})}
     SELECT agg.*, pct.p50, pct.p90 FROM agg JOIN pct USING ({_PAIR_KEYS})
-    ORDER BY round_trips DESC, run_id, cpu, a_name, b_name
+    ORDER BY round_trips DESC, run_id, cpu, a_name, b_name, a_pid, b_pid
     """
 
 
@@ -536,7 +536,7 @@ def _delays_sql(group_by: GroupBy, reason: DelayReason) -> str:
     SELECT other.*, coalesce(pct.total, 0) AS total, pct.p50, pct.p90, pct.p99, pct.vmax, bins.bins, why.reasons
     FROM other LEFT JOIN pct USING ({_TASK_KEYS}) LEFT JOIN bins USING ({_TASK_KEYS})
     LEFT JOIN why USING ({_TASK_KEYS})
-    ORDER BY total DESC, unknown DESC, run_id, name LIMIT $limit
+    ORDER BY total DESC, unknown DESC, run_id, name, pid LIMIT $limit
     """
 
 
@@ -578,7 +578,7 @@ def _runtime_sql(group_by: GroupBy) -> str:
     SELECT t.run_id, {_task_cols(group_by, "")}, sum(run_ns) AS run_ns, sum(slices) AS slices,
            list(DISTINCT t.cpu ORDER BY t.cpu) AS cpus, sum(preempted) AS preempted
     FROM t
-    GROUP BY ALL ORDER BY run_ns DESC, run_id, name LIMIT $limit
+    GROUP BY ALL ORDER BY run_ns DESC, run_id, name, pid LIMIT $limit
     """
 
 
