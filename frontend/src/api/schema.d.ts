@@ -2778,7 +2778,7 @@ export interface components {
             events_per_s: number | null;
             /**
              * Lost
-             * @description Tracepoints recorded below 90% of their count.
+             * @description Tracepoints recorded below 90% of their count (and more than 32 short).
              */
             lost: string[];
             /**
