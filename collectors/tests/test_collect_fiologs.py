@@ -150,14 +150,19 @@ def test_fio_logs_with_the_block_probe_share_its_t0(collect, tmp_path, fio_bin):
     t0 = blk["trace_clock_at_start_ns"]
     assert {a["trace_clock_at_start_ns"] for a in logs} == {t0}
     text = _gz_text(files, blk["path"])
-    done = [float(ln.split(": ", 1)[0].split()[-1]) for ln in text.splitlines() if " block:block_rq_complete: " in ln]
+    # Issues and completions both: at --rate_iops=1000 the CPUs idle and perf drops completions, which
+    # are raised in interrupt context (DESIGN.md; the first one kept came 56 ms after fio's first log
+    # entry in one run); issues are raised in fio's own context and kept.
+    done = [float(ln.split(": ", 1)[0].split()[-1]) for ln in text.splitlines()
+            if " block:block_rq_complete: " in ln or " block:block_rq_issue: " in ln]
     assert done
     iops = next(a for a in logs if a["log"] == "iops")
     times = _entries(files[iops["path"]].decode())
-    # fio's entries close windows in which the device completed its writes. The last one is written
-    # by fio's helper thread as the job exits: 311 ms after the last completion was seen on a loaded
-    # 2-CPU machine, so allow the 1 s runtime. Another clock (job-relative times, or CLOCK_REALTIME)
-    # would be off by the machine's uptime or the epoch, hours to decades: still caught.
+    # fio's entries close windows in which the device took its writes: the first comes after the first
+    # issue. The last one is written by fio's helper thread as the job exits: 311 ms after the last
+    # completion was seen on a loaded 2-CPU machine, so allow the 1 s runtime. Another clock
+    # (job-relative times, or CLOCK_REALTIME) would be off by the machine's uptime or the epoch,
+    # hours to decades: still caught.
     first_io_ms, last_io_ms = min(done) * 1000, max(done) * 1000
     assert first_io_ms - 50 <= times[0] <= last_io_ms + 1 and times[-1] <= last_io_ms + 1000
     assert t0 // 10**6 <= times[0]
