@@ -167,8 +167,10 @@ def _block_run(kind: str) -> Callable[[argparse.Namespace, IO[str]], None]:
                 w.writerow([c for c, _ in ROW_COLUMNS])
                 w.writerows(m.feed(reader.events(f)))
                 w.writerows(m.finish())
-                print("iolens convert: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(m.counts.items())),
-                      file=sys.stderr)
+                other = {k: v for k, v in sorted(m.counts.items()) if k != "matched" and v}
+                print(f"iolens convert: {m.counts.get('matched', 0):,} I/Os matched issue to completion; "
+                      + ("unmatched events: " + ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in other.items())
+                         if other else "no event left unmatched"), file=sys.stderr)
     return run
 
 
