@@ -25,18 +25,26 @@ unchanged since version 0.4 added the two -avg columns) and Documentation/lockin
 
 Quirks handled here, each next to the line that handles it:
 
-- Class name: `%40s:` right-aligned, cut by the kernel to 37 characters (35 when a `#N` name
-  version or a `/N` subclass suffix follows). So two classes can print the same name; the second
-  gets `occurrence` 1 (and a warning), which keeps them apart when captures are joined by name.
+- Class name: `%40s:` (or `%38s-W:` / `%38s-R:`), right-aligned in the first 40 columns, from a
+  39-byte buffer: the name is cut to 37 characters (35 when a `#N` name version or a `/N` subclass
+  suffix follows, 33 with both; a version above 9 keeps its first digit only, "XXX truncates
+  versions > 9" in the source). A cut name can end inside an expression and hold spaces, braces,
+  "=" or ":" (`&(({ do { const void *__vpp_verify = :` in a real 6.12 dump, the cut text of a
+  per-CPU lock's `#define`), so a row is split at column 40 when the line is laid out as the
+  kernel prints it, and the name is everything before that column but the padding (a trailing
+  space is part of the name). Only an excerpt whose padding was removed is split by pattern.
+  Two classes can print the same name (`&sb->s_type->i_lock_key#2` three times in that dump: one
+  key per file system type): the second gets `occurrence` 1 (and a warning), and (name,
+  occurrence) is what keeps classes apart everywhere downstream.
 - Read/write: a class with both read and write acquisitions prints two rows, `NAME-W:` then
   `NAME-R:`. A class with only write (or exclusive: spinlocks, mutexes) acquisitions prints one row
   `NAME:` holding the *write* statistics; one with only read acquisitions prints `NAME-R:`. So
   `rw` is "W" or "R" (what the numbers are) and `rw_shown` says whether the suffix was printed.
-- Times go through a 15-byte buffer (`char num[15]` in seq_time): a value of 15 characters or more
-  is cut to 14. `123456789012.34` us prints as `123456789012.3` (kept, to 0.1 us, with a warning);
+- Times: `%14s` of "%lld.%02d" microseconds. Older kernels format them in a 15-byte buffer
+  (`char num[15]` in seq_time; 6.12 has 22 bytes): a value of 15 characters or more is cut to 14. `123456789012.34` us prints as `123456789012.3` (kept, to 0.1 us, with a warning);
   past that the integer part itself is cut (`12345678901234` for 1234567890123456.78): such a value
   is unknown, stored as None, with a warning.
-- Points: up to four contention points (call sites that waited) then up to four contending points
+- Points: `%40s %14lu %29s %pS`, the class name in the same 40 columns; up to four contention points (call sites that waited) then up to four contending points
   (call sites that held the lock meanwhile), each list after a line of dashes. Points belong to the
   class, not to its -R/-W rows. `%pS` prints `func+0xOFF/0xSIZE`, with ` [module]` for modules, or
   the bare address when there is no symbol; `[<%p>]` prints a hashed address since Linux 4.15
@@ -92,20 +100,28 @@ _KERNEL_WIDTH = 40 + 1 + 12 * (14 + 1)  # 221: every full-width line of the tabl
 _VERSION_RE = re.compile(r"^lock_stat version (\S+)$")
 _WARNING_RE = re.compile(r"^\*WARNING\*")
 _DOTS_RE = re.compile(r"^\.{3,}$")
-_DASHES_RE = re.compile(r"^-{3,}$")
+_DASHES_RE = re.compile(r"^-+$")  # as long as the name: one dash for a one-letter class
 _NUM = r"(\S+)"
-# A class row: name, optional -R/-W, ':', 12 fields. The name is whatever comes before; it is
-# right-aligned by the kernel, so leading spaces are padding (and absent in some pasted copies).
-_ROW_RE = re.compile(r"^(?P<name>\S(?:.*?\S)?)(?P<rw>-[RW])?:\s+" + r"\s+".join([_NUM] * 12) + r"$")
-# A point: name, count, [<address>], symbol.
+_NAME_WIDTH = 40  # "%40s:" and "%40s %14lu ...": the name field of every row and point
+# A class row laid out by the kernel: 40 columns of name, ':', 12 fields.
+_FIXED_ROW_RE = re.compile(r"^:" + r"".join([r"\s+" + _NUM] * 12) + r"$")
+# A point laid out by the kernel, after its 40 columns of name: count, [<address>], symbol.
+_FIXED_POINT_RE = re.compile(r"^ +(?P<count>[0-9]{1,20}) +\[<(?P<addr>[^>\]]*)>\] +(?P<sym>\S.*)$")
+# A class row of an excerpt whose padding was removed: name, optional -R/-W, ':', 12 fields. The
+# name is lazy, so "NAME-W:" reads as NAME with its -W; it may end with a space (a cut name).
+_ROW_RE = re.compile(r"^(?P<name>\S.*?)(?P<rw>-[RW])?:\s+" + r"\s+".join([_NUM] * 12) + r"$")
+# A point of such an excerpt: name, count, [<address>], symbol.
 _POINT_RE = re.compile(
-    r"^(?P<name>\S(?:.*?\S)?)\s+(?P<count>\d+)\s+\[<(?P<addr>[^>\]]*)>\]\s+(?P<sym>\S.*)$"
+    r"^(?P<name>\S.*?)\s+(?P<count>[0-9]{1,20})\s+\[<(?P<addr>[^>\]]*)>\]\s+(?P<sym>\S.*)$"
 )
-# func+0x57/0x280, func.cold+0x1/0x2 [xfs]
-_SYMBOL_RE = re.compile(r"^(?P<func>\S+?)\+0x(?P<off>[0-9a-fA-F]+)/0x(?P<size>[0-9a-fA-F]+)(?:\s+\[(?P<mod>[^\]]+)\])?$")
+# func+0x57/0x280, func.cold+0x1/0x2 [xfs]; offsets and sizes are 64-bit at most.
+_SYMBOL_RE = re.compile(
+    r"^(?P<func>\S+?)\+0x(?P<off>[0-9a-fA-F]{1,16})/0x(?P<size>[0-9a-fA-F]{1,16})(?:\s+\[(?P<mod>[^\]]+)\])?$"
+)
 # Trailing "#N" (name version) and "/N" (subclass) suffixes of a printed class name.
-_SUFFIX_RE = re.compile(r"^(?P<base>.*?)(?:#(?P<ver>\d+))?(?:/(?P<sub>\d+))?$")
-_TIME_RE = re.compile(r"^(\d+)\.(\d\d)$")
+_SUFFIX_RE = re.compile(r"^(?P<base>.*?)(?:#(?P<ver>[0-9]{1,2}))?(?:/(?P<sub>[0-9]{1,2}))?$")
+_COUNT_RE = re.compile(r"^[0-9]{1,20}$")  # %lu: 64 bits, 20 digits at most
+_TIME_RE = re.compile(r"^([0-9]{1,17})\.([0-9][0-9])$")  # %lld.%02d of ns / 1000
 
 # Fragments that only appear in a dump broken by an email client.
 _PARTIAL_ROW_RE = re.compile(r"^\S(?:.*?\S)?(?:-[RW])?:(?:\s+\d+(?:\.\d+)?){0,11}$")
@@ -157,7 +173,9 @@ class LockPoint:
 class LockClass:
     name: str  # as printed, with its "#N" and "/N" suffixes, without "-W"/"-R" and ":"
     base_name: str  # without the suffixes
-    name_version: int | None  # the "#N" suffix: lockdep's Nth class of that name
+    # The "#N" suffix as printed: lockdep's Nth class of that name. The kernel prints it only for
+    # N > 1 and keeps one digit, so "#1" is a version 10-19 and "#2" is 2 or 20-29.
+    name_version: int | None
     subclass: int  # the "/N" suffix (nesting level); 0 when absent
     occurrence: int  # 0, or n for the (n+1)th class printed with this same name
     rows: list[LockRow]
@@ -271,12 +289,11 @@ def parse_lock_stat(text: str, source: str = "lock_stat") -> LockStatDump:
             header_seen = True
             continue
 
-        m = _ROW_RE.match(line)
-        if m:
-            name = m.group("name")
-            shown = m.group("rw")
+        split = _split_row(raw, line)
+        if split is not None:
+            name, shown, tokens = split
             rw = "R" if shown == "-R" else "W"
-            values = _row_values(m.groups()[2:], source, lineno, name, warnings)
+            values = _row_values(tokens, source, lineno, name, warnings)
             row = LockRow(rw, shown is not None, *values, line=lineno)  # type: ignore[arg-type]
             # "NAME-R:" right after "NAME-W:" (and before any point) is the same class.
             if (current is not None and shown == "-R" and current.name == name and current.section == -1
@@ -288,23 +305,25 @@ def parse_lock_stat(text: str, source: str = "lock_stat") -> LockStatDump:
             close()
             occurrence = seen_names.get(name, 0)
             seen_names[name] = occurrence + 1
-            if occurrence:
-                warnings.append(
-                    f"line {lineno}: a class named {name!r} was printed before (the kernel cuts names to "
-                    f"37 characters): kept apart as occurrence {occurrence}"
-                )
             current = _Builder(name, lineno, occurrence)
+            if occurrence:
+                why = ("the kernel prints only the first digit of a name version above 9"
+                       if current.name_version is not None else "the kernel cuts names to 37 characters")
+                warnings.append(
+                    f"line {lineno}: a class named {name!r} was printed before ({why}): "
+                    f"kept apart as occurrence {occurrence}"
+                )
             current.rows.append(row)
             continue
 
-        m = _POINT_RE.match(line)
-        if m:
+        m, point_name = _split_point(raw, line)
+        if m is not None:
             if current is None or current.section < 0:
                 raise FormatError(source, "a contention point outside a class's list of points", line=lineno)
-            if m.group("name") != current.name:
+            if point_name != current.name and point_name.rstrip() != current.name.rstrip():
                 raise FormatError(
                     source,
-                    f"a point of class {m.group('name')!r} in the points of class {current.name!r}",
+                    f"a point of class {point_name!r} in the points of class {current.name!r}",
                     line=lineno,
                 )
             points = current.points[current.section]
@@ -321,14 +340,42 @@ def parse_lock_stat(text: str, source: str = "lock_stat") -> LockStatDump:
     return LockStatDump(version=version, debug_locks_off=debug_off, classes=classes, warnings=warnings)
 
 
+def _split_row(raw: str, line: str) -> tuple[str, str | None, tuple[str, ...]] | None:
+    """(name, "-W" | "-R" | None, the 12 fields) of a class row, or None when it is not one."""
+    if len(raw) > _NAME_WIDTH and raw[_NAME_WIDTH] == ":" and raw[:_NAME_WIDTH].strip():
+        m = _FIXED_ROW_RE.match(raw[_NAME_WIDTH:])
+        if m:  # as the kernel prints it: the name is the 40 columns before ':', padding removed
+            field_ = raw[:_NAME_WIDTH]
+            shown = field_[-2:] if field_[-2:] in ("-W", "-R") else None
+            name = (field_[:-2] if shown else field_).lstrip(" ")
+            if name:
+                return name, shown, m.groups()
+    m = _ROW_RE.match(line)
+    if m:
+        return m.group("name"), m.group("rw"), m.groups()[2:]
+    return None
+
+
+def _split_point(raw: str, line: str) -> tuple[re.Match[str] | None, str]:
+    """The match (count, addr, sym) and the class name of a point line; (None, "") if not one."""
+    if len(raw) > _NAME_WIDTH and raw[:_NAME_WIDTH].strip():
+        m = _FIXED_POINT_RE.match(raw[_NAME_WIDTH:])
+        if m:
+            return m, raw[:_NAME_WIDTH].lstrip(" ")
+    m = _POINT_RE.match(line)
+    if m:
+        return m, m.group("name")
+    return None, ""
+
+
 def _row_values(tokens: tuple[str, ...], source: str, lineno: int, name: str,
                 warnings: list[str]) -> list[int | None]:
     out: list[int | None] = []
     for i, tok in enumerate(tokens):
         col = COLUMNS[i + 1]
         if i in _COUNT_FIELDS:
-            if not tok.isdigit():
-                raise FormatError(source, f"expected a whole number, got {_show(tok)}", line=lineno, field=col)
+            if not _COUNT_RE.match(tok):
+                raise FormatError(source, f"expected a whole number of at most 20 digits (%lu), got {_show(tok)}", line=lineno, field=col)
             out.append(int(tok))
             continue
         m = _TIME_RE.match(tok)
@@ -336,18 +383,18 @@ def _row_values(tokens: tuple[str, ...], source: str, lineno: int, name: str,
             out.append(int(m.group(1)) * 1000 + int(m.group(2)) * 10)
             continue
         # The kernel's 15-byte buffer cut the number to 14 characters (see the module doc).
-        if len(tok) == 14 and re.fullmatch(r"\d+\.\d?", tok):
+        if len(tok) == 14 and re.fullmatch(r"[0-9]+\.[0-9]?", tok):
             whole, _, dec = tok.partition(".")
             out.append(int(whole) * 1000 + (int(dec) * 100 if dec else 0))
             warnings.append(f"line {lineno}: {col} of {name!r} was cut by the kernel to {tok}: "
                             "kept to the digits printed")
             continue
-        if len(tok) == 14 and tok.isdigit():
+        if len(tok) == 14 and re.fullmatch(r"[0-9]+", tok):
             out.append(None)
             warnings.append(f"line {lineno}: {col} of {name!r} was cut by the kernel to {tok} "
                             "(its integer part is incomplete): value unknown")
             continue
-        raise FormatError(source, f"expected microseconds like 12.34, got {_show(tok)}", line=lineno, field=col)
+        raise FormatError(source, f"expected microseconds like 12.34 (at most 17 digits before the point), got {_show(tok)}", line=lineno, field=col)
     return out
 
 

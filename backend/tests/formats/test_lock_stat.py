@@ -10,14 +10,18 @@ from pathlib import Path
 
 import pytest
 from iolens.formats.errors import FormatError
-from iolens.formats.lock_stat import parse_lock_stat
+from iolens.formats.lock_stat import COLUMNS, parse_lock_stat
 
 CORPUS_DIR = "lock_stat"
 # Dumps of the corpus, as the kernel prints them (denumbered: the document's line numbers removed).
 CORPUS_FILES = [
     "linux-doc-lockstat.rst_example1_denumbered.txt",  # -W/-R rows, a plain row, 4 + 4 points
     "linux-doc-lockstat.rst_example2-subclass_denumbered.txt",  # an excerpt: /1 subclass, 1 + 4 points
+    # A real /proc/lock_stat: Linux 6.12.117 built with CONFIG_LOCK_STAT, 8 fio jobs on XFS (the lab).
+    # Cut names with spaces, braces, "=" and ":", and names printed by several classes.
+    "linux-6.12.117-lockstat-xfs-fio8.txt",
 ]
+REAL = CORPUS_FILES[2]
 # The same dumps as the document lists them, with line numbers: refused, with a message.
 NUMBERED_FILES = [
     "linux-doc-lockstat.rst_example1_numbered.txt",
@@ -126,6 +130,73 @@ def test_every_row_kind() -> None:
     assert sum("cut by the kernel" in w for w in d.warnings) == 2
     # uncontended classes have no points
     assert by[("&mapping->i_mmap_rwsem", 0)].contention_points == []
+
+
+def test_real_dump_cut_names_and_duplicates(corpus: Path) -> None:
+    d = parse_lock_stat(_corpus(corpus, REAL), source=REAL)
+    assert d.version == "0.4" and not d.debug_locks_off
+    assert len(d.classes) == 265 and sum(len(c.rows) for c in d.classes) == 277
+    assert sum(len(c.contention_points) + len(c.contending_points) for c in d.classes) == 71
+    by = {(c.name, c.occurrence): c for c in d.classes}
+    assert len(by) == len(d.classes)  # every class keeps its own row
+    # line 353: a per-CPU lock's name cut inside its macro, 37 characters ending with a space
+    vpp = by[("&(({ do { const void *__vpp_verify = ", 0)]
+    assert vpp.line == 353 and len(vpp.name) == 37
+    assert [(r.rw, r.rw_shown, r.acquisitions, r.hold_total_ns) for r in vpp.rows] == [("W", False, 22, 311_480)]
+    assert by[("(work_completion)(&(({ do { const voi", 0)].line == 330
+    assert by[("mm/vmstat.c:2079", 0)].rows[0].line == 327  # a ':' inside the name
+    assert by[("bit_wait_table + i", 0)].rows[0].rw == "W"
+    # one digit of a name version above 9: four classes print "&sb->s_type->i_lock_key#2"
+    keys = [c for c in d.classes if c.name == "&sb->s_type->i_lock_key#2"]
+    assert [(c.occurrence, c.line, c.rows[0].acquisitions) for c in keys] == [
+        (0, 354, 13), (1, 356, 375), (2, 362, 390), (3, 409, keys[3].rows[0].acquisitions)]
+    assert {(c.base_name, c.name_version) for c in keys} == {("&sb->s_type->i_lock_key", 2)}
+    assert sum("printed before (the kernel prints only the first digit" in w for w in d.warnings) == 9
+    # the most contended class: -W and -R rows and both lists of points, as the kernel printed them
+    ilock = d.classes[0]
+    assert ilock.name == "&xfs_nondir_ilock_class" and [r.rw for r in ilock.rows] == ["W", "R"]
+    assert ilock.rows[0].contentions == 1477 and ilock.rows[0].wait_total_ns == 2_381_116_100
+    assert [p.count for p in ilock.contention_points] == [567, 910, 297]
+    assert [p.count for p in ilock.contending_points] == [1447, 96, 231]
+    assert ilock.contending_points[0].function == "xfs_trans_alloc_inode"
+
+
+def test_names_are_split_at_column_40() -> None:
+    """A cut name may hold ':', spaces and digits; the kernel's 40 columns tell where it ends."""
+    nums = " ".join(["%14d" % 1] * 2 + ["%14s" % "1.00"] * 4 + ["%14d" % 3] * 2 + ["%14s" % "2.00"] * 4)
+    names = ["a: 1 2 3 4 5 6 7 8 9 10 11 12", "x = ", "q", "tail-R"]
+    rows = [f"{n:>40s}:{nums}" for n in names]
+    pts = [" " * 39 + "-", f"{'q':>40s} {5:14d} {'[<00000000000000a0>]':>29s} f+0x1/0x2", "", "." * 221]
+    text = "lock_stat version 0.4\n" + "\n".join(rows[:3] + pts + rows[3:]) + "\n"
+    d = parse_lock_stat(text)
+    assert [(c.name, [r.rw for r in c.rows]) for c in d.classes] == [
+        ("a: 1 2 3 4 5 6 7 8 9 10 11 12", ["W"]), ("x = ", ["W"]), ("q", ["W"]), ("tail", ["R"])]
+    assert d.classes[0].rows[0].acquisitions == 3 and d.classes[2].contention_points[0].count == 5
+
+
+@pytest.mark.parametrize(
+    "field, value, needle",
+    [("contentions", "9" * 5000, "at most 20 digits"), ("acquisitions", "\u00b2", "whole number"),
+     ("waittime-max", "9" * 5000 + ".00", "at most 17 digits"), ("holdtime-min", "\u0661.00", "microseconds")],
+)
+def test_numbers_out_of_the_kernel_range_are_refused(field: str, value: str, needle: str) -> None:
+    tokens = ["1", "1", "1.00", "1.00", "1.00", "1.00", "3", "3", "2.00", "2.00", "2.00", "2.00"]
+    tokens[COLUMNS.index(field) - 1] = value
+    text = "lock_stat version 0.4\n" + "x:".rjust(41) + "".join(f" {t:>14s}" for t in tokens) + "\n"
+    with pytest.raises(FormatError) as exc:
+        parse_lock_stat(text, source="ls.txt")
+    assert needle in exc.value.message and (exc.value.line, exc.value.field) == (2, field)
+    assert len(str(exc.value)) < 300  # the value is shown cut
+
+
+def test_a_long_symbol_offset_is_kept_as_text() -> None:
+    """`f+0x` followed by thousands of hex letters is no symbol the kernel prints: kept as text."""
+    row = "x:".rjust(41) + "".join(f" {t:>14s}" for t in ["1", "1"] + ["1.00"] * 4 + ["3", "3"] + ["2.00"] * 4)
+    sym = "f+0x" + "a" * 4000 + "/0x10"
+    text = "\n".join(["lock_stat version 0.4", row, " " * 39 + "-",
+                     f"{'x':>40s} {5:14d} {'[<00000000000000a0>]':>29s} {sym}", ""])
+    (p,) = parse_lock_stat(text).classes[0].contention_points
+    assert p.symbol == sym and (p.function, p.offset, p.size) == (None, None, None)
 
 
 def test_debug_locks_off() -> None:
