@@ -127,6 +127,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "blkparse where the kernel allows it (kind blkparse), else perf record of the "
                         "block:block_rq_* tracepoints filtered to DEV (kind perf-block) plus perf stat "
                         "of the same (kind perf-stat-block) (default: off)")
+    g.add_argument("--trace", action="append", metavar="SYS:EVENT[:FILTER]",
+                   help="any tracepoint, repeatable (xfs:xfs_ail_insert, 'writeback:*', "
+                        "'block:block_rq_issue:nr_sector > 8'): perf record into runs/rNNN/trace.script.gz "
+                        "(kind perf-trace), every field typed (perf-trace-fields), the formats, and perf stat "
+                        "of the same to flag lost events (default: off)")
     g.add_argument("--probe-max-mb", type=_positive, metavar="MB",
                    help=f"cap on each perf recording per run: perf record --max-size (default: "
                         f"{DEFAULT_MAX_MB})")
@@ -190,7 +195,7 @@ def options_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace,
         lock_stat=args.lock_stat, lock_stat_snapshot=args.lock_stat_snapshot,
         probes=Settings(stacks=args.stacks, freq=args.freq, call_graph=args.call_graph, sched=args.sched,
                         block=args.block, cgroup=args.cgroup, cpu_weight=args.cpu_weight, cpus=args.cpus,
-                        probe_max_mb=args.probe_max_mb),
+                        probe_max_mb=args.probe_max_mb, trace=args.trace),
         fio_logs=getattr(args, "fio_logs", None),
     )
 

@@ -27,6 +27,7 @@ from . import perfrec
 from .perfrec import PerfError, RunProbe
 from .sched import SchedProbe
 from .stacks import CALL_GRAPHS, DEFAULT_FREQ, StacksProbe
+from .trace import TraceProbe, parse_spec
 
 __all__ = ["Settings", "Probes", "ProbeError", "DEFAULT_MAX_MB", "scratch_base"]
 
@@ -48,11 +49,12 @@ class Settings:
     cpu_weight: Optional[int] = None
     cpus: Optional[str] = None
     probe_max_mb: Optional[int] = None
+    trace: Optional[List[str]] = None  # --trace SYS:EVENT[:FILTER], repeatable (trace.py)
     root: str = "/"  # tests: a fake tree for /proc and /sys
 
     @property
     def any_perf(self) -> bool:
-        return self.stacks or self.sched or self.block is not None
+        return self.stacks or self.sched or self.block is not None or bool(self.trace)
 
 
 def scratch_base(need_bytes: int = 0) -> Optional[str]:
@@ -86,7 +88,12 @@ class Probes:
         if s.cpu_weight is not None and s.cgroup is None:
             raise ProbeError("--cpu-weight needs --cgroup NAME (the cgroup the workload runs in)")
         if s.probe_max_mb is not None and not s.any_perf:
-            raise ProbeError("--probe-max-mb needs --stacks, --sched or --block")
+            raise ProbeError("--probe-max-mb needs --stacks, --sched, --block or --trace")
+        for spec in s.trace or []:
+            try:
+                parse_spec(spec)
+            except ValueError as exc:
+                raise ProbeError(str(exc)) from None
         self.max_mb = s.probe_max_mb or DEFAULT_MAX_MB
         self.cpus: Optional[List[int]] = None
         if s.cpus is not None:
@@ -130,7 +137,7 @@ class Probes:
             perf, perf_problem = perfrec.find_perf()
             if perf is None:
                 perf_problem = (perf_problem or "perf unusable") + perfrec.permission_hint(s.root)
-        if perf is not None and (s.sched or s.block is not None):
+        if perf is not None and (s.sched or s.block is not None or s.trace):
             events_dir, tracefs_problem, self.tracefs_mounted = perfrec.ensure_tracefs(s.root)
             if self.tracefs_mounted:
                 self._note(f"tracefs: was not mounted; mounted at {perfrec.TRACEFS} for this capture "
@@ -154,6 +161,21 @@ class Probes:
                     if p.missing:
                         self._note(f"sched: this kernel has no {', '.join(p.missing)}; recorded the others", say)
                     self.active.append(p)
+        if s.trace:
+            if perf is None:
+                self._note(f"trace: {perf_problem}; no traced events in this capture", say)
+            elif events_dir is None:
+                self._note(f"trace: {tracefs_problem}; no traced events in this capture", say)
+            else:
+                tp = TraceProbe(perf, events_dir, s.trace, self.max_mb)
+                problem = tp.setup()
+                if problem:
+                    self._note(problem, say)
+                else:
+                    if tp.missing:
+                        self._note(f"trace: this kernel has no tracepoint {', '.join(tp.missing)}; traced the others", say)
+                    say("trace: " + ", ".join(e + (f" (filter {f})" if f else "") for e, f in tp.events))
+                    self.active.append(tp)
         if self.device is not None:
             p = block_mod.BlockProbe(perf, self.device, events_dir, self.max_mb, perf_problem=perf_problem,
                                      tracefs_problem=tracefs_problem, root=s.root)
@@ -254,7 +276,8 @@ class Probes:
         p.abort()
         self.active.remove(p)
         hint = perfrec.permission_hint(self.s.root)
-        what = {"stacks": "stacks", "sched": "scheduler events", "block": "block events"}.get(p.name, p.name)
+        what = {"stacks": "stacks", "sched": "scheduler events", "block": "block events",
+                "trace": "traced events"}.get(p.name, p.name)
         where = "this capture" if run_id == "r000" else f"run {run_id} and later runs"
         if phase == "start":
             self._note(f"{p.name}: could not start{hint}: {why}; no {what} in {where}", say)
