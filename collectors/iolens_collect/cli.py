@@ -132,6 +132,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "'block:block_rq_issue:nr_sector > 8'): perf record into runs/rNNN/trace.script.gz "
                         "(kind perf-trace), every field typed (perf-trace-fields), the formats, and perf stat "
                         "of the same to flag lost events (default: off)")
+    g.add_argument("--monitors", action="store_true",
+                   help="sample /proc/vmstat, /proc/meminfo, /proc/stat (per-CPU), /proc/fs/xfs/stat, "
+                        "/sys/fs/ext4/DEV/* and /proc/slabinfo during each repeat into runs/rNNN/monitors/ "
+                        "(kind monitor) (default: off)")
+    g.add_argument("--monitor-interval", type=_positive, metavar="MSEC",
+                   help="--monitors sampling interval in ms (default: 1000)")
     g.add_argument("--probe-max-mb", type=_positive, metavar="MB",
                    help=f"cap on each perf recording per run: perf record --max-size (default: "
                         f"{DEFAULT_MAX_MB})")
@@ -195,7 +201,8 @@ def options_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace,
         lock_stat=args.lock_stat, lock_stat_snapshot=args.lock_stat_snapshot,
         probes=Settings(stacks=args.stacks, freq=args.freq, call_graph=args.call_graph, sched=args.sched,
                         block=args.block, cgroup=args.cgroup, cpu_weight=args.cpu_weight, cpus=args.cpus,
-                        probe_max_mb=args.probe_max_mb, trace=args.trace),
+                        probe_max_mb=args.probe_max_mb, trace=args.trace, monitors=args.monitors,
+                        monitor_interval=args.monitor_interval),
         fio_logs=getattr(args, "fio_logs", None),
     )
 

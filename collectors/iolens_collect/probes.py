@@ -28,6 +28,7 @@ from .perfrec import PerfError, RunProbe
 from .sched import SchedProbe
 from .stacks import CALL_GRAPHS, DEFAULT_FREQ, StacksProbe
 from .trace import TraceProbe, parse_spec
+from .monitors import MonitorProbe
 
 __all__ = ["Settings", "Probes", "ProbeError", "DEFAULT_MAX_MB", "scratch_base"]
 
@@ -50,6 +51,8 @@ class Settings:
     cpus: Optional[str] = None
     probe_max_mb: Optional[int] = None
     trace: Optional[List[str]] = None  # --trace SYS:EVENT[:FILTER], repeatable (trace.py)
+    monitors: bool = False  # --monitors: /proc/vmstat, meminfo, stat, xfs, ext4, slabinfo sampled (monitors.py)
+    monitor_interval: Optional[int] = None  # --monitor-interval MSEC
     root: str = "/"  # tests: a fake tree for /proc and /sys
 
     @property
@@ -89,6 +92,10 @@ class Probes:
             raise ProbeError("--cpu-weight needs --cgroup NAME (the cgroup the workload runs in)")
         if s.probe_max_mb is not None and not s.any_perf:
             raise ProbeError("--probe-max-mb needs --stacks, --sched, --block or --trace")
+        if s.monitor_interval is not None and not s.monitors:
+            raise ProbeError("--monitor-interval needs --monitors")
+        if s.monitor_interval is not None and not 10 <= s.monitor_interval <= 60000:
+            raise ProbeError(f"--monitor-interval {s.monitor_interval}: expected 10-60000 ms")
         for spec in s.trace or []:
             try:
                 parse_spec(spec)
@@ -176,6 +183,16 @@ class Probes:
                         self._note(f"trace: this kernel has no tracepoint {', '.join(tp.missing)}; traced the others", say)
                     say("trace: " + ", ".join(e + (f" (filter {f})" if f else "") for e, f in tp.events))
                     self.active.append(tp)
+        if s.monitors:
+            mp = MonitorProbe(s.monitor_interval or 1000, root=s.root)
+            problem = mp.setup()
+            if problem:
+                self._note(problem, say)
+            else:
+                if mp.missing:
+                    self._note(f"monitors: this host has no {', '.join(mp.missing)} (or it is not readable); "
+                               "sampled the others", say)
+                self.active.append(mp)
         if self.device is not None:
             p = block_mod.BlockProbe(perf, self.device, events_dir, self.max_mb, perf_problem=perf_problem,
                                      tracefs_problem=tracefs_problem, root=s.root)
@@ -193,8 +210,8 @@ class Probes:
                 say(f"block: recording {self.device['name']} ({self.device['dev']}) with {p.source}")
                 self.active.append(p)
         if self.active:
-            recordings = sum(1 for p in self.active if not isinstance(p, block_mod.BlockProbe)
-                             or p.source == "perf")
+            recordings = sum(1 for p in self.active if not isinstance(p, (block_mod.BlockProbe, MonitorProbe))
+                             or isinstance(p, block_mod.BlockProbe) and p.source == "perf")
             base = scratch_base(recordings * self.max_mb * 1024 * 1024)
             self._scratch = tempfile.mkdtemp(prefix="iolens-probes-", dir=base)
             say("probes: " + ", ".join(p.name for p in self.active) + f" (perf.data in {self._scratch}, "
@@ -277,7 +294,7 @@ class Probes:
         self.active.remove(p)
         hint = perfrec.permission_hint(self.s.root)
         what = {"stacks": "stacks", "sched": "scheduler events", "block": "block events",
-                "trace": "traced events"}.get(p.name, p.name)
+                "trace": "traced events", "monitors": "monitors"}.get(p.name, p.name)
         where = "this capture" if run_id == "r000" else f"run {run_id} and later runs"
         if phase == "start":
             self._note(f"{p.name}: could not start{hint}: {why}; no {what} in {where}", say)

@@ -385,6 +385,21 @@ def detect_fio_jobfile(p: Prefix) -> Verdict:
     return _short(p, "no [section] with fio options yet")
 
 
+def detect_monitor(p: Prefix) -> Verdict:
+    if p.binary:
+        return Verdict(NO, "binary")
+    lines = p.nonblank(3)
+    if not lines:
+        return _short(p, "empty")
+    if not lines[0][1].startswith("#@iolens-monitor t_ns="):
+        return Verdict(NO, "no '#@iolens-monitor t_ns=' line first")
+    from .monitors import source_of
+    src = source_of("\n".join(p.lines[:60]))
+    if src is None:
+        return _short(p, "an iolens monitor file of no known source yet")
+    return Verdict(YES, f"an iolens-collect monitor file ({src} snapshots)")
+
+
 @dataclass(frozen=True)
 class Detector:
     kind: str
@@ -411,6 +426,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("perf-stat", "perf stat -x, CSV", detect_perf_stat),
     Detector("iostat", "iostat -x", detect_iostat),
     Detector("vmstat", "vmstat", detect_vmstat),
+    Detector("monitor", "iolens-collect monitor samples", detect_monitor),
 )
 KINDS = tuple(d.kind for d in DETECTORS)
 TITLES = {d.kind: d.title for d in DETECTORS}
@@ -450,4 +466,6 @@ def recognise(data: bytes, complete: bool) -> Recognition:
         return Recognition(None, MAYBE, "could be " + ", ".join(maybe), p.gzip, [], verdicts)
     if not p.data.strip():
         return Recognition(None, NO, "the file is empty", p.gzip, [], verdicts)
-    return Recognition(None, NO, "not one of the kinds iolens reads (" + ", ".join(KINDS) + ")", p.gzip, [], verdicts)
+    return Recognition(None, NO, f"none of the {len(KINDS)} kinds iolens recognises (fio JSON/terse/logs, perf script, "
+                                 "blktrace, blkparse, folded stacks, lock_stat, perf stat, iostat, vmstat...) fits",
+                       p.gzip, [], verdicts)

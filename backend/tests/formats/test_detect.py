@@ -56,6 +56,8 @@ def _sample_kind(rel: str) -> str | None:
         return "perf-data"
     if name.endswith(".json") or "normal-json" in name:
         return "fio-json"
+    if rel.startswith("monitors/"):
+        return "monitor"
     for prefix in ("fio-log", "fio-terse", "iostat", "vmstat"):
         if rel.startswith(prefix + "/"):
             return prefix
@@ -102,7 +104,8 @@ def test_every_format_sample() -> None:
 # the bundle's artifact kind -> what the content is (perf-stat-block is perf stat CSV)
 _DATASET_KIND = {"fio-json": "fio-json", "fio-log": "fio-log", "perf-block": "perf-block", "perf-sched": "perf-sched",
                  "perf-script": "perf-script", "lock-stat": "lock-stat", "perf-stat": "perf-stat",
-                 "perf-stat-block": "perf-stat", "fio-jobfile": "fio-jobfile", "blkparse": "blkparse"}
+                 "perf-stat-block": "perf-stat", "fio-jobfile": "fio-jobfile", "blkparse": "blkparse",
+                 "monitor": "monitor"}
 
 
 def test_every_file_in_the_datasets() -> None:
@@ -146,7 +149,7 @@ def test_gzip_is_looked_through_and_the_name_does_not_matter() -> None:
     assert (r.kind, r.gzip) == ("iostat", True)
     assert recognise(b"", complete=True).reason == "the file is empty"
     r = recognise(b"just some notes\nabout a run\n", complete=True)
-    assert r.kind is None and r.answer == NO and "not one of the kinds" in r.reason
+    assert r.kind is None and r.answer == NO and "kinds iolens recognises" in r.reason
 
 
 def test_tracepoints_other_than_block_and_sched() -> None:
