@@ -400,6 +400,36 @@ def detect_monitor(p: Prefix) -> Verdict:
     return Verdict(YES, f"an iolens-collect monitor file ({src} snapshots)")
 
 
+def detect_tracepoint_formats(p: Prefix) -> Verdict:
+    if p.binary:
+        return Verdict(NO, "binary")
+    lines = p.nonblank(3)
+    if len(lines) < 2:
+        return _short(p, "too short")
+    if lines[0][1].startswith("system: ") and lines[1][1].startswith("name: "):
+        return Verdict(YES, f"tracefs event formats ('system:', 'name: {lines[1][1][6:].strip()}', fields...)")
+    return Verdict(NO, "no 'system:' and 'name:' lines first")
+
+
+def detect_trace_fields(p: Prefix) -> Verdict:
+    if p.binary:
+        return Verdict(NO, "binary")
+    lines = p.nonblank(3)
+    if not lines:
+        return _short(p, "empty")
+    first = lines[0][1]
+    if not first.startswith('{"event":'):
+        return Verdict(NO, "not JSON lines starting with \"event\"")
+    import json
+    try:
+        o = json.loads(first)
+    except ValueError:
+        return _short(p, "a JSON line cut short")
+    if isinstance(o, dict) and "fields" in o and "time_ns" in o:
+        return Verdict(YES, f"iolens-collect --trace JSON lines (first event {o.get('event')})")
+    return Verdict(NO, "JSON lines without 'fields' and 'time_ns'")
+
+
 @dataclass(frozen=True)
 class Detector:
     kind: str
@@ -427,6 +457,8 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("iostat", "iostat -x", detect_iostat),
     Detector("vmstat", "vmstat", detect_vmstat),
     Detector("monitor", "iolens-collect monitor samples", detect_monitor),
+    Detector("tracepoint-formats", "tracefs event formats", detect_tracepoint_formats),
+    Detector("perf-trace-fields", "tracepoint events with typed fields (JSON lines)", detect_trace_fields),
 )
 KINDS = tuple(d.kind for d in DETECTORS)
 TITLES = {d.kind: d.title for d in DETECTORS}

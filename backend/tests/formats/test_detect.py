@@ -58,6 +58,9 @@ def _sample_kind(rel: str) -> str | None:
         return "fio-json"
     if rel.startswith("monitors/"):
         return "monitor"
+    if rel.startswith("trace/"):
+        return {"trace-formats.txt": "tracepoint-formats", "trace.fields.jsonl.gz": "perf-trace-fields",
+                "trace.script.gz": "perf-trace"}[name.split(".", 1)[1]]
     for prefix in ("fio-log", "fio-terse", "iostat", "vmstat"):
         if rel.startswith(prefix + "/"):
             return prefix
@@ -98,7 +101,7 @@ def test_every_format_sample() -> None:
             wrong.append(f"{rel}: {got} (expected {want})")
     assert not wrong, "\n".join(wrong)
     seen = {_sample_kind(f.relative_to(SAMPLES).as_posix()) for f in files}
-    assert seen >= set(KINDS) - {"blktrace", "blkparse", "fio-hist-log", "folded-stacks", "fio-jobfile", "perf-trace"}
+    assert seen >= set(KINDS) - {"blktrace", "blkparse", "fio-hist-log", "folded-stacks", "fio-jobfile"}
 
 
 # the bundle's artifact kind -> what the content is (perf-stat-block is perf stat CSV)

@@ -1,0 +1,173 @@
+"""Any tracepoint's events with every field typed: the tracefs `format` files (kind
+`tracepoint-formats`) and the collector's JSON lines (kind `perf-trace-fields`), both from
+`iolens-collect --trace` (collectors/iolens_collect/trace.py).
+
+1. `parse_formats(text)`: the formats file, blocks of
+
+       system: xfs
+       name: xfs_ail_insert
+       ID: 1234
+       format:
+       \tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;
+       ...
+       \tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;
+       \tfield:xfs_lsn_t old_lsn;\toffset:16;\tsize:8;\tsigned:1;
+       \tfield:char name[32];\toffset:24;\tsize:32;\tsigned:0;
+       \tfield:__data_loc char[] cmd;\toffset:60;\tsize:4;\tsigned:0;
+       print fmt: "..."
+
+   -> one `TraceFormat` per event: its fields (common_* left out) with a column type:
+   integers by size and signedness (`BIGINT`, or `UBIGINT` for unsigned 64-bit: addresses, u64
+   counters), `VARCHAR` for char arrays and `__data_loc char[]` strings, `VARCHAR` (hex) for other
+   arrays. Reference: the kernel's kernel/trace/trace_events.c (f_show) and libtraceevent's
+   parsing of the same lines (event-parse.c, event_read_fields).
+
+2. `iter_events(lines)`: the JSON lines, one per event:
+   `{"event": "sys:name", "time_ns": N, "cpu": C, "pid": P, "tid": T, "comm": "...", "fields": {...}}`
+   (perf's Python gives integers as ints, strings as str, byte arrays as hex). Yields `TraceEvent`s;
+   a line that is not such an object raises FormatError with its line number.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import FormatError
+
+_FIELD = re.compile(r"^\s*field:(?P<decl>[^;]+);\s*offset:(?P<off>\d+);\s*size:(?P<size>\d+);\s*signed:(?P<signed>-?\d+);")
+_DECL = re.compile(r"^(?P<type>.*?)\s*\b(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*(?P<array>\[[^\]]*\])?\s*$")
+
+
+@dataclass(frozen=True)
+class TraceField:
+    name: str
+    ctype: str          # as declared: "unsigned long", "xfs_lsn_t", "char[32]", "__data_loc char[]"
+    offset: int
+    size: int
+    signed: bool
+    column_type: str    # BIGINT | UBIGINT | VARCHAR | DOUBLE
+
+
+@dataclass
+class TraceFormat:
+    event: str                      # "xfs:xfs_ail_insert"
+    id: int | None
+    fields: list[TraceField] = field(default_factory=list)
+    print_fmt: str | None = None
+
+
+def _column_type(ctype: str, array: str | None, size: int, signed: bool) -> str:
+    if "__data_loc" in ctype or "__rel_loc" in ctype:
+        return "VARCHAR"
+    if array is not None:
+        return "VARCHAR"  # char[] as text, other arrays as hex
+    if "char *" in ctype or ctype.endswith("*") and size == 8 and "char" in ctype:
+        return "UBIGINT"  # a pointer is an address
+    if size in (1, 2, 4):
+        return "BIGINT"
+    if size == 8:
+        return "BIGINT" if signed else "UBIGINT"
+    return "VARCHAR"
+
+
+def parse_formats(text: str, source: str = "trace-formats.txt") -> dict[str, TraceFormat]:
+    """The formats file -> {"sys:name": TraceFormat}, in file order."""
+    out: dict[str, TraceFormat] = {}
+    system: str | None = None
+    cur: TraceFormat | None = None
+    for lineno, raw in enumerate(text.split("\n"), 1):
+        line = raw.rstrip("\r")
+        s = line.strip()
+        if not s or s == "format:":
+            continue
+        if s.startswith("system:"):
+            system = s.split(":", 1)[1].strip()
+            cur = None
+            continue
+        if s.startswith("name:"):
+            if system is None:
+                raise FormatError(source, "an event before any 'system:' line", line=lineno, field="system")
+            name = s.split(":", 1)[1].strip()
+            cur = TraceFormat(f"{system}:{name}", None)
+            out[cur.event] = cur
+            continue
+        if cur is None:
+            raise FormatError(source, f"not a tracepoint format line: {s[:60]!r}", line=lineno)
+        if s.startswith("ID:"):
+            try:
+                cur.id = int(s.split(":", 1)[1])
+            except ValueError:
+                raise FormatError(source, f"bad ID {s!r}", line=lineno, field="ID") from None
+            continue
+        if s.startswith("print fmt:"):
+            cur.print_fmt = s.split(":", 1)[1].strip()
+            continue
+        m = _FIELD.match(s)
+        if not m:
+            raise FormatError(source, f"not a field line: {s[:60]!r}", line=lineno, field=cur.event)
+        d = _DECL.match(m.group("decl").strip())
+        if not d:
+            raise FormatError(source, f"cannot read the declaration {m.group('decl')!r}", line=lineno, field=cur.event)
+        name = d.group("name")
+        if name.startswith("common_"):
+            continue
+        ctype = d.group("type").strip()
+        array = d.group("array")
+        size, signed = int(m.group("size")), m.group("signed") == "1"
+        cur.fields.append(TraceField(name, ctype + (array or ""), int(m.group("off")), size, signed,
+                                     _column_type(ctype, array, size, signed)))
+    if not out:
+        raise FormatError(source, "no tracepoint format in the file")
+    return out
+
+
+@dataclass(frozen=True)
+class TraceEvent:
+    event: str
+    time_ns: int | None
+    cpu: int | None
+    pid: int | None
+    tid: int | None
+    comm: str | None
+    fields: dict[str, Any]
+
+
+def iter_events(lines: Iterable[str], source: str = "trace.fields.jsonl") -> Iterator[TraceEvent]:
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            o = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise FormatError(source, f"not JSON: {exc.msg}", line=lineno) from None
+        if not isinstance(o, dict) or not isinstance(o.get("event"), str) or not isinstance(o.get("fields"), dict):
+            raise FormatError(source, "expected an object with 'event' and 'fields'", line=lineno, field="event")
+        t = o.get("time_ns")
+        if t is not None and not isinstance(t, int):
+            raise FormatError(source, f"time_ns {t!r} is not an integer", line=lineno, field="time_ns")
+        yield TraceEvent(o["event"], t, o.get("cpu"), o.get("pid"), o.get("tid"), o.get("comm"), o["fields"])
+
+
+def coerce(value: Any, column_type: str) -> Any:
+    """A field's JSON value as its column's type (None when it does not fit)."""
+    if value is None:
+        return None
+    if column_type in ("BIGINT", "UBIGINT"):
+        if isinstance(value, bool):
+            return int(value)
+        if isinstance(value, int):
+            if column_type == "BIGINT" and not -(1 << 63) <= value < (1 << 63):
+                return None
+            if column_type == "UBIGINT" and value < 0:
+                return value + (1 << 64) if value >= -(1 << 63) else None
+            return value
+        return None
+    if column_type == "DOUBLE":
+        return float(value) if isinstance(value, (int, float)) else None
+    if isinstance(value, list):
+        return json.dumps(value)
+    return str(value)
