@@ -13,8 +13,8 @@ from iolens.store.tabledocs import parse_schema, schema_text
 def env(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("sql")
     data = tmp / "data"
-    # a short time limit so that the long-query test is quick; few rows to test the cap
-    with running_server(data, sql_time_limit_s=1.0, sql_max_rows=500) as client:
+    # a short time limit so that the long-query test is quick; few rows and bytes to test the caps
+    with running_server(data, sql_time_limit_s=1.0, sql_max_rows=500, sql_max_bytes=1 << 20) as client:
         ids = []
         for label, iops in (("base", [1000, 1100, 900]), ("other", [1500, 1600])):
             m, files = fio_capture(label, [[{"name": "rw4k", "iops": v}] for v in iops])
@@ -93,6 +93,24 @@ REFUSED = {
         "SELECT * FROM (WITH duckdb_tables AS (SELECT 1) SELECT * FROM duckdb_tables), duckdb_tables",
         "is not a capture table"),
     "empty": ("   ;  ", "empty"),
+    # a CTE's own name is not in scope in its body: these read the catalog's tables of that name
+    "cte reading itself: pg_settings": (
+        "WITH pg_settings AS (SELECT * FROM pg_settings) SELECT name, setting FROM pg_settings", "'pg_settings' is not"),
+    "cte reading itself: duckdb_databases": (
+        "WITH duckdb_databases AS (SELECT * FROM duckdb_databases) SELECT path FROM duckdb_databases", "is not a capture"),
+    "cte reading itself: meta": ("WITH meta AS (SELECT * FROM meta) SELECT * FROM meta", "'meta' is not"),
+    "cte reading itself: notebook_versions": (
+        "WITH n AS (SELECT 1), notebook_versions AS (SELECT * FROM notebook_versions) SELECT * FROM notebook_versions",
+        "'notebook_versions' is not"),
+    "cte reading itself: duckdb_views": (
+        "SELECT * FROM (WITH duckdb_views AS (SELECT * FROM duckdb_views) SELECT sql FROM duckdb_views)", "is not"),
+    "cte reading a later one": ("WITH a AS (SELECT * FROM meta), meta AS (SELECT 1) SELECT * FROM a", "'meta' is not"),
+    "recursive cte anchor reading itself": (
+        "WITH RECURSIVE meta AS (SELECT * FROM meta UNION ALL SELECT * FROM meta) SELECT * FROM meta", "'meta' is not"),
+    # extensions are never installed nor loaded on demand (this one would be downloaded)
+    "extension type": ("SELECT '127.0.0.1'::INET", "never install or load"),
+    # an answer whose first row alone is larger than the byte limit (1 MiB here)
+    "one huge row": ("SELECT range(300000) AS big", "first row of the answer is about"),
 }
 
 
@@ -106,6 +124,68 @@ def test_refused_with_a_clear_message(env, name):
     assert set(body) == {"error", "detail"}
     assert needle.lower() in body["error"].lower(), (name, body)
     assert body["detail"]["reason"]
+
+
+def test_ctes_in_scope_still_work(env):
+    client, (a, _) = env
+    rec = sql(client, "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 4) SELECT sum(n) FROM t", [a])
+    assert rec.status_code == 200 and rec.json()["rows"] == [[10]], rec.text
+    chain = sql(client, "WITH r AS (SELECT * FROM runs), s AS (SELECT * FROM r) SELECT count(*) FROM s", [a])
+    assert chain.json()["rows"] == [[3]]
+    # a CTE named like a capture table reads the notebook's view of that table
+    shadow = sql(client, "WITH fio_results AS (SELECT * FROM fio_results) SELECT count(DISTINCT capture_id) FROM fio_results", [a])
+    assert shadow.json()["rows"] == [[1]]
+
+
+def test_answers_are_limited_in_bytes_before_python_sees_them(env):
+    client, (a, _) = env
+    r = sql(client, "SELECT i, repeat('x', 9000) AS s FROM range(400) t(i)", [a])
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["truncated"] is True and body["truncated_by"] == "bytes" and body["max_bytes"] == 1 << 20
+    assert 100 <= len(body["rows"]) < 400 and [row[0] for row in body["rows"]] == list(range(len(body["rows"])))
+    assert len(r.content) <= (1 << 20) * 1.1
+    rows = sql(client, "SELECT * FROM range(100000)", [a]).json()
+    assert rows["truncated_by"] == "rows" and len(rows["rows"]) == 500
+    # column names (a repeated one numbered, as DuckDB names it) and types survive the bounded path
+    dup = sql(client, "SELECT 1 AS x, 2 AS x, [1.5, 2.5] AS l, {'k': 'v'} AS st", [a]).json()
+    assert [(c["name"], c["type"]) for c in dup["columns"]] == [
+        ("x", "INTEGER"), ("x_1", "INTEGER"), ("l", "DECIMAL(2,1)[]"), ("st", "STRUCT(k VARCHAR)")]
+    assert dup["rows"] == [[1, 2, [1.5, 2.5], {"k": "v"}]] and dup["truncated_by"] is None
+
+
+def test_memory_beyond_the_servers_limit_is_a_clear_error(tmp_path):
+    with running_server(tmp_path / "data", db_memory_limit="200MB") as client:
+        m, files = fio_capture("m", [[{"name": "rw4k", "iops": 1000}]])
+        path = write_bundle(tmp_path / "m.iolens.tar.gz", m, files)
+        with path.open("rb") as f:
+            cid = client.post("/api/captures", files={"file": (path.name, f, "application/gzip")}).json()["id"]
+        r = sql(client, "SELECT list(i) FROM range(50000000) t(i)", [cid])
+        assert r.status_code == 400, r.text
+        body = r.json()
+        assert body["detail"]["reason"] == "memory_limit" and "190.7 MiB" in body["error"]
+        assert sql(client, "SELECT 42", [cid]).json()["rows"] == [[42]]  # and the server goes on
+
+
+def test_configuration_is_locked_and_extensions_never_load(tmp_path):
+    import duckdb
+    from iolens.store.db import Store
+
+    store = Store(tmp_path / "x.duckdb", sandbox_memory_limit="256MB")
+    try:
+        assert store.setting("autoinstall_known_extensions") is False
+        assert store.setting("autoload_known_extensions") is False
+        assert store.setting("lock_configuration") is True
+        assert store.setting("python_enable_replacements") is False
+        cur = store.sandbox_pool.get()
+        assert cur.execute("SELECT current_setting('operator_memory_limit')").fetchone()[0] == "244.1 MiB"
+        with pytest.raises(duckdb.Error, match="locked"):
+            cur.execute("SET autoload_known_extensions = true")
+        with pytest.raises(duckdb.Error, match="locked"):
+            store.sandbox_cursor().execute("SET operator_memory_limit = '100GB'")
+        store.sandbox_pool.put(cur)
+    finally:
+        store.close()
 
 
 def test_nothing_was_written_or_read(env, tmp_path):

@@ -26,8 +26,8 @@ from ..notebook import html as notebook_html
 from ..notebook import render as notebook_render
 from ..notebook import store as notebooks
 from ..notebook import text as notebook_text
-from ..store.db import Store, StoreError
-from ..store.sandbox import Sandbox, SqlRefused
+from ..store.db import DEFAULT_SQL_MEMORY, Store, StoreError
+from ..store.sandbox import DEFAULT_MAX_BYTES, Sandbox, SqlRefused
 from ..store.tabledocs import capture_tables
 from ..views import block as block_view
 from ..views import captures as captures_view
@@ -58,6 +58,11 @@ class Settings:
     public_url: str | None = field(default_factory=lambda: os.environ.get("IOLENS_PUBLIC_URL") or None)
     sql_time_limit_s: float = float(os.environ.get("IOLENS_SQL_TIME_LIMIT", 5))
     sql_max_rows: int = int(os.environ.get("IOLENS_SQL_MAX_ROWS", 5000))
+    # JSON bytes of a SQL cell's answer; DuckDB memory of its sorts and hash tables; DuckDB's memory
+    # for the whole server (None: $IOLENS_DB_MEMORY_LIMIT, else DuckDB's default of 80% of RAM).
+    sql_max_bytes: int = int(os.environ.get("IOLENS_SQL_MAX_BYTES", DEFAULT_MAX_BYTES))
+    sql_memory_limit: str = os.environ.get("IOLENS_SQL_MEMORY_LIMIT") or DEFAULT_SQL_MEMORY
+    db_memory_limit: str | None = os.environ.get("IOLENS_DB_MEMORY_LIMIT") or None
 
     @property
     def bundles_dir(self) -> Path:
@@ -113,7 +118,8 @@ def error_response(status: int, error: str, detail: object = None) -> JSONRespon
 
 
 def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
-    store = store or Store(settings.db_path)
+    store = store or Store(settings.db_path, memory_limit=settings.db_memory_limit,
+                           sandbox_memory_limit=settings.sql_memory_limit)
     app = FastAPI(
         title="iolens",
         version=__version__,
@@ -124,7 +130,8 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     )
     app.state.store = store
     app.state.settings = settings
-    app.state.sandbox = Sandbox(store, time_limit_s=settings.sql_time_limit_s, max_rows=settings.sql_max_rows)
+    app.state.sandbox = Sandbox(store, time_limit_s=settings.sql_time_limit_s, max_rows=settings.sql_max_rows,
+                                max_bytes=settings.sql_max_bytes)
 
     @app.exception_handler(BundleError)
     async def _bundle_error(_: Request, exc: BundleError) -> JSONResponse:
@@ -330,8 +337,8 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     ) -> models.SqlResult:
         a = sandbox.run(sql, [c.strip() for c in captures.split(",")], max_rows)
         return models.SqlResult(columns=[models.SqlColumn(name=n, type=t) for n, t in a.columns], rows=a.rows,
-                                truncated=a.truncated, elapsed_ms=a.elapsed_ms, max_rows=a.max_rows,
-                                time_limit_ms=a.time_limit_ms)
+                                truncated=a.truncated, truncated_by=a.truncated_by, elapsed_ms=a.elapsed_ms,
+                                max_rows=a.max_rows, max_bytes=a.max_bytes, time_limit_ms=a.time_limit_ms)
 
     @app.get("/api/sql/tables", response_model=models.SqlTables, tags=["sql"])
     def sql_tables(s: StoreDep, sandbox: SandboxDep) -> models.SqlTables:
@@ -344,7 +351,9 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
             notes=[
                 "One SELECT per cell; every table shows only the notebook's captures.",
                 "Read-only: no INSERT/COPY/ATTACH/INSTALL/SET; no files (read_csv...) and no network.",
-                f"Stopped after {sandbox.time_limit_s:g} s; at most {sandbox.max_rows} rows are returned.",
+                f"Stopped after {sandbox.time_limit_s:g} s; at most {sandbox.max_rows} rows and "
+                f"{sandbox.max_bytes / (1 << 20):g} MiB of JSON are returned; sorts and hash tables may use "
+                f"{s.sandbox_memory_limit} of memory.",
             ],
         )
 

@@ -272,9 +272,12 @@ class SqlColumn(BaseModel):
 class SqlResult(BaseModel):
     columns: list[SqlColumn]
     rows: list[list[object | None]] = Field(description="At most max_rows rows; values as JSON (timestamps as text).")
-    truncated: bool = Field(description="True when the query had more rows than max_rows.")
+    truncated: bool = Field(description="True when the query had more rows than were returned.")
+    truncated_by: Literal["rows", "bytes"] | None = Field(
+        None, description="What cut the answer: max_rows, or max_bytes of JSON (the rows that fit are returned).")
     elapsed_ms: float
     max_rows: int
+    max_bytes: int = Field(description="At most this many bytes of rows as JSON.")
     time_limit_ms: int
 
 

@@ -3,11 +3,21 @@ through `Store.write` (one transaction, one writer at a time).
 
 DuckDB allows one process to open a database file for writing. `iolens serve` holds it for its
 lifetime; `iolens ingest --server URL` goes through the running server instead.
+
+The DuckDB instance is configured once, then its configuration is locked (`lock_configuration`):
+extensions are never installed or loaded on demand (a query naming a type or function of an
+extension that is not built in fails instead of downloading it), Python variables are not
+replacement scans, and the memory limit is fixed. The connections of SQL cells are made before the
+lock, each with its own limit on query intermediates (`operator_memory_limit`, a per-connection
+setting that cannot be changed afterwards).
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import queue
+import re
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -22,6 +32,7 @@ import duckdb
 log = logging.getLogger("iolens.store")
 
 SCHEMA_VERSION = "1"
+DEFAULT_SQL_MEMORY = "1GB"  # query intermediates of one SQL cell (sorts, hash tables)
 
 
 class StoreError(RuntimeError):
@@ -95,13 +106,32 @@ class Writer:
         return QueryResult(columns, rows, (time.perf_counter() - start) * 1000)
 
 
+# Settings of the whole instance, before the lock: nothing is fetched or loaded behind our back.
+_INSTANCE_SETTINGS = (
+    ("autoinstall_known_extensions", False),
+    ("autoload_known_extensions", False),
+    ("allow_community_extensions", False),
+    ("python_enable_replacements", False),
+)
+
+
 class Store:
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, memory_limit: str | None = None, sandbox_connections: int = 2,
+                 sandbox_memory_limit: str | None = None) -> None:
+        """Open (or create) the database. `memory_limit`: DuckDB's limit for the whole instance
+        (default $IOLENS_DB_MEMORY_LIMIT, else DuckDB's own: 80% of RAM). `sandbox_connections`:
+        connections kept for SQL cells (at most that many run at once), each limited to
+        `sandbox_memory_limit` of query intermediates (default $IOLENS_SQL_MEMORY_LIMIT, else 1GB)."""
+        memory_limit = memory_limit or os.environ.get("IOLENS_DB_MEMORY_LIMIT") or None
+        sandbox_memory_limit = sandbox_memory_limit or os.environ.get("IOLENS_SQL_MEMORY_LIMIT") or DEFAULT_SQL_MEMORY
         self.path = Path(path)
         if str(path) != ":memory:":
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        config: dict[str, Any] = dict(_INSTANCE_SETTINGS)
+        if memory_limit:
+            config["memory_limit"] = _size_literal(memory_limit)
         try:
-            self._con = duckdb.connect(str(path))
+            self._con = duckdb.connect(str(path), config=config)
         except duckdb.IOException as exc:
             if "lock" in str(exc).lower():
                 raise StoreError(
@@ -109,8 +139,24 @@ class Store:
                     "Stop it, or send bundles to it with `iolens ingest --server http://HOST:PORT FILE`."
                 ) from exc
             raise StoreError(f"{path}: cannot open the database: {exc}") from exc
+        except duckdb.Error as exc:  # a bad memory_limit, for one
+            raise StoreError(f"{path}: cannot open the database: {exc}") from exc
         self._write_lock = threading.Lock()
         self._apply_schema()
+        self.sandbox_pool: queue.SimpleQueue[duckdb.DuckDBPyConnection] = queue.SimpleQueue()
+        for _ in range(sandbox_connections):
+            cur = self._con.cursor()
+            if sandbox_memory_limit:
+                try:
+                    cur.execute(f"SET operator_memory_limit = '{_size_literal(sandbox_memory_limit)}'")
+                except duckdb.Error as exc:
+                    raise StoreError(f"SQL cell memory limit {sandbox_memory_limit!r}: {exc}") from exc
+            self.sandbox_pool.put(cur)
+        self.sandbox_memory_limit = sandbox_memory_limit
+        self._con.execute("SET lock_configuration = true")
+
+    def setting(self, name: str) -> Any:
+        return self.query("SELECT current_setting($n)", {"n": name}).scalar()
 
     def _apply_schema(self) -> None:
         sql = resources.files("iolens.store").joinpath("schema.sql").read_text(encoding="utf-8")
@@ -138,7 +184,7 @@ class Store:
         return QueryResult(columns, rows, elapsed)
 
     def sandbox_cursor(self) -> duckdb.DuckDBPyConnection:
-        """A new cursor for store/sandbox.py only: SQL cells' checked, time-limited queries."""
+        """A new cursor for store/sandbox.py only: to check SQL cells' text (no user query runs on it)."""
         return self._con.cursor()
 
     @contextmanager
@@ -157,5 +203,17 @@ class Store:
                 cur.close()
 
     def close(self) -> None:
+        while not self.sandbox_pool.empty():
+            self.sandbox_pool.get_nowait().close()
         self._con.close()
+
+
+_SIZE_RE = re.compile(r"^\s*\d+(\.\d+)?\s*([KMGT]i?B|B|bytes)?\s*$", re.IGNORECASE)
+
+
+def _size_literal(text: str) -> str:
+    """A DuckDB size ('512MB', '2GiB'), checked before it goes into a SET statement."""
+    if not _SIZE_RE.match(text):
+        raise StoreError(f"not a size: {text!r} (write e.g. 512MB or 2GiB)")
+    return text.strip()
 

@@ -12,15 +12,25 @@ query, adds the time limit and returns a small result object. The checks, in ord
    functions range/generate_series/unnest; never a file path ('/etc/passwd' parses as a table
    name), read_csv/read_parquet/glob/query_table..., SHOW/DESCRIBE, or a schema-qualified name.
    Functions with side effects or that read the configuration (nextval, setseed, sleep_ms,
-   current_setting, write_log...) are refused.
+   current_setting, write_log...) are refused. A CTE's name is in scope in the query that
+   follows its WITH and in the CTEs after it, not in its own body (`WITH pg_settings AS (SELECT *
+   FROM pg_settings)` reads the catalog's pg_settings, so it is refused); a recursive CTE's name
+   is in scope in its recursive part only.
 3. The query runs on its own cursor, wrapped so that each capture table it names is that table
    filtered to the notebook's captures (a saved notebook shows the same rows however many
    captures are added later). The wrapped text is checked again as in 2.
-4. A timer interrupts the cursor after the time limit; at most `max_rows` rows are fetched.
+4. It runs on one of the store's SQL cell connections (made before the configuration was
+   locked, each with its own `operator_memory_limit` for sorts and hash tables; their number
+   bounds the queries running at once). A timer interrupts it after the time limit.
+5. The answer is bounded before any of it becomes Python objects: at most `max_rows` + 1 rows are
+   kept in a temporary table of the connection, the JSON size of each row is measured there, and
+   only the rows that fit in `max_bytes` are fetched (an answer of which not even the first row
+   fits is refused, with its size).
 
 The database instance is shared with the application (one process holds the DuckDB file), so
 instance-wide settings such as enable_external_access cannot be turned off for SQL cells alone:
-ingest itself reads files. The checks above are what keeps SQL cells from files and extensions.
+ingest itself reads files. The checks above are what keeps SQL cells from files. Extensions are
+never installed or loaded on demand, and the configuration is locked (store/db.py).
 """
 
 from __future__ import annotations
@@ -31,6 +41,7 @@ import decimal
 import json
 import logging
 import math
+import queue
 import re
 import threading
 import time
@@ -47,6 +58,7 @@ log = logging.getLogger("iolens.sql")
 
 MAX_SQL_CHARS = 20_000
 MAX_TEXT_CHARS = 10_000  # longer text values are cut (with '...') in results
+DEFAULT_MAX_BYTES = 8 << 20  # JSON bytes of an answer's rows
 
 TABLE_FUNCTIONS = frozenset({"range", "generate_series", "unnest"})
 DENIED_FUNCTIONS = frozenset({
@@ -105,6 +117,8 @@ class SqlAnswer:
     elapsed_ms: float
     max_rows: int
     time_limit_ms: int
+    truncated_by: str | None = None  # "rows" | "bytes" when truncated
+    max_bytes: int = DEFAULT_MAX_BYTES
 
 
 @dataclass
@@ -112,11 +126,13 @@ class Sandbox:
     store: Store
     time_limit_s: float = 5.0
     max_rows: int = 5000
-    max_concurrent: int = 2
-    _slots: threading.BoundedSemaphore = field(init=False, repr=False)
+    max_bytes: int = DEFAULT_MAX_BYTES
+    _answer_seq: Any = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
-        self._slots = threading.BoundedSemaphore(self.max_concurrent)
+        import itertools
+
+        self._answer_seq = itertools.count()
 
     def tables(self) -> set[str]:
         return {t.name for t in capture_tables(self.store)}
@@ -137,14 +153,16 @@ class Sandbox:
             check_tree(_serialize(cur, text), tables, user=True)
             wrapped = wrap(text, sorted(tables), ids)
             check_tree(_serialize(cur, wrapped), tables, user=False)
-            if not self._slots.acquire(timeout=self.time_limit_s):
-                raise SqlRefused("busy", "Too many SQL queries are running on this server; try again in a moment.")
-            try:
-                return self._execute(cur, wrapped, limit)
-            finally:
-                self._slots.release()
         finally:
             cur.close()
+        try:
+            con = self.store.sandbox_pool.get(timeout=self.time_limit_s)
+        except queue.Empty:
+            raise SqlRefused("busy", "Too many SQL queries are running on this server; try again in a moment.") from None
+        try:
+            return self._execute(con, wrapped, limit)
+        finally:
+            self.store.sandbox_pool.put(con)
 
     def _check_captures(self, captures: list[str]) -> list[str]:
         ids = list(dict.fromkeys(c for c in captures if c))
@@ -176,35 +194,124 @@ class Sandbox:
     def _execute(self, cur: duckdb.DuckDBPyConnection, wrapped: str, limit: int) -> SqlAnswer:
         timer = threading.Timer(self.time_limit_s, cur.interrupt)
         start = time.perf_counter()
+        answer = f"__iolens_answer_{next(self._answer_seq)}"
         timer.start()
         try:
-            cur.execute("SET python_enable_replacements = false")
-            result = cur.execute(wrapped)
-            description = result.description or []
-            rows = result.fetchmany(limit + 1)
+            rel = cur.sql(wrapped)  # bound, not run: the names and types as the query gives them
+            description = list(zip(rel.columns, [str(t) for t in rel.types]))
+            cur.execute(f"CREATE TEMP TABLE {answer} AS {wrapped}\nLIMIT {limit + 1}")
+            names = [d[0] for d in cur.execute(f"SELECT * FROM {answer} LIMIT 0").description or []]
+            size = " + ".join(
+                [f"{len(n) + 8} + " + _json_size(_ident(n), t) for n, t in zip(names, rel.types)]) or "0"
+            sizes = [int(r[0] or 0) for r in cur.execute(f"SELECT {size} FROM {answer} ORDER BY rowid").fetchall()]
+            keep, used = 0, 0
+            for size in sizes[:limit]:
+                if used + size > self.max_bytes:
+                    break
+                used, keep = used + size, keep + 1
+            if sizes and keep == 0:
+                raise SqlRefused(
+                    "answer_size",
+                    f"The first row of the answer is about {_mib(sizes[0])} of JSON; an answer is at most "
+                    f"{_mib(self.max_bytes)}: select fewer or smaller columns (e.g. len(list) instead of the list).",
+                    row_bytes=sizes[0], max_bytes=self.max_bytes,
+                )
+            rows = cur.execute(f"SELECT * FROM {answer} ORDER BY rowid LIMIT {keep}").fetchall()
         except duckdb.InterruptException:
             raise SqlRefused(
                 "time_limit",
                 f"The query ran for longer than the time limit of {self.time_limit_s:g} s and was stopped.",
                 time_limit_ms=int(self.time_limit_s * 1000),
             ) from None
+        except duckdb.OutOfMemoryException as exc:
+            limit_text = self.store.setting("memory_limit")
+            raise SqlRefused(
+                "memory_limit",
+                f"The query needs more memory than the server gives DuckDB ({limit_text}; a SQL cell's sorts and "
+                f"hash tables spill to disk above {self.store.sandbox_memory_limit}): filter or aggregate before "
+                f"building large lists or strings. DuckDB said: {_first_line(exc)}",
+                memory_limit=limit_text, operator_memory_limit=self.store.sandbox_memory_limit,
+            ) from None
         except duckdb.Error as exc:
             if time.perf_counter() - start >= self.time_limit_s and "interrupt" in str(exc).lower():
                 raise SqlRefused("time_limit", f"The query was stopped after the time limit of {self.time_limit_s:g} s.") from None
+            ext = _EXTENSION_RE.search(str(exc))
+            if ext:
+                raise SqlRefused(
+                    "extension",
+                    f"This query needs the DuckDB extension '{ext.group(1)}', which SQL cells never install or load "
+                    f"({_first_line(exc)}).",
+                    extension=ext.group(1),
+                ) from None
             raise SqlRefused("error", _clean(exc)) from None
         finally:
             timer.cancel()
+            try:
+                cur.execute(f"DROP TABLE IF EXISTS {answer}")
+            except duckdb.Error:  # an interrupted connection: dropped with the next query's
+                log.warning("sql cell: could not drop %s", answer)
         elapsed = (time.perf_counter() - start) * 1000
         log.debug("sql cell %.1f ms", elapsed)
-        truncated = len(rows) > limit
+        truncated_by = "rows" if len(sizes) > limit and keep == limit else "bytes" if keep < min(len(sizes), limit) else None
         return SqlAnswer(
-            columns=[(d[0], str(d[1])) for d in description],
-            rows=[[json_value(v) for v in row] for row in rows[:limit]],
-            truncated=truncated,
+            columns=description,
+            rows=[[json_value(v) for v in row] for row in rows],
+            truncated=truncated_by is not None,
             elapsed_ms=round(elapsed, 2),
             max_rows=limit,
             time_limit_ms=int(self.time_limit_s * 1000),
+            truncated_by=truncated_by,
+            max_bytes=self.max_bytes,
         )
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+_FIXED_JSON = 24  # a date, time, uuid... as JSON text, give or take
+_FIXED_BY_KIND = {"boolean": 5, "tinyint": 4, "utinyint": 4, "smallint": 6, "usmallint": 6, "integer": 11,
+                  "uinteger": 11, "bigint": 12, "ubigint": 12, "hugeint": 20, "uhugeint": 20, "float": 14,
+                  "double": 20, "null": 4}
+
+
+def _json_size(expr: str, t: Any, depth: int = 0) -> str:
+    """A DuckDB expression for the bytes of `expr` (of type `t`) as JSON, measured without building
+    the JSON: strings by their length, lists by their elements (a list of numbers by its length)."""
+    kind = str(getattr(t, "id", "")).lower()
+    children = list(getattr(t, "children", None) or []) if kind in ("list", "array", "struct", "map") else []
+    if depth > 6:
+        return f"coalesce(strlen(CAST({expr} AS VARCHAR)), 0)"
+    if kind in ("varchar", "enum", "union", "bit", "json"):
+        return f"coalesce(strlen(CAST({expr} AS VARCHAR)), 0) + 3"
+    if kind == "blob":
+        return f"coalesce(octet_length({expr}), 0) * 4 // 3 + 3"
+    if kind in ("list", "array"):
+        child = children[0][1]
+        inner = _json_size(f"x{depth}", child, depth + 1)
+        if inner.isdigit():  # elements of a fixed size
+            return f"coalesce(len({expr}), 0) * {int(inner) + 1} + 2"
+        return f"coalesce(list_sum(list_transform({expr}, lambda x{depth}: {inner})), 0) + coalesce(len({expr}), 0) + 2"
+    if kind == "struct":
+        parts = [f"{len(name) + 4} + " + _json_size(f"struct_extract({expr}, '{name.replace(chr(39), chr(39) * 2)}')",
+                                                    ct, depth + 1) for name, ct in children]
+        return " + ".join(parts) + " + 2" if parts else "2"
+    if kind == "map":
+        (_, kt), (_, vt) = children[:2]
+        return (f"{_json_size(f'map_keys({expr})', duckdb.list_type(kt), depth + 1)} + "
+                f"{_json_size(f'map_values({expr})', duckdb.list_type(vt), depth + 1)}")
+    return str(_FIXED_BY_KIND.get(kind, _FIXED_JSON))
+
+
+_EXTENSION_RE = re.compile(r"exists in the (\w+) extension|extension \"?(\w+)\"? (?:is not|must be) (?:loaded|installed)")
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().split("\n", 1)[0][:300]
+
+
+def _mib(n: int) -> str:
+    return f"{n / (1 << 20):.1f} MiB" if n >= 1 << 20 else f"{n / 1024:.0f} KiB" if n >= 1024 else f"{n} bytes"
 
 
 def _clean(exc: Exception) -> str:
@@ -240,15 +347,26 @@ def check_tree(tree: dict[str, Any], tables: set[str], *, user: bool) -> None:
             return
         cte_map = x.get("cte_map")
         if isinstance(cte_map, dict) and cte_map.get("map"):
-            ctes = ctes | {str(e.get("key", "")).lower() for e in cte_map["map"]}
+            # Each CTE's body sees the CTEs before it, never itself: a name it reads that is its
+            # own name is the catalog's table of that name (WITH pg_settings AS (SELECT * FROM
+            # pg_settings) ...), which must be checked like any other table.
+            for entry in cte_map["map"]:
+                walk(entry.get("value"), ctes)
+                ctes = ctes | {str(entry.get("key", "")).lower()}
         kind = x.get("type")
         if "class" in x:
             if x.get("class") == "FUNCTION":
                 _check_function(x)
         elif isinstance(kind, str) and not kind.endswith(("_NODE", "_MODIFIER")) and kind not in _ORDER_TYPES:
             _check_ref(x, kind, tables, ctes, user)
-        for v in x.values():
-            walk(v, ctes)
+        for key, v in x.items():
+            if key == "cte_map":
+                continue
+            if kind == "RECURSIVE_CTE_NODE" and key == "right":
+                # the recursive part of WITH RECURSIVE name AS (anchor UNION recursive part)
+                walk(v, ctes | {str(x.get("cte_name", "")).lower()})
+            else:
+                walk(v, ctes)
 
     for st in tree.get("statements", []):
         walk(st, frozenset())

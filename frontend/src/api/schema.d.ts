@@ -3633,6 +3633,11 @@ export interface components {
             columns: components["schemas"]["SqlColumn"][];
             /** Elapsed Ms */
             elapsed_ms: number;
+            /**
+             * Max Bytes
+             * @description At most this many bytes of rows as JSON.
+             */
+            max_bytes: number;
             /** Max Rows */
             max_rows: number;
             /**
@@ -3644,9 +3649,14 @@ export interface components {
             time_limit_ms: number;
             /**
              * Truncated
-             * @description True when the query had more rows than max_rows.
+             * @description True when the query had more rows than were returned.
              */
             truncated: boolean;
+            /**
+             * Truncated By
+             * @description What cut the answer: max_rows, or max_bytes of JSON (the rows that fit are returned).
+             */
+            truncated_by?: ("rows" | "bytes") | null;
         };
         /** SqlTableDoc */
         SqlTableDoc: {

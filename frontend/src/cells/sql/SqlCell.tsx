@@ -93,7 +93,7 @@ function Status({ result, loading }: { result: SqlResult | undefined; loading: b
   if (!result) return null;
   const n = result.rows.length;
   return (
-    <span className="muted small num" title={result.truncated ? `Only the first ${result.max_rows} rows are returned` : undefined}>
+    <span className="muted small num" title={result.truncated ? (result.truncated_by === 'bytes' ? `Only the rows that fit in ${(result.max_bytes / 1048576).toFixed(0)} MiB of JSON are returned` : `Only the first ${result.max_rows} rows are returned`) : undefined}>
       {result.truncated ? `first ${n} rows` : `${n} row${n === 1 ? '' : 's'}`} · {result.elapsed_ms.toFixed(1)} ms
     </span>
   );
