@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from . import __version__, bundle, fio, fiologs, host, lockstat, probes, progress, safety
+from . import __version__, bundle, fio, fiologs, host, kconfig, lockstat, probes, progress, safety
 from .resume import Journal, ResumeError
 
 __all__ = ["Options", "CaptureError", "run", "Point", "FioDriver", "EXIT_OK", "EXIT_FIO", "EXIT_USAGE",
@@ -66,6 +66,8 @@ class Options:
     driver: Any = None  # what runs (sweep.py, cmdrun.py); None: fio with --fio / --fio-args
     resume_key: Optional[Dict[str, Any]] = None  # sweeps: stage in BUNDLE.partial and resume (resume.py)
     restart: bool = False  # --restart: throw away the runs of an interrupted sweep
+    kernel_config: Optional[str] = None  # --kernel-config FILE: kept as kernel/config (kconfig.py)
+    lab_facts: Optional[str] = None  # --lab-facts FILE: the lab's VM facts, kept as host.lab
 
 
 @dataclass
@@ -349,6 +351,15 @@ def run(opts: Options, err=None, out=None, proc_root: str = "/") -> int:
     driver = opts.driver if opts.driver is not None else FioDriver(fio_logs=opts.fio_logs)
     driver.prepare(opts, out_path)
     snapshot = _read_snapshot(opts.lock_stat_snapshot) if opts.lock_stat_snapshot else None
+    kernel_config: Optional[Tuple[bytes, Dict[str, str]]] = None
+    lab_facts: Optional[Dict[str, Any]] = None
+    try:
+        if opts.kernel_config:
+            kernel_config = kconfig.read_config(opts.kernel_config)
+        if opts.lab_facts:
+            lab_facts = kconfig.read_lab_facts(opts.lab_facts)
+    except kconfig.KconfigError as exc:
+        raise CaptureError(str(exc)) from None
     try:
         extra = probes.Probes(opts.probes)  # checks the options; nothing runs yet
     except probes.ProbeError as exc:
@@ -359,6 +370,10 @@ def run(opts: Options, err=None, out=None, proc_root: str = "/") -> int:
     created_ts = int(time.time())
     host_facts, host_notes = host.collect(driver.targets, driver.tool)
     driver.on_host(host_facts, say)  # may refuse (a scheduler the device lacks): before any staging
+    if kernel_config is not None:
+        host_facts.setdefault("kernel", {})["config"] = kconfig.summarize(*kernel_config)
+    if lab_facts is not None:
+        host_facts["lab"] = lab_facts
     journal: Optional[Journal] = None
     if opts.resume_key is not None:
         journal = Journal(out_path, opts.resume_key, opts.restart)
@@ -391,6 +406,11 @@ def run(opts: Options, err=None, out=None, proc_root: str = "/") -> int:
     finished = False
     try:
         capture_arts = driver.stage(stage)
+        if kernel_config is not None:
+            os.makedirs(os.path.join(stage, os.path.dirname(kconfig.CONFIG_REL)), exist_ok=True)
+            with open(os.path.join(stage, kconfig.CONFIG_REL), "wb") as f:
+                f.write(kernel_config[0])
+            capture_arts.append(bundle.artifact(stage, kconfig.CONFIG_REL, "kernel-config"))
         snapshot_rel = _snapshot_name(opts.lock_stat_snapshot) if snapshot is not None else None
         if snapshot_rel is not None:
             os.makedirs(os.path.join(stage, "lock_stat"), exist_ok=True)

@@ -156,6 +156,15 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--fio-logs", type=_positive, metavar="MSEC",
                    help="keep fio's bandwidth, IOPS and latency logs over time, averaged over MSEC ms "
                         "(fio's log_avg_msec), as runs/rNNN/logs/*.log, kind fio-log (default: off)")
+    k = r.add_argument_group("the kernel")
+    k.add_argument("--kernel-config", metavar="FILE",
+                   help="the running kernel's .config (/proc/config.gz, /boot/config-RELEASE; gzip is "
+                        "read): kept whole as kernel/config, kind kernel-config; the options that decide "
+                        "whether captures compare (preemption, HZ, LOCK_STAT, debug options) go to "
+                        "host.kernel.config (default: none)")
+    k.add_argument("--lab-facts", metavar="FILE",
+                   help="facts of the VM the capture runs in, as JSON (written by iolens-lab: kernel "
+                        "source, accelerator, qemu command line): kept as host.lab (default: none)")
     r.add_argument("-o", "--output", required=True, metavar="BUNDLE",
                    help="bundle file to write, by convention NAME.iolens.tar.gz (required)")
     from . import sweep  # sweep and cmd: their own options plus those of run above (sweep.py)
@@ -204,6 +213,7 @@ def options_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace,
                         probe_max_mb=args.probe_max_mb, trace=args.trace, monitors=args.monitors,
                         monitor_interval=args.monitor_interval),
         fio_logs=getattr(args, "fio_logs", None),
+        kernel_config=getattr(args, "kernel_config", None), lab_facts=getattr(args, "lab_facts", None),
     )
 
 
