@@ -12,7 +12,7 @@ DATASETS := $(sort $(wildcard datasets/*/*.iolens.tar.gz))
 export PATH := $(dir $(UV)):$(HOME)/.cargo/bin:$(PATH)
 
 .PHONY: help deps deps-system deps-python deps-node build api-client demo serve test test-python \
-        test-unit test-e2e typecheck clean bench
+        test-unit test-e2e typecheck clean bench lab-deps lab-kernel lab-datasets
 
 help:
 	@echo "make demo   install, build, load datasets/ and serve on http://$(HOST):$(PORT)/"
@@ -20,6 +20,7 @@ help:
 	@echo "make build  build the frontend into frontend/dist"
 	@echo "make api-client  regenerate frontend/src/api/schema.d.ts from the backend's OpenAPI schema"
 	@echo "make bench  run every benchmark in bench/ (needs root and perf; not part of make test)"
+	@echo "make lab-deps  install what the kernel lab needs to build kernels too (docs/lab.md)"
 
 deps: deps-system deps-python deps-node
 
@@ -53,8 +54,17 @@ demo: deps build
 serve: build
 	$(UV) run iolens serve --host $(HOST) --port $(PORT)
 
-test: deps build
+test: deps build lab-kernel
 	$(MAKE) --no-print-directory test-python test-unit test-e2e
+
+# The kernel lab (docs/lab.md): qemu and friends come with deps-system; lab-deps adds the kernel
+# build tools; lab-kernel fetches the Debian kernel the lab's test boots (into the lab's cache).
+lab-deps: deps-python
+	@LAB_BUILD=1 bash scripts/install-system-deps.sh
+
+lab-kernel: deps-system deps-python
+	@cd collectors && $(UV) run python -m iolens_lab prepare tests/lab/smoke.toml || \
+	  echo "lab-kernel: could not fetch the lab's test kernel; its test will say why" >&2
 
 test-python: deps-python
 	$(UV) run pytest -q

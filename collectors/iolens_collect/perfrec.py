@@ -216,7 +216,14 @@ class Session:
             os.close(ctl_r)
             os.close(ack_w)
 
-    def enable(self, timeout: float = 60.0) -> None:
+    def enable(self, timeout: float = 0.0) -> None:
+        # perf record -a needs seconds to start on a real host, minutes on an emulated CPU (the lab's
+        # TCG guests): IOLENS_PERF_START_TIMEOUT (seconds) raises the default of 60.
+        if not timeout:
+            try:
+                timeout = float(os.environ.get("IOLENS_PERF_START_TIMEOUT", "") or 60.0)
+            except ValueError:
+                timeout = 60.0
         self._command("enable", timeout)
         self.enabled_at = time.monotonic()
 

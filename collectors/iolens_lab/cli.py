@@ -34,7 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
                        allow_abbrev=False)
     r.add_argument("plan", metavar="PLAN")
     r.add_argument("-o", "--output", required=True, metavar="DIR",
-                   help="directory for the bundles (NAME[-FS].iolens.tar.gz) and console logs (NAME.console.log)")
+                   help="directory for the bundles (LABEL-KERNEL[-FS].iolens.tar.gz) and the guests' console logs "
+                        "(LABEL-KERNEL.console.log)")
     r.add_argument("--kernel", action="append", default=[], metavar="NAME",
                    help="only this kernel of the plan (repeatable)")
     r.add_argument("--accel", choices=("auto", "kvm", "tcg"), help="override the plan's accel")

@@ -169,7 +169,7 @@ def _guest_script(plan: LabPlan, prep: Prepared, work: str, todo: List[str], nam
         f"say() {{ echo \"{MARK} $*\"; }}",
         "say \"guest up: $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {print int($2/1024)}' /proc/meminfo) MiB\"",
         "mkdir -p /run/iolens-lab/mnt /run/iolens-lab/tmp /run/iolens-lab/scratch",
-        "export TMPDIR=/run/iolens-lab/tmp IOLENS_SCRATCH=/run/iolens-lab/scratch",
+        "export TMPDIR=/run/iolens-lab/tmp IOLENS_SCRATCH=/run/iolens-lab/scratch IOLENS_PERF_START_TIMEOUT=600",
         "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
         "grep -q ' /sys/fs/cgroup cgroup2 ' /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null",
         "for c in cpu cpuset io memory pids; do echo +$c > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; done",
@@ -359,7 +359,7 @@ def run_plan(plan: LabPlan, out_dir: str, say: Callable[[str], None], only: Opti
                            f"({', '.join(k.name for k in plan.kernels)})")
     accel_choice = force_accel or plan.accel
     for n, k in enumerate(kernels, 1):
-        names = {fs: f"{k.name}-{fs}.iolens.tar.gz" if len(plan.filesystems) > 1 else f"{k.name}.iolens.tar.gz"
+        names = {fs: f"{plan.label}-{k.name}" + (f"-{fs}" if len(plan.filesystems) > 1 else "") + ".iolens.tar.gz"
                  for fs in plan.filesystems}
         keys = {fs: plan.key(k, fs) for fs in plan.filesystems}
         todo = []
@@ -438,7 +438,7 @@ def run_plan(plan: LabPlan, out_dir: str, say: Callable[[str], None], only: Opti
                 os.unlink(image)
             except OSError:
                 pass
-        console_dest = os.path.join(out_dir, f"{k.name}.console.log")
+        console_dest = os.path.join(out_dir, f"{plan.label}-{k.name}.console.log")
         _copy_in(console, console_dest)
         for fs in todo:
             made = os.path.join(work, "out", names[fs])

@@ -1,0 +1,202 @@
+"""The kernel lab (collectors/iolens_lab, docs/lab.md).
+
+Plan errors are checked without booting anything. One real run of tests/lab/smoke.toml boots
+Debian's 6.12 kernel twice under qemu (TCG where KVM does not work): once with an impossible root,
+which must panic and be reported with its console while the plan goes on, once with a 2-second
+fio run on the emulated NVMe disk, whose bundle must say the guest's kernel, the accelerator and
+the NVMe device. It needs qemu-system-x86, virtme-ng (the project's Python dependencies) and the
+Debian kernel package (`make lab-kernel` fetches it); where those are missing the test is skipped,
+except under CI=true, where that fails.
+"""
+
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+
+import pytest
+
+COLLECTORS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SMOKE = os.path.join(COLLECTORS, "tests", "lab", "smoke.toml")
+
+from iolens_lab import labplan  # noqa: E402
+from iolens_lab.labplan import LabPlanError  # noqa: E402
+from iolens_collect import kconfig  # noqa: E402
+
+BASE = """\
+label = "t"
+[disk]
+size = "1G"
+fs = "xfs"
+[collect]
+command = "run"
+args = ["--fio-args", "--name=x --directory={dir} --size=1m"]
+[kernels.a]
+package = "linux-image-6.12.117+deb12-amd64-unsigned"
+"""
+
+
+def _plan(tmp_path, text, name="plan.toml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+def _error(tmp_path, text):
+    with pytest.raises(LabPlanError) as ei:
+        labplan.load(_plan(tmp_path, text))
+    return str(ei.value)
+
+
+def test_plan_reads_the_documented_example(tmp_path):
+    (tmp_path / "x.patch").write_text("--- a/x\n+++ b/x\n")
+    (tmp_path / "sweep.toml").write_text("label = 's'\n[fio]\nargs = '--name=s --directory={dir} --size=1m'\n"
+                                         "[sweep]\niodepth = [1, 2]\n")
+    text = BASE.replace('fs = "xfs"', 'fs = ["xfs", "ext4"]\nmkfs = { xfs = "-m reflink=0" }').replace(
+        'command = "run"\nargs = ["--fio-args", "--name=x --directory={dir} --size=1m"]',
+        'command = "sweep"\nplan = "sweep.toml"\nargs = ["--block", "{dev}"]') + (
+        '[kernels.b]\nbuild = "debian:linux-source-6.12"\nfragment = ["CONFIG_LOCK_STAT=y"]\npatches = ["x.patch"]\n')
+    p = labplan.load(_plan(tmp_path, text))
+    assert [k.name for k in p.kernels] == ["a", "b"]
+    assert p.filesystems == ["xfs", "ext4"] and p.mkfs == {"xfs": "-m reflink=0"}
+    assert p.kernels[1].spec["patches"] == [str(tmp_path / "x.patch")]
+    assert p.kernels[1].spec["localversion"] == "-b"
+    assert p.key(p.kernels[0], "xfs") != p.key(p.kernels[0], "ext4")
+
+
+@pytest.mark.parametrize("change, line, words", [
+    (("[disk]\n", "[disk]\nwarp = 1\n"), 3, "unknown option disk.warp"),
+    (('fs = "xfs"', 'fs = "zfs"'), 4, "'zfs' is not one of xfs, ext4, raw"),
+    (('size = "1G"', 'size = "100M"'), 3, "too small for xfs: at least 300 MiB"),
+    (('package = "linux-image-6.12.117+deb12-amd64-unsigned"', 'package = "firefox-esr"'), 9,
+     "not a Debian kernel image package"),
+    (('package = "linux-image-6.12.117+deb12-amd64-unsigned"', 'image = "no/such/bzImage"'), 9,
+     "no such file: no/such/bzImage"),
+    (('package = "linux-image-6.12.117+deb12-amd64-unsigned"',
+      'build = "debian:linux-source-6.12"\npatches = ["missing.patch"]'), 10, "no such file: missing.patch"),
+    (('command = "run"', 'command = "dance"'), 6, "command must be one of run, sweep, cmd"),
+    (('label = "t"', 'label = "t"\ncolour = "red"'), 2, "unknown option colour"),
+    (('args = ["', 'args = ["-o", "x", "'), 7, "-o is set by the lab"),
+])
+def test_plan_errors_name_the_line(tmp_path, change, line, words):
+    msg = _error(tmp_path, BASE.replace(*change))
+    assert f"line {line}:" in msg, msg
+    assert words in msg, msg
+    assert "plan.toml" in msg
+
+
+def test_plan_toml_error_names_the_line(tmp_path):
+    msg = _error(tmp_path, BASE.replace('size = "1G"', 'size = """1G"""'))
+    assert "line 3" in msg and "multi-line" in msg
+
+
+def test_unknown_package_is_named_with_its_line(tmp_path):
+    if not shutil.which("apt-cache"):
+        pytest.skip("apt-cache is not installed (not a Debian host)")
+    from iolens_lab.runner import check_plan
+
+    p = labplan.load(_plan(tmp_path, BASE.replace("6.12.117+deb12", "9.99.0-1")))
+    with pytest.raises(LabPlanError) as ei:
+        check_plan(p)
+    assert "line 9:" in str(ei.value) and "unknown package 'linux-image-9.99.0-1-amd64-unsigned'" in str(ei.value)
+
+
+def test_kernel_config_summary(tmp_path):
+    cfg = tmp_path / "config.gz"
+    cfg.write_bytes(gzip.compress(b"# comment\nCONFIG_PREEMPT_VOLUNTARY=y\n# CONFIG_PREEMPT is not set\n"
+                                  b"CONFIG_HZ=250\nCONFIG_LOCK_STAT=y\nCONFIG_LOCKDEP=y\n"
+                                  b'CONFIG_LOCALVERSION="-x"\n'))
+    data, opts = kconfig.read_config(str(cfg))
+    s = kconfig.summarize(data, opts)
+    assert s["preempt"] == "voluntary" and s["hz"] == 250 and s["lock_stat"] is True
+    assert s["debug"] == ["CONFIG_LOCK_STAT", "CONFIG_LOCKDEP"]
+    assert s["options"]["CONFIG_LOCALVERSION"] == "-x" and s["options"]["CONFIG_PREEMPT_RT"] == "n"
+    bad = tmp_path / "bad"
+    bad.write_text("CONFIG_A=y\nhello world\n")
+    with pytest.raises(kconfig.KconfigError, match="line 2"):
+        kconfig.read_config(str(bad))
+
+
+def _lab_ready():
+    """None when the lab can boot here, else why not."""
+    from iolens_lab.build import BuildError, vng_path
+
+    if not shutil.which("qemu-system-x86_64"):
+        return "qemu-system-x86_64 is not installed (make lab-deps)"
+    try:
+        vng_path()
+    except BuildError as exc:
+        return str(exc)
+    if os.geteuid() != 0 and not os.path.exists("/lib/modules/6.12.117+deb12-amd64/modules.dep"):
+        return "the guest kernel's modules are not at /lib/modules (run `make lab-kernel` as root once)"
+    try:
+        r = subprocess.run([sys.executable, "-m", "iolens_lab", "prepare", SMOKE], cwd=COLLECTORS,
+                           capture_output=True, text=True, timeout=900)
+    except subprocess.TimeoutExpired:
+        return "fetching the Debian kernel package took over 15 minutes"
+    if r.returncode != 0:
+        return "cannot fetch the Debian kernel package: " + r.stderr.strip()[-300:]
+    return None
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory):
+    why = _lab_ready()
+    if why:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the lab cannot run here, and CI=true: {why}")
+        pytest.skip(why)
+    out = tmp_path_factory.mktemp("lab")
+    r = subprocess.run([sys.executable, "-m", "iolens_lab", "run", SMOKE, "-o", str(out)], cwd=COLLECTORS,
+                       capture_output=True, text=True, timeout=1500)
+    return out, r
+
+
+def test_lab_boots_a_debian_kernel_and_brings_the_bundle_back(smoke):
+    out, r = smoke
+    bundle = out / "smoke-deb612.iolens.tar.gz"
+    assert bundle.exists(), r.stderr[-3000:]
+    with tarfile.open(bundle) as tar:
+        m = json.load(tar.extractfile("manifest.json"))
+        names = tar.getnames()
+    host = m["host"]
+    assert host["kernel"]["release"] == "6.12.117+deb12-amd64"
+    assert host["lab"]["accelerator"] in ("kvm", "tcg")
+    assert host["lab"]["kernel"]["package"] == "linux-image-6.12.117+deb12-amd64-unsigned"
+    assert host["lab"]["qemu_cmdline"][0].endswith("qemu-system-x86_64")
+    assert "nvme" in " ".join(host["lab"]["qemu_cmdline"])
+    dev = host["targets"][0]["device"]
+    assert dev["name"] == "nvme0n1" and dev["model"] == "QEMU NVMe Ctrl"
+    assert host["targets"][0]["filesystem"]["type"] == "xfs"
+    assert host["cpu"]["count"] == 2
+    assert host["kernel"]["config"]["preempt"] in ("voluntary", "full", "none", "lazy")
+    assert "kernel/config" in names
+    assert any(a["kind"] == "kernel-config" for a in m["artifacts"])
+    fio = [a for a in m["runs"][0]["artifacts"] if a["kind"] == "fio-json"]
+    assert fio and m["runs"][0]["exit_code"] == 0
+    # nothing half-written: only finished files, no temporary names
+    assert sorted(os.listdir(out)) == ["smoke-deb612.console.log", "smoke-deb612.iolens.tar.gz",
+                                       "smoke-panics.console.log"]
+
+
+def test_lab_reports_a_panicking_kernel_and_goes_on(smoke):
+    out, r = smoke
+    assert r.returncode == 3, r.stderr[-2000:]
+    assert "kernel panics (xfs): FAILED: the guest crashed: " in r.stderr
+    assert "Kernel panic - not syncing" in r.stderr
+    assert "VFS: Unable to mount root fs" in (out / "smoke-panics.console.log").read_text()
+    # the console's tail is shown on the terminal, and the next kernel ran after it
+    assert r.stderr.index("FAILED") < r.stderr.index("smoke-deb612.iolens.tar.gz written")
+    assert "smoke-deb612.iolens.tar.gz" in r.stdout and "made" in r.stdout
+
+
+def test_lab_rerun_keeps_what_is_made(smoke):
+    out, _ = smoke
+    r = subprocess.run([sys.executable, "-m", "iolens_lab", "run", SMOKE, "-o", str(out), "--kernel", "deb612"],
+                       cwd=COLLECTORS, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "is there from an earlier run of this plan: kept" in r.stderr
+    assert "booting" not in r.stderr
