@@ -46,9 +46,16 @@ build: deps-python deps-node
 api-client: deps-python deps-node
 	npm run --silent gen:api
 
+# The comparison `make demo` opens first: Debian 6.1 vs 6.12 from the kernel lab (datasets/lab-*).
+LAB_DEMO := datasets/lab-deb61-vs-deb612/dio-probes-deb61-xfs.iolens.tar.gz \
+            datasets/lab-deb61-vs-deb612/dio-probes-deb612-xfs.iolens.tar.gz
+
 demo: deps build
 	@mkdir -p $(DEMO_DIR)
 	$(UV) run iolens ingest --db $(DEMO_DB) $(DATASETS)
+	@url=$$(python3 scripts/lab-demo-url.py $(LAB_DEMO) http://$(HOST):$(PORT)) && \
+	  echo "" && echo "  two kernels, one disk (the kernel lab): $$url" && echo "" && \
+	  { [ -n "$$DISPLAY" ] && command -v xdg-open >/dev/null && (sleep 3; xdg-open "$$url" >/dev/null 2>&1) & true; }
 	$(UV) run iolens serve --db $(DEMO_DB) --host $(HOST) --port $(PORT)
 
 serve: build

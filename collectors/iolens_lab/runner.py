@@ -289,6 +289,10 @@ def _boot(argv: List[str], console_path: str, timeout: float, name: str, say: Ca
                         panic_at.append(time.monotonic())
                 elif echo and state["first_mark_s"] is not None and s and state["exit_marker"] is None:
                     say(f"[{name}]   {s}")
+                elif state["first_mark_s"] is not None and s:
+                    shown = _collector_line(s)
+                    if shown:
+                        say(f"[{name}]   {shown}")
 
         th = threading.Thread(target=reader, daemon=True)
         th.start()
@@ -315,6 +319,21 @@ def _boot(argv: List[str], console_path: str, timeout: float, name: str, say: Ca
         state["vng_exit"] = proc.returncode
     state["seconds"] = round(time.monotonic() - t0, 1)
     return state
+
+
+_PROGRESS = re.compile(r"\[(?:run|repeat) \d+/\d+\]")
+
+
+def _collector_line(s: str) -> str:
+    """The collector's lines worth showing without --echo: its messages, each run's result (its
+    progress bar redraws with carriage returns: only the last state, when it says 'done')."""
+    if s.startswith("iolens-collect:") or re.match(r"^r\d{3}\s+exit", s) or s.startswith("bundle:"):
+        return s
+    parts = [p for p in _PROGRESS.split(s) if p.strip()]
+    marks = _PROGRESS.findall(s)
+    if marks and parts and " done in " in parts[-1]:
+        return f"{marks[-1]}{parts[-1]}"
+    return ""
 
 
 def _tail(path: str, n: int = 15) -> str:
