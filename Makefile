@@ -53,9 +53,10 @@ LAB_DEMO := datasets/lab-deb61-vs-deb612/dio-probes-deb61-xfs.iolens.tar.gz \
 demo: deps build
 	@mkdir -p $(DEMO_DIR)
 	$(UV) run iolens ingest --db $(DEMO_DB) $(DATASETS)
-	@url=$$(python3 scripts/lab-demo-url.py $(LAB_DEMO) http://$(HOST):$(PORT)) && \
+	@if [ -f $(word 1,$(LAB_DEMO)) ] && [ -f $(word 2,$(LAB_DEMO)) ]; then \
+	  url=$$(python3 scripts/lab-demo-url.py $(LAB_DEMO) http://$(HOST):$(PORT)) && \
 	  echo "" && echo "  two kernels, one disk (the kernel lab): $$url" && echo "" && \
-	  { [ -n "$$DISPLAY" ] && command -v xdg-open >/dev/null && (sleep 3; xdg-open "$$url" >/dev/null 2>&1) & true; }
+	  { [ -n "$$DISPLAY" ] && command -v xdg-open >/dev/null && (sleep 3; xdg-open "$$url" >/dev/null 2>&1) & true; }; fi
 	$(UV) run iolens serve --db $(DEMO_DB) --host $(HOST) --port $(PORT)
 
 serve: build

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
 from typing import List, Optional
@@ -49,8 +50,16 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     args = build_parser().parse_args(argv)
+    try:
+        signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM stops the guest too, like Ctrl-C
+    except ValueError:  # not the main thread
+        pass
     try:
         plan = load(args.plan)
         if args.command == "check":

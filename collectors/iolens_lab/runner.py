@@ -296,29 +296,42 @@ def _boot(argv: List[str], console_path: str, timeout: float, name: str, say: Ca
 
         th = threading.Thread(target=reader, daemon=True)
         th.start()
-        while True:
-            try:
-                proc.wait(timeout=1)
-                break
-            except subprocess.TimeoutExpired:
-                pass
-            now = time.monotonic()
-            if now - t0 > timeout or (panic_at and now - panic_at[0] > 10):
-                state["timed_out"] = now - t0 > timeout
-                try:
-                    os.killpg(proc.pid, signal.SIGTERM)
-                    proc.wait(timeout=10)
-                except (ProcessLookupError, subprocess.TimeoutExpired):
-                    try:
-                        os.killpg(proc.pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
-                    proc.wait()
-                break
+        try:
+            _watch(proc, t0, timeout, panic_at, state)
+        except BaseException:  # Ctrl-C or SIGTERM of the lab: the guest goes too
+            _stop(proc)
+            raise
         th.join(timeout=10)
         state["vng_exit"] = proc.returncode
     state["seconds"] = round(time.monotonic() - t0, 1)
     return state
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Stop vng and qemu (their own process group)."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=10)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+
+
+def _watch(proc: subprocess.Popen, t0: float, timeout: float, panic_at: List[float], state: Dict[str, object]) -> None:
+    while True:
+        try:
+            proc.wait(timeout=1)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+        now = time.monotonic()
+        if now - t0 > timeout or (panic_at and now - panic_at[0] > 10):
+            state["timed_out"] = now - t0 > timeout
+            _stop(proc)
+            return
 
 
 _PROGRESS = re.compile(r"\[(?:run|repeat) \d+/\d+\]")
