@@ -13,6 +13,7 @@ without it is an unfinished build and is started again.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -292,6 +293,25 @@ def build_kernel(spec: BuildSpec, log: Callable[[str], None] = lambda s: print(s
         log(f"kernel {spec.name}: cached build {key} ({info['release']})")
         return info
     os.makedirs(bdir, exist_ok=True)
+    lock = open(os.path.join(bdir, ".lock"), "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        log(f"kernel {spec.name}: another process is building {key}; waiting for it ...")
+        fcntl.flock(lock, fcntl.LOCK_EX)
+    try:
+        if os.path.exists(done):
+            info = json.load(open(done))
+            info["dir"] = bdir
+            log(f"kernel {spec.name}: built meanwhile by the other process ({info['release']})")
+            return info
+        return _build_locked(spec, ident, cache, key, bdir, done, log)
+    finally:
+        lock.close()
+
+
+def _build_locked(spec: BuildSpec, ident: Dict[str, str], cache: str, key: str, bdir: str, done: str,
+                  log: Callable[[str], None]) -> Dict[str, object]:
     tree = os.path.join(bdir, "tree")
     logf = os.path.join(bdir, "build.log")
     t0 = time.time()
