@@ -79,6 +79,7 @@ test-python: deps-python
 
 test-unit: deps-node
 	npm run --silent typecheck
+	npm run --silent lint
 	npm run --silent test:unit
 
 test-e2e: build

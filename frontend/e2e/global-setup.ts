@@ -43,7 +43,7 @@ export default function globalSetup(): void {
     try {
       bundles.forEach((b, i) => collect(['e2e-base', 'e2e-other'][i]!, b, tmp));
     } catch (e) {
-      throw new Error(`No two bundles in datasets/ and the collector could not make them (is fio installed?): ${String(e)}`);
+      throw new Error(`No two bundles in datasets/ and the collector could not make them (is fio installed?): ${String(e)}`, { cause: e });
     }
   }
   process.env.IOLENS_E2E_BUNDLES = bundles.join(path.delimiter);

@@ -10,8 +10,8 @@ const bundles = (process.env.IOLENS_E2E_BUNDLES ?? '').split(path.delimiter).fil
 
 test.describe.configure({ mode: 'serial' });
 
-let ids: string[] = [];
-let labels: string[] = [];
+const ids: string[] = [];
+const labels: string[] = [];
 let permalink = '';
 let saved: Snapshot;
 

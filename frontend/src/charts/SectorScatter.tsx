@@ -1,7 +1,7 @@
 // Sector vs time (layout in sectorScatter.ts): the I/Os as points on a canvas (reads filled,
 // writes and others hollow), axes and interaction in an SVG on top: the same brush, pan, reset and
 // shared crosshair as the time-series charts, and a hover box for the point under the pointer.
-import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { useEffect, useId, useMemo, useRef, type ReactNode } from 'react';
 import { formatInstant, formatSize } from '../logic/blockFormat';
 import { layoutScatter, nearestPoint, type ScatterInputSeries } from './sectorScatter';
 import { BrushRect, TimeAxes } from './TimeSeriesChart';
@@ -27,7 +27,8 @@ interface Props extends TimeInteraction {
 }
 
 export function SectorScatter({ series, domain, width, height = 260, stale = false, foot, ...it }: Props) {
-  const l = layoutScatter(series, domain, width, height);
+  const [d0, d1] = domain;
+  const l = useMemo(() => layoutScatter(series, [d0, d1], width, height), [series, d0, d1, width, height]);
   const canvas = useRef<HTMLCanvasElement>(null);
   const clipId = `sclip${useId().replace(/[^a-zA-Z0-9]/g, '')}`;
   const { drag, mouse, handlers } = useTimeBrush(l.plot, l.t, domain, it);
@@ -59,7 +60,7 @@ export function SectorScatter({ series, domain, width, height = 260, stale = fal
       }
     }
     g.restore();
-  }, [series, domain[0], domain[1], width, height, stale]);
+  }, [l, series, width, height, stale]);
 
   const near = mouse && !drag ? nearestPoint(series, l, mouse.x, mouse.y) : null;
   let tip = null;

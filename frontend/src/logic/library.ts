@@ -1,6 +1,14 @@
 // Filtering and sorting of the capture library. Pure; tests in library.test.ts.
 import type { CapturePublic } from '../api/client';
-import type { Sort, SortKey } from '../state/url';
+
+/** The library's sortable columns (the URL's `sort=[-]KEY`, state/url.ts). */
+export const SORT_KEYS = ['label', 'kernel', 'host', 'date', 'runs', 'workload'] as const;
+export type SortKey = (typeof SORT_KEYS)[number];
+export interface Sort {
+  key: SortKey;
+  desc: boolean;
+}
+export const DEFAULT_SORT: Sort = { key: 'date', desc: true };
 
 /** The text a filter matches against: label, tags (k=v), kernel, host, workload. */
 export function searchText(c: CapturePublic): string {

@@ -1,6 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { parseUploadResponse } from '../api/upload';
-import { stripLayout } from '../charts/dotStrip';
 import { captureList } from '../testdata/fixtures';
 import { describeDetail } from './errorDetail';
 import { filterCaptures, sortCaptures } from './library';
@@ -44,36 +42,5 @@ describe('error detail', () => {
     expect(describeDetail([{ loc: ['body', 'file'], msg: 'Field required' }])).toBe('body.file: Field required');
     expect(describeDetail(null)).toBeNull();
     expect(describeDetail({})).toBeNull();
-  });
-});
-
-describe('upload responses', () => {
-  it('201 and 200 are captures', () => {
-    const body = JSON.stringify({ id: 'abc', label: 'x', created: true, runs: 2, warnings: [] });
-    expect(parseUploadResponse(201, body)).toMatchObject({ ok: true, capture: { id: 'abc', created: true } });
-    expect(parseUploadResponse(200, body.replace('true', 'false'))).toMatchObject({ ok: true, capture: { created: false } });
-  });
-  it('4xx JSON bodies become errors with their detail', () => {
-    const r = parseUploadResponse(400, JSON.stringify({ error: 'not a tar archive', detail: { file: 'x.txt' } }));
-    expect(r).toMatchObject({ ok: false, error: { message: 'not a tar archive', status: 400, detail: { file: 'x.txt' } } });
-  });
-  it('non-JSON failures still say something', () => {
-    expect(parseUploadResponse(502, '<html>Bad Gateway</html>')).toMatchObject({ ok: false, error: { status: 502 } });
-    expect(parseUploadResponse(500, '', 'Internal Server Error')).toMatchObject({ ok: false, error: { message: 'HTTP 500 Internal Server Error' } });
-    expect(parseUploadResponse(413, JSON.stringify({ detail: 'too big' }))).toMatchObject({ ok: false, error: { message: 'too big' } });
-  });
-});
-
-describe('dot strip layout', () => {
-  it('maps values on the shared domain with padding', () => {
-    const l = stripLayout([0, 50, 100], 50, 0, [0, 100], 72, 14, 4);
-    expect(l.dots).toEqual([4, 36, 68]);
-    expect(l.meanX).toBe(36);
-    expect(l.baselineX).toBe(4);
-  });
-  it('centres a single value and drops non-finite ones', () => {
-    const l = stripLayout([5, Number.NaN], 5, null, [5, 5], 72, 14, 4);
-    expect(l.dots).toEqual([36]);
-    expect(l.baselineX).toBeNull();
   });
 });

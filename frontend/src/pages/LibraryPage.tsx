@@ -33,13 +33,14 @@ export function LibraryPage({ view, problems }: { view: LibraryView; problems: s
     invalidate('captures');
     invalidate('health');
   });
+  const addUploads = uploads.add;
   const [selected, setSelected] = useState<string[]>([]);
   const [baseline, setBaseline] = useState<string | null>(null);
   const [dragging, setDragging] = useState(false);
   const filterRef = useRef<HTMLInputElement>(null);
   const fileRef = useRef<HTMLInputElement>(null);
 
-  const list = captures.data ?? [];
+  const list = useMemo(() => captures.data ?? [], [captures.data]);
   const shown = useMemo(() => sortCaptures(filterCaptures(list, view.query), view.sort), [list, view.query, view.sort]);
   const byId = useMemo(() => new Map(list.map((c) => [c.id, c])), [list]);
   const sel = selected.filter((id) => byId.has(id));
@@ -88,7 +89,7 @@ export function LibraryPage({ view, problems }: { view: LibraryView; problems: s
       e.preventDefault();
       depth = 0;
       setDragging(false);
-      if (e.dataTransfer?.files.length) uploads.add(Array.from(e.dataTransfer.files));
+      if (e.dataTransfer?.files.length) addUploads(Array.from(e.dataTransfer.files));
     };
     window.addEventListener('dragenter', enter);
     window.addEventListener('dragover', over);
@@ -100,7 +101,7 @@ export function LibraryPage({ view, problems }: { view: LibraryView; problems: s
       window.removeEventListener('dragleave', leave);
       window.removeEventListener('drop', drop);
     };
-  }, [uploads.add]);
+  }, [addUploads]);
 
   const sortBy = (key: SortKey) =>
     setView({ sort: { key, desc: view.sort.key === key ? !view.sort.desc : key === 'date' || key === 'runs' } });

@@ -2,31 +2,29 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { NotebookDocument } from '../api/client';
-import { canonicalJson, documentToView, DOC_VERSION, sameDocument, upgradeDocument, viewToDocument } from './document';
+import { canonicalJson, documentToView, DOC_VERSION, sameDocument, viewToDocument } from './document';
 import { parseUrl, viewToUrl, type CompareView } from './url';
 
 // The same fixture the backend's tests open: a document as the first format version wrote it.
 const FIXTURE = path.resolve(__dirname, '../../../backend/tests/fixtures/notebook-v1.json');
-const v1 = (): unknown => JSON.parse(fs.readFileSync(FIXTURE, 'utf-8'));
+const v1 = (): NotebookDocument => JSON.parse(fs.readFileSync(FIXTURE, 'utf-8')) as NotebookDocument;
 
 describe('notebook document', () => {
   it('a version 1 document still opens, with every cell', () => {
-    const doc = upgradeDocument(v1());
-    expect(doc).not.toBeInstanceOf(Error);
-    const d = doc as NotebookDocument;
+    const d = v1();
     expect(d.format_version).toBe(DOC_VERSION);
     const { view, problems } = documentToView(d, null);
     expect(problems).toEqual([]);
     expect(view.cells.map((c) => c.kind)).toEqual(['note', 'fio', 'sql']);
     expect(view.cells[1]!.state).toEqual({ metrics: ['iops', 'clat_p99', 'cpu_per_io'], strips: true });
-    expect(view.cells[2]!.state).toEqual({ sql: (v1() as { cells: { sql?: string }[] }).cells[2]!.sql, chart: { mark: 'bar', x: 'label', y: ['iops'] } });
+    expect(view.cells[2]!.state).toEqual({ sql: (v1().cells[2] as { sql: string }).sql, chart: { mark: 'bar', x: 'label', y: ['iops'] } });
     expect(view.title).toBe('ext4 vs XFS: 4k random writes on 6.18');
     // and it saves back as the same document
     expect(canonicalJson(viewToDocument(view, 'x'))).toBe(canonicalJson(v1()));
   });
 
   it('the notebook survives the URL: view -> URL -> view -> document', () => {
-    const { view } = documentToView(upgradeDocument(v1()) as NotebookDocument, 'abcdefghjk');
+    const { view } = documentToView(v1(), 'abcdefghjk');
     const url = viewToUrl(view);
     expect(url).toContain('&parent=abcdefghjk');
     expect(url).toContain('&title=ext4%20vs%20XFS');
@@ -34,30 +32,11 @@ describe('notebook document', () => {
     const back = parseUrl(u.pathname, u.search);
     expect(back.problems).toEqual([]);
     expect(back.view).toEqual(view);
-    expect(sameDocument(viewToDocument(back.view as CompareView, ''), v1() as NotebookDocument)).toBe(true);
-  });
-
-  it('runs upgraders in order, on a copy, and refuses newer or broken documents', () => {
-    const raw = v1() as Record<string, unknown>;
-    const kept = structuredClone(raw);
-    const ups = {
-      2: (d: Record<string, unknown>) => ({ ...d, cells: (d.cells as object[]).map((c, i) => ({ ...c, id: `c${i}` })) }),
-      3: (d: Record<string, unknown>) => ({ ...d, title: String(d.title).toUpperCase() }),
-    };
-    const up = upgradeDocument(raw, ups, 3) as unknown as Record<string, unknown>;
-    expect(up.format_version).toBe(3);
-    expect(up.title).toBe('EXT4 VS XFS: 4K RANDOM WRITES ON 6.18');
-    expect((up.cells as { id: string }[])[2]!.id).toBe('c2');
-    expect(raw).toEqual(kept);
-    expect((upgradeDocument({ ...raw, format_version: 4 }, ups, 3) as Error).message).toMatch(/newer iolens/);
-    expect((upgradeDocument({ ...raw, format_version: 2 }) as Error).message).toMatch(/newer iolens/);
-    expect(upgradeDocument({ ...raw, format_version: '1' })).toBeInstanceOf(Error);
-    expect(upgradeDocument([])).toBeInstanceOf(Error);
-    expect(upgradeDocument({ format_version: 1 })).toBeInstanceOf(Error);
+    expect(sameDocument(viewToDocument(back.view as CompareView, ''), v1())).toBe(true);
   });
 
   it('a view cell of a kind this build does not know is reported, not fatal', () => {
-    const d = upgradeDocument(v1()) as NotebookDocument;
+    const d = v1();
     d.cells.push({ type: 'view', kind: 'flamegraph', state: 'zoom=2', full: true });
     d.cells.push({ type: 'view', kind: 'fio', state: 'strip=maybe', full: false });
     const { view, problems } = documentToView(d, null);

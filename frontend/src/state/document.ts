@@ -5,39 +5,23 @@
 // state keeps decoding old documents the way it keeps decoding old links. Markdown cells are
 // the 'note' kind; SQL cells the 'sql' kind.
 //
-// Versions: `docUpgraders[n]` turns a version n-1 document into version n, as the backend's
-// iolens/notebook/document.py UPGRADERS does (the backend upgrades documents before sending
-// them; this copy is for documents that come from elsewhere, e.g. an exported file). Keep every
-// upgrader forever, and backend/tests/fixtures/notebook-v1.json opening (document.test.ts).
-import type { NotebookCell, NotebookDocument } from '../api/client';
+// Versions: the backend is the one place that upgrades a stored document (its UPGRADERS, version
+// by version); it sends every document at the current version, DOC_VERSION, which is the version
+// this module writes. backend/tests/fixtures/notebook-v1.json, a document as the first format
+// wrote it, opens here too (document.test.ts).
+import type { NotebookCell, NotebookDocument, SqlChartSpec } from '../api/client';
 import { cellKind } from '../cells/registry';
-import type { SqlState } from '../cells/sql/state';
 import { parseCell, type CellInstance, type CompareView } from './url';
 
 export const DOC_VERSION = 1;
 
-type Doc = Record<string, unknown>;
-export type DocUpgrader = (d: Doc) => Doc;
-
-/** docUpgraders[n]: version n-1 -> n. Version 1 is the first format. */
-export const docUpgraders: Readonly<Record<number, DocUpgrader>> = {};
-
-/** A document as stored -> the current version, or an Error saying why it cannot be read. */
-export function upgradeDocument(raw: unknown, upgraders: Readonly<Record<number, DocUpgrader>> = docUpgraders, current = DOC_VERSION): NotebookDocument | Error {
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return new Error('a notebook document is a JSON object');
-  const v = (raw as Doc).format_version;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) return new Error(`format_version must be a positive integer, not ${JSON.stringify(v)}`);
-  if (v > current) return new Error(`this notebook has format version ${v}, made by a newer iolens; this one reads up to ${current}`);
-  let doc: Doc = structuredClone(raw as Doc);
-  for (let n = v + 1; n <= current; n++) {
-    const up = upgraders[n];
-    if (!up) return new Error(`no upgrader to format version ${n}`);
-    doc = { ...up(doc), format_version: n };
-  }
-  if (typeof doc.title !== 'string' || !Array.isArray(doc.captures) || typeof doc.baseline !== 'string' || !Array.isArray(doc.cells))
-    return new Error('not a notebook document: title, captures, baseline and cells are required');
-  return doc as unknown as NotebookDocument;
+/** The state of the `sql` kind (cells/sql/state.ts), which a document keeps as fields, not encoded. */
+interface SqlState {
+  sql: string;
+  chart: SqlChartSpec | null;
 }
+
+type Doc = Record<string, unknown>;
 
 /** The notebook of the URL as a document to save. */
 export function viewToDocument(view: CompareView, fallbackTitle: string): NotebookDocument {

@@ -17,17 +17,12 @@
 // refused with a message (never guessed).
 import type { CapturePublic } from '../api/client';
 import { cellKind, DEFAULT_CELLS, starterCells } from '../cells/registry';
+import { DEFAULT_SORT, SORT_KEYS, type Sort, type SortKey } from '../logic/library';
 import { defaultTitle } from '../logic/notebook';
 
 export const URL_VERSION = 1;
 
-export const SORT_KEYS = ['label', 'kernel', 'host', 'date', 'runs', 'workload'] as const;
-export type SortKey = (typeof SORT_KEYS)[number];
-export interface Sort {
-  key: SortKey;
-  desc: boolean;
-}
-export const DEFAULT_SORT: Sort = { key: 'date', desc: true };
+export { DEFAULT_SORT, SORT_KEYS, type Sort, type SortKey };
 
 export interface CellInstance {
   kind: string;

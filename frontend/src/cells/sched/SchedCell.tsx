@@ -409,29 +409,60 @@ function Errors<T>({ settled, columns }: { settled: Settled<T>[]; columns: Sched
   );
 }
 
-/** A per-capture table view: each view asks for its own data (one hook per component). */
-function TableSection({ view, common, columns, state, cpus, groupBy }: { view: SchedView; common: Common; columns: SchedColumn[]; state: SchedState; cpus: string; groupBy: 'task' | 'group' }) {
-  const traced = columns.filter((c) => c.hasTrace);
-  const run = state.run;
+interface SectionProps {
+  common: Common;
+  columns: SchedColumn[];
+  state: SchedState;
+  cpus: string;
+  groupBy: 'task' | 'group';
+}
+
+/** A per-capture table view: each view asks for its own data (one component, so one hook, per view). */
+function TableSection({ view, ...p }: SectionProps & { view: SchedView }) {
   switch (view) {
     case 'tasks':
-      return <Loaded q={useSchedTasks(common, cpus, groupBy)} columns={columns} what="tasks" render={(d) => <TasksView settled={d} columns={traced} run={run} cpus={cpus} />} />;
+      return <TasksSection {...p} />;
     case 'pairs':
-      return <Loaded q={useSchedPairs(common, cpus, groupBy)} columns={columns} what="task pairs" render={(d) => <PairsView settled={d} columns={traced} run={run} cpus={cpus} />} />;
+      return <PairsSection {...p} />;
     case 'pingpong':
-      return (
-        <Loaded
-          q={useSchedPingPong(common, cpus, groupBy, state.windowUs)}
-          columns={columns}
-          what="ping-pong pairs"
-          render={(d) => <PingPongView settled={d} columns={traced} run={run} cpus={cpus} windowUs={state.windowUs} />}
-        />
-      );
+      return <PingPongSection {...p} />;
     case 'delays':
-      return <Loaded q={useSchedDelays(common, cpus, groupBy, state.reason)} columns={columns} what="wakeup delays" render={(d) => <DelaysViewWithLegend settled={d} columns={traced} run={run} cpus={cpus} />} />;
+      return <DelaysSection {...p} />;
     default:
-      return <Loaded q={useSchedRuntime(common, cpus, groupBy)} columns={columns} what="run time" render={(d) => <RuntimeView settled={d} columns={traced} run={run} cpus={cpus} />} />;
+      return <RuntimeSection {...p} />;
   }
+}
+
+function TasksSection({ common, columns, state, cpus, groupBy }: SectionProps) {
+  const traced = columns.filter((c) => c.hasTrace);
+  return <Loaded q={useSchedTasks(common, cpus, groupBy)} columns={columns} what="tasks" render={(d) => <TasksView settled={d} columns={traced} run={state.run} cpus={cpus} />} />;
+}
+
+function PairsSection({ common, columns, state, cpus, groupBy }: SectionProps) {
+  const traced = columns.filter((c) => c.hasTrace);
+  return <Loaded q={useSchedPairs(common, cpus, groupBy)} columns={columns} what="task pairs" render={(d) => <PairsView settled={d} columns={traced} run={state.run} cpus={cpus} />} />;
+}
+
+function PingPongSection({ common, columns, state, cpus, groupBy }: SectionProps) {
+  const traced = columns.filter((c) => c.hasTrace);
+  return (
+    <Loaded
+      q={useSchedPingPong(common, cpus, groupBy, state.windowUs)}
+      columns={columns}
+      what="ping-pong pairs"
+      render={(d) => <PingPongView settled={d} columns={traced} run={state.run} cpus={cpus} windowUs={state.windowUs} />}
+    />
+  );
+}
+
+function DelaysSection({ common, columns, state, cpus, groupBy }: SectionProps) {
+  const traced = columns.filter((c) => c.hasTrace);
+  return <Loaded q={useSchedDelays(common, cpus, groupBy, state.reason)} columns={columns} what="wakeup delays" render={(d) => <DelaysViewWithLegend settled={d} columns={traced} run={state.run} cpus={cpus} />} />;
+}
+
+function RuntimeSection({ common, columns, state, cpus, groupBy }: SectionProps) {
+  const traced = columns.filter((c) => c.hasTrace);
+  return <Loaded q={useSchedRuntime(common, cpus, groupBy)} columns={columns} what="run time" render={(d) => <RuntimeView settled={d} columns={traced} run={state.run} cpus={cpus} />} />;
 }
 
 /** Loading, the loss warning of the answers, then what they draw. */

@@ -1,7 +1,7 @@
 // Context switches (or another per-CPU rate) over time: small multiples, one chart per capture and
 // run with a line per CPU (the workload's CPUs in the capture's colour, the others grey), or every
 // capture's workload CPUs overlaid in one chart. Drawn with the shared TimeSeriesChart.
-import { useMemo, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { ChartFrame } from '../../charts/ChartFrame';
 import { TimeSeriesChart } from '../../charts/TimeSeriesChart';
 import { useWidth } from '../../charts/useWidth';
@@ -32,6 +32,11 @@ function useTimeDomain(maxS: number) {
   return { domain, it, zoomed: zoom !== null, reset: () => setZoom(null) };
 }
 
+/** The colour of each capture's column ('#888' for one not shown), stable while the columns are. */
+function useColorOf(columns: SchedColumn[]): (id: string) => string {
+  return useCallback((id: string) => columns.find((c) => c.id === id)?.color ?? '#888', [columns]);
+}
+
 function LostChip({ what }: { what: string }) {
   return (
     <span className="lost-chip" data-testid="lost-chip" title={`${what} lost scheduler events: its lines undercount. perf stat's counted line (dotted) is not affected.`}>
@@ -42,8 +47,8 @@ function LostChip({ what }: { what: string }) {
 
 /** One chart per capture and run, on shared time and value scales. */
 export function RateMultiples({ answers, columns, measure, counted }: { answers: SchedSwitchRate[]; columns: SchedColumn[]; measure: RateMeasure; counted: boolean }) {
-  const colorOf = (id: string) => columns.find((c) => c.id === id)?.color ?? '#888';
-  const panels = useMemo(() => ratePanels(answers, colorOf, measure, counted), [answers, measure, counted, columns]);
+  const colorOf = useColorOf(columns);
+  const panels = useMemo(() => ratePanels(answers, colorOf, measure, counted), [answers, colorOf, measure, counted]);
   const [ref, width] = useWidth<HTMLDivElement>(1200);
   const maxS = Math.max(0, ...panels.map((p) => p.durationS));
   const { domain, it, zoomed, reset } = useTimeDomain(maxS);
@@ -110,8 +115,8 @@ export function RateMultiples({ answers, columns, measure, counted }: { answers:
 
 /** Every capture's workload CPUs in one chart: colour by capture, dash by run. */
 export function RateOverlayChart({ answers, columns, measure, height = OVERLAY_HEIGHT, title }: { answers: SchedSwitchRate[]; columns: SchedColumn[]; measure: RateMeasure; height?: number; title?: string }) {
-  const colorOf = (id: string) => columns.find((c) => c.id === id)?.color ?? '#888';
-  const o = useMemo(() => rateOverlay(answers, colorOf, measure), [answers, measure, columns]);
+  const colorOf = useColorOf(columns);
+  const o = useMemo(() => rateOverlay(answers, colorOf, measure), [answers, colorOf, measure]);
   const [ref, width] = useWidth<HTMLDivElement>(600);
   const maxS = (o.grid.t.length * o.grid.interval) / 1e9;
   const { domain, it, zoomed, reset } = useTimeDomain(maxS);
