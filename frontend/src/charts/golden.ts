@@ -1,6 +1,7 @@
 // Golden SVG files for chart tests (Observable Plot's way): a chart rendered to static markup,
-// one element per line, numbers already rounded by the layouts. A missing golden file is written;
-// a mismatch writes NAME-changed.svg beside it and fails; IOLENS_BLESS=1 rewrites them all.
+// one element per line, numbers already rounded by the layouts. A missing golden file fails, and a
+// mismatch writes NAME-changed.svg beside it and fails; only IOLENS_BLESS=1 (exactly "1") writes
+// the golden files (new or changed).
 // Open the .svg files in a browser: they double as a gallery of the charts.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,16 +22,23 @@ export function svgText(el: ReactElement): string {
   return html.replace(/></g, '>\n<') + '\n';
 }
 
-/** Compare with golden/NAME.svg; returns null when equal (or written), else what differs. */
+/** Whether this run writes golden files: IOLENS_BLESS=1 only (not "0", not any other value). */
+export const blessing = (): boolean => process.env.IOLENS_BLESS === '1';
+
+/** Compare with golden/NAME.svg; returns null when equal (or blessed), else what differs or is missing. */
 export function checkGolden(name: string, el: ReactElement): string | null {
   const text = svgText(el);
   const file = path.join(DIR, `${name}.svg`);
   const changed = path.join(DIR, `${name}-changed.svg`);
-  if (!fs.existsSync(file) || process.env.IOLENS_BLESS) {
+  if (blessing()) {
     fs.mkdirSync(DIR, { recursive: true });
     fs.writeFileSync(file, text);
     if (fs.existsSync(changed)) fs.rmSync(changed);
     return null;
+  }
+  if (!fs.existsSync(file)) {
+    fs.writeFileSync(changed, text);
+    return `${path.relative(process.cwd(), file)} is missing (the drawing is in ${path.relative(process.cwd(), changed)}; IOLENS_BLESS=1 writes it)`;
   }
   const want = fs.readFileSync(file, 'utf8');
   if (want === text) {
