@@ -12,7 +12,7 @@ DATASETS := $(sort $(wildcard datasets/*/*.iolens.tar.gz))
 export PATH := $(dir $(UV)):$(HOME)/.cargo/bin:$(PATH)
 
 .PHONY: help deps deps-system deps-python deps-node build api-client demo serve test test-python \
-        test-unit test-e2e typecheck clean bench lab-deps lab-kernel lab-datasets
+        test-rust test-unit test-e2e typecheck clean bench lab-deps lab-kernel lab-datasets
 
 help:
 	@echo "make demo   install, build, load datasets/ and serve on http://$(HOST):$(PORT)/"
@@ -63,7 +63,7 @@ serve: build
 	$(UV) run iolens serve --host $(HOST) --port $(PORT)
 
 test: deps build lab-kernel
-	$(MAKE) --no-print-directory test-python test-unit test-e2e
+	$(MAKE) --no-print-directory test-python test-rust test-unit test-e2e
 
 # The kernel lab (docs/lab.md): qemu and friends come with deps-system; lab-deps adds the kernel
 # build tools; lab-kernel fetches the Debian kernel the lab's test boots (into the lab's cache).
@@ -76,6 +76,13 @@ lab-kernel: deps-system deps-python
 
 test-python: deps-python
 	$(UV) run pytest -q
+
+# The Rust core: formatted, clippy-clean with warnings as errors, and its own #[test]s (the byte-for-byte
+# comparisons with the Python reference are pytest's, e.g. backend/tests/test_block_native.py).
+NATIVE := backend/native/iolens_native
+test-rust:
+	@cargo clippy --version >/dev/null 2>&1 && cargo fmt --version >/dev/null 2>&1 || rustup component add clippy rustfmt
+	cd $(NATIVE) && cargo fmt --check && cargo clippy --release --locked --all-targets -- -D warnings && cargo test --release --locked
 
 test-unit: deps-node
 	npm run --silent typecheck

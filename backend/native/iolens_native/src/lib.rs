@@ -5,7 +5,7 @@
 //! - `write_tables`: the same parse, keeping every sample's timestamp, CPU, pid, tid, comm and
 //!   event, written as CSV for DuckDB (see tables.rs).
 //! - `block_perf_csv`: `perf script` text of the block tracepoints -> one CSV row per I/O, parsed
-//!   and matched in one pass (see block.rs).
+//!   and matched in one pass (see block/mod.rs).
 //!
 //! The Python wrappers with the documented API are iolens/formats/perf_script_native.py and
 //! iolens/formats/perf_block_native.py; the pure-Python references of the same rules are
@@ -232,7 +232,7 @@ fn times<'py>(py: Python<'py>, v: &[i64]) -> Bound<'py, PyBytes> {
 
 /// Parses `perf script` text of the block tracepoints, matches issue to completion and writes
 /// one CSV row per I/O to `csv_path`, by the rules of PerfBlockReader and IoMatcher (see
-/// block.rs). Returns a dict: {"fallback": reason} when the Python reader must read this input,
+/// block/). Returns a dict: {"fallback": reason} when the Python reader must read this input,
 /// {"error": (line, kind, tracepoint, text)} for a line that reader rejects, else the counters.
 /// chunk_bytes 0 = 1 MiB (tests use tiny ones).
 #[pyfunction]
