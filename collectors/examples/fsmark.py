@@ -64,7 +64,7 @@ def _fsuse(path: str) -> float:
 def _worker(d: str, n: int, size: int, io_size: int, sync: bool, out: list, idx: int) -> None:
     buf = os.urandom(min(size, io_size)) if size else b""
     overhead = 0.0
-    for i in range(n):
+    for _ in range(n):
         t0 = time.perf_counter()
         name = os.path.join(d, f"{time.time_ns():016x}{os.urandom(12).hex()}")
         overhead += time.perf_counter() - t0

@@ -7,8 +7,8 @@ import re
 import time
 
 import pytest
-
 from collect_helpers import open_bundle
+
 from iolens_collect.cli import main
 from iolens_collect.monitors import MARK, MonitorProbe
 

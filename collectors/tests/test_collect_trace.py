@@ -10,8 +10,8 @@ import shutil
 import subprocess
 
 import pytest
-
 from collect_helpers import open_bundle
+
 from iolens_collect.cli import main
 from iolens_collect.trace import expand, parse_spec
 

@@ -7,6 +7,7 @@ import struct
 from pathlib import Path
 
 import pytest
+
 from iolens.formats.blkparse import parse_blkparse
 from iolens.formats.blktrace_bin import HEADER, is_blktrace, parse_blktrace, rwbs
 from iolens.formats.errors import FormatError

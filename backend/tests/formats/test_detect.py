@@ -9,7 +9,6 @@ import json
 import tarfile
 from pathlib import Path
 
-import pytest
 from iolens.formats.detect import KINDS, MAYBE, NO, PREFIX_BYTES, YES, recognise
 
 SAMPLES = Path(__file__).resolve().parent / "samples"

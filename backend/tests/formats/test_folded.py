@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from iolens.formats.errors import FormatError
 from iolens.formats.folded import parse_folded
 from iolens.formats.perf_script import FoldOptions, fold_text

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from iolens.formats.errors import FormatError
 from iolens.formats.iostat import parse_iostat
 from iolens.formats.vmstat import parse_vmstat

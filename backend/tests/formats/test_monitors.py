@@ -7,6 +7,7 @@ import gzip
 from pathlib import Path
 
 import pytest
+
 from iolens.formats.errors import FormatError
 from iolens.formats.monitors import SOURCES, deltas, parse_monitor
 

@@ -7,6 +7,7 @@ import gzip
 from pathlib import Path
 
 import pytest
+
 from iolens.formats.errors import FormatError
 from iolens.formats.trace_fields import coerce, iter_events, parse_formats
 
