@@ -1,7 +1,9 @@
 // Drawing a flame graph on a canvas: the rects of logic/flame.ts's visibleRects, one fillRect per
 // frame and a label where it fits. No DOM here beyond the 2D context (tests record the calls,
-// flameCanvas.test.ts); the React component (cells/flame/FlameChart.tsx) owns the canvas.
+// flameCanvas.test.ts) and the small canvas of noisePattern; the React component
+// (cells/flame/FlameChart.tsx) owns the canvas.
 import { dim, frameRgb, GREY, hex, MATCH, MERGED, type FlameLayout, type Rect } from '../logic/flame';
+import { NOISE, NOISE_LINE } from '../logic/flameDiff';
 
 export const ROW_H = 16;
 export const FONT = '11px ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace';
@@ -95,4 +97,26 @@ export function frameFills(lay: FlameLayout, match: Uint8Array | null): (node: n
     }
     return c;
   };
+}
+
+/** The hatch of a differential frame whose change is within the noise (a 6 px canvas pattern). */
+export function noisePattern(): CanvasPattern | null {
+  if (typeof document === 'undefined') return null;
+  const c = document.createElement('canvas');
+  c.width = c.height = 6;
+  const g = c.getContext('2d');
+  if (!g) return null;
+  g.fillStyle = NOISE;
+  g.fillRect(0, 0, 6, 6);
+  g.strokeStyle = NOISE_LINE;
+  g.lineWidth = 1.5;
+  g.beginPath();
+  g.moveTo(0, 6);
+  g.lineTo(6, 0);
+  g.moveTo(-1, 1);
+  g.lineTo(1, -1);
+  g.moveTo(5, 7);
+  g.lineTo(7, 5);
+  g.stroke();
+  return g.createPattern(c, 'repeat');
 }

@@ -1,16 +1,17 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { exportUrl, fetchExportText } from '../api/client';
 import { copyText } from './copy';
 import { flash } from './Toast';
 
+/** An entry of an export menu: a file to download, or an action. */
+export type ExportItem = { label: ReactNode; key?: string; href: string } | { label: ReactNode; key?: string; onSelect: () => void };
+
 /**
- * Export a notebook: the plain-text report for a mailing list (shown, to copy or download) or one
- * static HTML file. Exports are of saved versions (the permalink is at the top): an unsaved
- * notebook is saved first.
+ * The "Export ▾" menu: a button that opens a list of downloads and actions, closed by a choice
+ * or a click elsewhere. The notebook's export (below) and the flame graph cell's use it.
  */
-export function ExportMenu({ savedId, ensureSaved }: { savedId: string | null; ensureSaved: () => Promise<string | null> }) {
+export function ExportMenu({ items, className, small = false, title }: { items: ExportItem[]; className?: string; small?: boolean; title?: string }) {
   const [open, setOpen] = useState(false);
-  const [text, setText] = useState<{ id: string; text: string } | null>(null);
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!open) return;
@@ -18,10 +19,49 @@ export function ExportMenu({ savedId, ensureSaved }: { savedId: string | null; e
     window.addEventListener('mousedown', close);
     return () => window.removeEventListener('mousedown', close);
   }, [open]);
+  return (
+    <div className={className ? `menu ${className}` : 'menu'} ref={ref}>
+      <button type="button" className={small ? 'button small' : 'button'} aria-haspopup="menu" aria-expanded={open} onClick={() => setOpen(!open)} title={title}>
+        Export ▾
+      </button>
+      {open && (
+        <div className="menu-list" role="menu">
+          {items.map((it, i) => {
+            const key = it.key ?? (typeof it.label === 'string' ? it.label : i);
+            return 'href' in it ? (
+              <a key={key} role="menuitem" className="menu-link" href={it.href} download onClick={() => setOpen(false)}>
+                {it.label}
+              </a>
+            ) : (
+              <button
+                key={key}
+                type="button"
+                role="menuitem"
+                onClick={() => {
+                  setOpen(false);
+                  it.onSelect();
+                }}
+              >
+                {it.label}
+              </button>
+            );
+          })}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/**
+ * Export a notebook: the plain-text report for a mailing list (shown, to copy or download) or one
+ * static HTML file. Exports are of saved versions (the permalink is at the top): an unsaved
+ * notebook is saved first.
+ */
+export function NotebookExportMenu({ savedId, ensureSaved }: { savedId: string | null; ensureSaved: () => Promise<string | null> }) {
+  const [text, setText] = useState<{ id: string; text: string } | null>(null);
 
   const withId = async (): Promise<string | null> => savedId ?? (await ensureSaved());
   const showText = async () => {
-    setOpen(false);
     const id = await withId();
     if (!id) return;
     try {
@@ -31,7 +71,6 @@ export function ExportMenu({ savedId, ensureSaved }: { savedId: string | null; e
     }
   };
   const downloadHtml = async () => {
-    setOpen(false);
     const id = await withId();
     if (!id) return;
     const a = document.createElement('a');
@@ -43,24 +82,34 @@ export function ExportMenu({ savedId, ensureSaved }: { savedId: string | null; e
   };
 
   return (
-    <div className="menu" ref={ref}>
-      <button type="button" className="button" aria-haspopup="menu" aria-expanded={open} onClick={() => setOpen(!open)} title={savedId ? 'Export this version' : 'Saves the notebook, then exports that version'}>
-        Export ▾
-      </button>
-      {open && (
-        <div className="menu-list" role="menu">
-          <button type="button" role="menuitem" onClick={() => void showText()}>
-            Text report for email…
-            <span className="muted small">ASCII, 72 columns</span>
-          </button>
-          <button type="button" role="menuitem" onClick={() => void downloadHtml()}>
-            HTML file
-            <span className="muted small">one file, opens from disk</span>
-          </button>
-        </div>
-      )}
+    <>
+      <ExportMenu
+        title={savedId ? 'Export this version' : 'Saves the notebook, then exports that version'}
+        items={[
+          {
+            key: 'text',
+            label: (
+              <>
+                Text report for email…
+                <span className="muted small">ASCII, 72 columns</span>
+              </>
+            ),
+            onSelect: () => void showText(),
+          },
+          {
+            key: 'html',
+            label: (
+              <>
+                HTML file
+                <span className="muted small">one file, opens from disk</span>
+              </>
+            ),
+            onSelect: () => void downloadHtml(),
+          },
+        ]}
+      />
       {text && <TextReport id={text.id} text={text.text} onClose={() => setText(null)} />}
-    </div>
+    </>
   );
 }
 

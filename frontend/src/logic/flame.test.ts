@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  commsOf,
   dim,
   findPath,
   fnv1a,
@@ -13,6 +14,7 @@ import {
   pathOf,
   rectsDepth,
   searchMatches,
+  subtreeSums,
   topFunctions,
   treeFromFolded,
   visibleRects,
@@ -188,4 +190,18 @@ describe('colours (same vectors as backend/tests/test_flame_api.py)', () => {
     expect(dim(frameRgb(name))).toEqual(dimmed);
   });
   it('hex', () => expect(hex([0, 15, 255])).toBe('#000fff'));
+});
+
+describe('cell helpers', () => {
+  const lay = layoutFromText(TEN);
+  it('samples under each node: its own and its subtree\'s (pre-order depths)', () => {
+    // all(0) > fio(1) > [write(2), read(3)], kworker(4) > blk(5)
+    expect(Array.from(subtreeSums([0, 1, 2, 2, 1, 2], [0, 1, 2, 3, 4, 5]))).toEqual([15, 6, 2, 3, 9, 5]);
+    expect(Array.from(subtreeSums([0], [7]))).toEqual([7]);
+  });
+  it('command names by samples, the current one kept when absent', () => {
+    expect(commsOf(lay, null)).toEqual(['fio', 'kworker']);
+    expect(commsOf(lay, 'kworker')).toEqual(['fio', 'kworker']);
+    expect(commsOf(lay, 'dd')).toEqual(['dd', 'fio', 'kworker']);
+  });
 });

@@ -220,6 +220,31 @@ export function matchedWeight(lay: FlameLayout, match: Uint8Array, root = 0): nu
 
 // --- top functions ----------------------------------------------------------------------------
 
+/**
+ * Samples under each node (the node's own and its subtree's), from the pre-order depth column
+ * and each node's own samples.
+ */
+export function subtreeSums(depth: readonly number[], self: readonly number[]): Float64Array {
+  const out = Float64Array.from(self);
+  const stack: number[] = [];
+  const parent = new Int32Array(depth.length).fill(-1);
+  for (let i = 0; i < depth.length; i++) {
+    while (stack.length > 0 && depth[stack[stack.length - 1]!]! >= depth[i]!) stack.pop();
+    if (stack.length) parent[i] = stack[stack.length - 1]!;
+    stack.push(i);
+  }
+  for (let i = depth.length - 1; i > 0; i--) out[parent[i]!]! += out[i]!;
+  return out;
+}
+
+/** The command names of a tree (its depth-1 frames), most samples first. */
+export function commsOf(lay: FlameLayout, current: string | null): string[] {
+  const out: [string, number][] = [];
+  for (let i = 1; i < lay.n; i = lay.end[i]!) out.push([lay.names[lay.name[i]!]!, lay.total[i]!]);
+  const names = out.sort((p, q) => q[1] - p[1]).map((x) => x[0]);
+  return current !== null && !names.includes(current) ? [current, ...names] : names;
+}
+
 export interface FunctionRow {
   name: string;
   self: number;

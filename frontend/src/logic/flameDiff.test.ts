@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { foldedFromText, treeFromFolded } from './flame';
-import { diffColours, diffLayout, diffNodeInfo, diffRgb, formatPp, sortDiffFunctions } from './flameDiff';
+import { GREY } from './flame';
+import { diffColours, diffFill, diffLayout, diffNodeInfo, diffRgb, FADED, formatPp, sortDiffFunctions } from './flameDiff';
 
 // Before: 10 samples; after: 8 samples (widths). xfs_ilock appears, iomap shrinks.
 const BEFORE = `
@@ -57,6 +58,20 @@ describe('differential layout', () => {
     expect(c.noise?.[at('xfs_ilock', 4)]).toBe(1);
     expect(c.maxAbs).toBeCloseTo(25); // iomap, not xfs_ilock's 50
     expect(diffColours(noisy, 'self').noise).toBeNull();
+  });
+
+  it('fills: root grey, non-matches faded, noise hatched, else the colour of the change', () => {
+    const noisy = diffLayout({ ...t, noise_self: t.name.map((_, i) => i === at('xfs_ilock', 4)), noise_total: null });
+    const c = diffColours(noisy, 'self');
+    const fill = diffFill(noisy, c, null, 'HATCH');
+    expect(fill(0)).toBe(GREY);
+    expect(fill(at('xfs_ilock', 4))).toBe('HATCH');
+    expect(fill(at('iomap', 4))).toBe('#' + diffRgb(c.delta[at('iomap', 4)]!, c.maxAbs).map((v) => v.toString(16).padStart(2, '0')).join(''));
+    const match = new Uint8Array(t.names.length);
+    match[t.names.indexOf('iomap')] = 1;
+    const searched = diffFill(noisy, c, match, 'HATCH');
+    expect(searched(at('write', 3))).toBe(FADED);
+    expect(searched(at('iomap', 4))).toBe(fill(at('iomap', 4)));
   });
 });
 

@@ -4,13 +4,15 @@
 // the tree. A change within the spread between repeats (the API's noise flags) is grey and
 // hatched. Tests in flameDiff.test.ts; the colours are the backend SVG's
 // (backend/iolens/views/flame_svg.py), tested on the same vectors.
-import { layoutTree, structure, type FlameLayout, type Rgb } from './flame';
+import { GREY, hex, layoutTree, structure, type FlameLayout, type Rgb } from './flame';
 
 export const NEUTRAL: Rgb = [238, 235, 231];
 export const GREW: Rgb = [214, 69, 61];
 export const SHRANK: Rgb = [59, 111, 196];
 export const NOISE = '#d3d6db';
 export const NOISE_LINE = '#aeb3ba';
+/** A frame that does not match the search. */
+export const FADED = '#f1f1f1';
 
 export type ColourBy = 'self' | 'total';
 
@@ -125,4 +127,22 @@ export function formatPp(v: number): string {
   if (Math.abs(v) < 0.005) return '0 pp';
   const s = Math.abs(v) >= 10 ? Math.abs(v).toFixed(1) : Math.abs(v).toFixed(2);
   return `${v > 0 ? '+' : '−'}${s} pp`;
+}
+
+/**
+ * The fill of each node of a differential graph: the root grey; with a search, the frames that
+ * do not match faded; a change within the spread between repeats `noiseFill` (the hatch); else
+ * the colour of its change (cached per 1e-4 percentage points).
+ */
+export function diffFill<P>(d: DiffLayout, colours: DiffColours, match: Uint8Array | null, noiseFill: P | string): (n: number) => P | string {
+  const cache = new Map<number, string>();
+  return (n) => {
+    if (d.lay.depth[n] === 0) return GREY;
+    if (match && !match[d.lay.name[n]!]) return FADED;
+    if (colours.noise && colours.noise[n] && Math.abs(colours.delta[n]!) > 0) return noiseFill;
+    const key = Math.round(colours.delta[n]! * 1e4);
+    let c = cache.get(key);
+    if (!c) cache.set(key, (c = hex(diffRgb(colours.delta[n]!, colours.maxAbs))));
+    return c;
+  };
 }

@@ -8,7 +8,7 @@ import type { NotebookContext } from '../cells/types';
 import { copyText } from '../components/copy';
 import { ErrorBoundary } from '../components/ErrorBoundary';
 import { ErrorBox } from '../components/ErrorBox';
-import { ExportMenu } from '../components/ExportMenu';
+import { NotebookExportMenu } from '../components/ExportMenu';
 import { flash } from '../components/Toast';
 import { CellKeys, type KeyEdit } from '../logic/cellKeys';
 import { captureColor } from '../logic/colors';
@@ -161,7 +161,7 @@ export function NotebookView({ view, problems, saved }: { view: CompareView; pro
         >
           Copy link <kbd>y</kbd>
         </button>
-        <ExportMenu savedId={saved?.id ?? null} ensureSaved={() => save(true)} />
+        <NotebookExportMenu savedId={saved?.id ?? null} ensureSaved={() => save(true)} />
         <button
           type="button"
           className={`button${saved || state === 'unchanged' ? '' : ' primary'}`}

@@ -1,0 +1,250 @@
+// The differential flame graph of two captures: widths from the second, colour by the change of
+// each frame's share, noise hatched; its legend and the table of the largest changes.
+import { useMemo, useState } from 'react';
+import { noisePattern, type Fill } from '../../charts/flameCanvas';
+import { ErrorBox } from '../../components/ErrorBox';
+import { commsOf, hex, matchedWeight, searchMatches } from '../../logic/flame';
+import { diffColours, diffFill, diffNodeInfo, diffRgb, formatPp, NEUTRAL, NOISE, sortDiffFunctions } from '../../logic/flameDiff';
+import { changeTone, fmtInt, fmtPct, pctOf, shortLabel } from '../../logic/flameFormat';
+import { exactPattern, secondsText } from '../../logic/flameSelect';
+import { FlameChart } from './FlameChart';
+import { cachedDiffLayout } from './layouts';
+import { Breadcrumb, FIRST_ROWS, ModeToggle, useStale, useZoom } from './parts';
+import { useFlameDiff, type FlameDiffData, type FlameDiffFunction } from './queries';
+import { SearchBox } from './SearchBox';
+import type { FlameState } from './state';
+
+export function DiffView({ a, b, state, set }: { a: string; b: string; state: FlameState; set: (p: Partial<FlameState>) => void }) {
+  const q = useStale(useFlameDiff(a, b, state));
+  const data = q.data;
+  const d = useMemo(() => (data ? cachedDiffLayout(data) : null), [data]);
+  const lay = d?.lay ?? null;
+  const colours = useMemo(() => (d ? diffColours(d, state.colour) : null), [d, state.colour]);
+  const search = useMemo(() => (lay ? searchMatches(lay.names, state.search) : null), [lay, state.search]);
+  const match = search && search.ok ? search.match : null;
+  const pattern = useMemo(() => noisePattern(), []);
+  const fill = useMemo(() => (d && colours ? diffFill<Fill>(d, colours, match, pattern ?? NOISE) : null), [d, colours, match, pattern]);
+  const { zoom, missing, zoomTo } = useZoom(lay, state, set);
+  const onSearch = useMemo(() => (v: string) => set({ search: v }), [set]);
+
+  if (q.error) return <ErrorBox error={q.error} title="differential flame graph" />;
+  if (!data || !d || !lay || !fill || !colours) return <p className="muted flame-loading">Comparing call stacks…</p>;
+  const la = data.a.capture.label;
+  const lb = data.b.capture.label;
+  const matched = match ? matchedWeight(lay, match, 0) : 0;
+
+  const tooltip = (n: number) => {
+    const x = diffNodeInfo(d, n);
+    const noise = state.colour === 'self' ? x.noiseSelf : x.noiseTotal;
+    return (
+      <>
+        <div className="tt-name">{lay.names[lay.name[n]!]}</div>
+        <table className="tt-table">
+          <thead>
+            <tr>
+              <th />
+              <th className="num">{shortLabel(la)}</th>
+              <th className="num">{shortLabel(lb)}</th>
+              <th className="num">change</th>
+            </tr>
+          </thead>
+          <tbody>
+            <tr>
+              <th>Self</th>
+              <td className="num">{fmtPct(x.selfA)}</td>
+              <td className="num">{fmtPct(x.selfB)}</td>
+              <td className={`num ${changeTone(x.selfB - x.selfA)}`}>{formatPp(x.selfB - x.selfA)}</td>
+            </tr>
+            <tr>
+              <th>Total</th>
+              <td className="num">{fmtPct(x.totalA)}</td>
+              <td className="num">{fmtPct(x.totalB)}</td>
+              <td className={`num ${changeTone(x.totalB - x.totalA)}`}>{formatPp(x.totalB - x.totalA)}</td>
+            </tr>
+            <tr>
+              <th>Samples</th>
+              <td className="num">{fmtInt(x.samplesA)}</td>
+              <td className="num">{fmtInt(x.samplesB)}</td>
+              <td />
+            </tr>
+          </tbody>
+        </table>
+        {noise && <div className="tt-noise">~ within the spread between repeats: likely noise</div>}
+        <div className="tt-hint muted">click to zoom</div>
+      </>
+    );
+  };
+
+  return (
+    <>
+      <div className="flame-selection">
+        {data.a.events.length > 1 && (
+          <label className="select-label">
+            Event
+            <select value={data.filters.event ?? ''} onChange={(e) => set({ event: e.target.value, zoom: [] })}>
+              {data.a.events.map((ev) => (
+                <option key={ev.event ?? ''} value={ev.event ?? ''}>
+                  {ev.event ?? '(none)'}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        <label className="select-label">
+          Command
+          <select value={state.comm ?? ''} aria-label="Command, both sides" onChange={(e) => set({ comm: e.target.value || null, zoom: [] })}>
+            <option value="">All tasks</option>
+            {commsOf(lay, state.comm).map((c) => (
+              <option key={c} value={c}>
+                {c}
+              </option>
+            ))}
+          </select>
+        </label>
+        <div className="segmented" role="group" aria-label="Colour by">
+          <span className="select-label">Colour by change of</span>
+          <button type="button" className={`toggle${state.colour === 'self' ? ' on' : ''}`} aria-pressed={state.colour === 'self'} onClick={() => set({ colour: 'self' })} title="Where the samples are (as flamegraph.pl)">
+            self share
+          </button>
+          <button type="button" className={`toggle${state.colour === 'total' ? ' on' : ''}`} aria-pressed={state.colour === 'total'} onClick={() => set({ colour: 'total' })} title="The frame and everything it called">
+            total share
+          </button>
+        </div>
+        {(state.cpus || state.from !== null || state.to !== null) && (
+          <span className="muted small">
+            Both sides: {state.cpus ? `CPU ${state.cpus.join(',')} ` : ''}
+            {state.from !== null || state.to !== null ? `time ${secondsText(state.from) || 0}–${secondsText(state.to) || 'end'} s` : ''}{' '}
+            <button type="button" className="link-button" onClick={() => set({ cpus: null, comm: null, from: null, to: null })}>
+              clear
+            </button>
+          </span>
+        )}
+      </div>
+      <div className="flame-bar">
+        <SearchBox
+          value={state.search}
+          onChange={onSearch}
+          error={search && !search.ok ? search.error : null}
+          status={match ? <><strong>{fmtPct(pctOf(matched, d.sumB))}</strong> of {shortLabel(lb)} samples matched</> : null}
+        />
+        <ModeToggle state={state} set={set} />
+      </div>
+      <p className="flame-summary muted" data-testid="flame-diff-summary">
+        Widths: <strong>{lb}</strong> ({fmtInt(data.b.total_samples)} samples, {data.b.runs.length} run{data.b.runs.length === 1 ? '' : 's'}) · colour: change of each frame's {state.colour} share
+        vs <strong>{la}</strong> ({fmtInt(data.a.total_samples)} samples, {data.a.runs.length} run{data.a.runs.length === 1 ? '' : 's'}), each side normalised by its own total · {data.filters.event}
+      </p>
+      {missing.length > 0 && <p className="flame-note">The zoomed frame of this link is not in this difference ({missing[0]} not found).</p>}
+      {data.notes.map((n) => (
+        <p key={n} className="flame-note">
+          {n}
+        </p>
+      ))}
+      <Breadcrumb lay={lay} zoom={zoom} onZoom={zoomTo} />
+      <FlameChart lay={lay} zoom={zoom} icicle={state.mode === 'icicle'} fill={fill} tooltip={tooltip} onZoom={zoomTo} />
+      <DiffLegend maxAbs={colours.maxAbs} data={data} by={state.colour} />
+      <DiffTable rows={data.functions} count={data.functions_count} by={state.by} onBy={(by) => set({ by })} la={la} lb={lb} noise={data.noise_available} onPick={(name) => set({ search: exactPattern(name) })} />
+    </>
+  );
+}
+
+function DiffLegend({ maxAbs, data, by }: { maxAbs: number; data: FlameDiffData; by: 'self' | 'total' }) {
+  const stops = [-1, -0.5, 0, 0.5, 1].map((t) => hex(diffRgb(t * maxAbs, maxAbs)));
+  return (
+    <div className="flame-legend muted" data-testid="flame-diff-legend">
+      <span className="ramp-box">
+        <span className="ramp-label">{formatPp(-maxAbs)}</span>
+        <span className="ramp" style={{ background: `linear-gradient(to right, ${stops.join(', ')})` }} />
+        <span className="ramp-label">{formatPp(maxAbs)}</span>
+        <span>
+          change of {by} share: <span className="shrank">blue shrank</span>, <span className="grew">red grew</span>
+        </span>
+      </span>
+      {data.noise_available ? (
+        <span>
+          <i className="sw hatch" /> within the spread between repeats ({data.a.runs.length} and {data.b.runs.length} runs)
+        </span>
+      ) : (
+        <span title={data.noise_reason ?? ''}>no noise marks: {data.noise_reason}</span>
+      )}
+      <span>
+        <i className="sw" style={{ background: hex(NEUTRAL) }} /> unchanged
+      </span>
+      <span>frames only in the first capture have no width: swap ⇄ to see them</span>
+    </div>
+  );
+}
+
+function DiffTable({ rows, count, by, onBy, la, lb, noise, onPick }: { rows: FlameDiffFunction[]; count: number; by: 'self' | 'total'; onBy: (b: 'self' | 'total') => void; la: string; lb: string; noise: boolean; onPick: (n: string) => void }) {
+  const [all, setAll] = useState(false);
+  const sorted = useMemo(() => sortDiffFunctions(rows, by), [rows, by]);
+  const shown = all ? sorted : sorted.slice(0, FIRST_ROWS);
+  const isNoise = (r: FlameDiffFunction) => (by === 'self' ? r.noise_self : r.noise_total) === true;
+  return (
+    <section className="flame-table-box">
+      <div className="flame-table-head">
+        <h3>
+          Largest changes <span className="muted count">{fmtInt(count)} functions</span>
+        </h3>
+        <div className="segmented" role="group" aria-label="Order changes by">
+          <button type="button" className={`toggle${by === 'self' ? ' on' : ''}`} aria-pressed={by === 'self'} onClick={() => onBy('self')}>
+            Self
+          </button>
+          <button type="button" className={`toggle${by === 'total' ? ' on' : ''}`} aria-pressed={by === 'total'} onClick={() => onBy('total')}>
+            Total
+          </button>
+        </div>
+        <span className="muted small">share of each capture's samples; change in percentage points{noise ? ' · ~ within the spread between repeats' : ''}</span>
+      </div>
+      <table className="data-table flame-table diff-fn-table" data-testid="flame-diff-table">
+        <thead>
+          <tr>
+            <th className="rank">#</th>
+            <th>Function</th>
+            <th className="num" title={`Self share in ${la}`}>
+              Self before
+            </th>
+            <th className="num" title={`Self share in ${lb}`}>
+              Self after
+            </th>
+            <th className="num">Δ self</th>
+            <th className="num" title={`Total share in ${la}`}>
+              Total before
+            </th>
+            <th className="num" title={`Total share in ${lb}`}>
+              Total after
+            </th>
+            <th className="num">Δ total</th>
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map((r, i) => (
+            <tr key={r.name} className={isNoise(r) ? 'noise' : ''}>
+              <td className="rank muted num">{i + 1}</td>
+              <td className="fn">
+                <button type="button" className="fn-name" onClick={() => onPick(r.name)} title={`Highlight ${r.name}`}>
+                  {r.name}
+                </button>
+                {isNoise(r) && (
+                  <span className="noise-mark" title="The change lies within the spread between the repeats of the same capture">
+                    ~ noise
+                  </span>
+                )}
+              </td>
+              <td className="num">{fmtPct(r.self_a)}</td>
+              <td className="num">{fmtPct(r.self_b)}</td>
+              <td className={`num delta ${by === 'self' ? 'key' : ''} ${r.noise_self ? '' : changeTone(r.delta_self)}`}>{formatPp(r.delta_self)}</td>
+              <td className="num">{fmtPct(r.total_a)}</td>
+              <td className="num">{fmtPct(r.total_b)}</td>
+              <td className={`num delta ${by === 'total' ? 'key' : ''} ${r.noise_total ? '' : changeTone(r.delta_total)}`}>{formatPp(r.delta_total)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {sorted.length > FIRST_ROWS && (
+        <button type="button" className="link-button show-more" onClick={() => setAll(!all)}>
+          {all ? 'Show fewer' : `Show all ${sorted.length}`}
+        </button>
+      )}
+    </section>
+  );
+}

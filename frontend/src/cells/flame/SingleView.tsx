@@ -1,0 +1,197 @@
+// One capture's flame graph: its selection, search, the graph, and the top functions.
+import { useMemo, useState } from 'react';
+import { frameFills } from '../../charts/flameCanvas';
+import { ErrorBox } from '../../components/ErrorBox';
+import { GREY, matchedWeight, MATCH, searchMatches, subtreeSums, topFunctions, type FlameLayout } from '../../logic/flame';
+import { fmtInt, fmtPct, fmtWeight, pctOf } from '../../logic/flameFormat';
+import { exactPattern } from '../../logic/flameSelect';
+import { FlameChart } from './FlameChart';
+import { cachedLayout } from './layouts';
+import { Bar, Breadcrumb, FIRST_ROWS, ModeToggle, useStale, useZoom } from './parts';
+import { useFlame, type FlameGraphData } from './queries';
+import { SearchBox } from './SearchBox';
+import { SelectionBar } from './Selection';
+import type { FlameState } from './state';
+
+export function SingleView({ id, state, set }: { id: string; state: FlameState; set: (p: Partial<FlameState>) => void }) {
+  const q = useStale(useFlame(id, state));
+  const data = q.data;
+  const lay = useMemo(() => (data ? cachedLayout(data) : null), [data]);
+  const samples = useMemo(() => (data ? subtreeSums(data.tree.depth, data.tree.self_samples) : null), [data]);
+  const search = useMemo(() => (lay ? searchMatches(lay.names, state.search) : null), [lay, state.search]);
+  const match = search && search.ok ? search.match : null;
+  const fill = useMemo(() => (lay ? frameFills(lay, match) : null), [lay, match]);
+  const { zoom, missing, zoomTo } = useZoom(lay, state, set);
+  const onSearch = useMemo(() => (v: string) => set({ search: v }), [set]);
+
+  if (q.error) return <ErrorBox error={q.error} title="flame graph" />;
+  if (!data || !lay || !fill || !samples) return <p className="muted flame-loading">Loading call stacks…</p>;
+  const unit = data.weight_unit;
+  const total = data.total_weight;
+  const matched = match ? matchedWeight(lay, match, 0) : 0;
+  const matchedZoom = match && zoom > 0 ? matchedWeight(lay, match, zoom) : 0;
+
+  const tooltip = (n: number) => (
+    <>
+      <div className="tt-name">{lay.names[lay.name[n]!]}</div>
+      <table className="tt-table">
+        <tbody>
+          <tr>
+            <th>Total</th>
+            <td className="num">{fmtPct(pctOf(lay.total[n]!, total))}</td>
+            <td className="num">{fmtInt(samples[n]!)} samples</td>
+            <td className="num">{fmtWeight(lay.total[n]!, unit)}</td>
+          </tr>
+          <tr>
+            <th>Self</th>
+            <td className="num">{fmtPct(pctOf(lay.self[n]!, total))}</td>
+            <td className="num">{fmtInt(data.tree.self_samples[n]!)} samples</td>
+            <td className="num">{fmtWeight(lay.self[n]!, unit)}</td>
+          </tr>
+          {zoom > 0 && n !== zoom && (
+            <tr>
+              <th>Of zoom</th>
+              <td className="num">{fmtPct(pctOf(lay.total[n]!, lay.total[zoom]!))}</td>
+              <td colSpan={2} className="muted">
+                of {lay.names[lay.name[zoom]!]}
+              </td>
+            </tr>
+          )}
+        </tbody>
+      </table>
+      <div className="tt-hint muted">{n === zoom ? 'the zoomed frame' : 'click to zoom'}</div>
+    </>
+  );
+
+  return (
+    <>
+      <SelectionBar data={data} state={state} set={set} />
+      <div className="flame-bar">
+        <SearchBox
+          value={state.search}
+          onChange={onSearch}
+          error={search && !search.ok ? search.error : null}
+          status={
+            match ? (
+              <>
+                <strong>{fmtPct(pctOf(matched, total))}</strong> of samples matched{zoom > 0 ? <> · {fmtPct(pctOf(matchedZoom, lay.total[zoom]!))} of the zoomed frame</> : null}
+              </>
+            ) : null
+          }
+        />
+        <ModeToggle state={state} set={set} />
+      </div>
+      <Summary data={data} nodes={lay.n} loading={q.loading} />
+      {missing.length > 0 && <p className="flame-note">The zoomed frame of this link is not in this selection ({missing[0]} not found); showing its deepest ancestor.</p>}
+      <Breadcrumb lay={lay} zoom={zoom} onZoom={zoomTo} />
+      {total > 0 ? (
+        <FlameChart lay={lay} zoom={zoom} icicle={state.mode === 'icicle'} fill={fill} tooltip={tooltip} onZoom={zoomTo} />
+      ) : (
+        <p className="muted flame-none">No sample with a call stack in this selection.</p>
+      )}
+      <Legend search={!!match} />
+      <TopTable lay={lay} zoom={zoom} total={total} unit={unit} by={state.by} onBy={(by) => set({ by })} onPick={(name) => set({ search: exactPattern(name) })} />
+    </>
+  );
+}
+
+function Summary({ data, nodes, loading }: { data: FlameGraphData; nodes: number; loading: boolean }) {
+  const runs = data.filters.runs ?? data.runs.map((r) => r.id);
+  return (
+    <p className="flame-summary muted" data-testid="flame-summary">
+      <strong>{fmtInt(data.total_samples)}</strong> samples · {fmtWeight(data.total_weight, data.weight_unit)}
+      {data.weight_unit === 'ns' ? ' CPU' : ''} · {data.filters.event ?? 'no event name'} · {runs.length === 1 ? `run ${runs[0]}` : `${runs.length} runs merged`} ·{' '}
+      {fmtInt(nodes)} frames
+      {data.stackless_samples > 0 && <> · {fmtInt(data.stackless_samples)} samples without a usable stack not drawn</>}
+      {loading && <span className="flame-busy"> · loading the new selection…</span>}
+    </p>
+  );
+}
+
+function Legend({ search }: { search: boolean }) {
+  return (
+    <div className="flame-legend muted">
+      <span>
+        <i className="sw warm" /> function (hue by name)
+      </span>
+      <span>
+        <i className="sw" style={{ background: GREY }} /> command / all
+      </span>
+      {search && (
+        <span>
+          <i className="sw" style={{ background: MATCH }} /> search match
+        </span>
+      )}
+      <span>
+        <i className="sw merged" /> frames narrower than a pixel, merged
+      </span>
+      <span>width: share of samples · x order: by name, not time</span>
+    </div>
+  );
+}
+
+function TopTable({ lay, zoom, total, unit, by, onBy, onPick }: { lay: FlameLayout; zoom: number; total: number; unit: string; by: 'self' | 'total'; onBy: (b: 'self' | 'total') => void; onPick: (name: string) => void }) {
+  const [all, setAll] = useState(false);
+  const rows = useMemo(() => topFunctions(lay, zoom, by, 500), [lay, zoom, by]);
+  const shown = all ? rows : rows.slice(0, FIRST_ROWS);
+  const max = Math.max(...rows.map((r) => r[by]), 1);
+  return (
+    <section className="flame-table-box">
+      <div className="flame-table-head">
+        <h3>
+          Top functions{zoom > 0 && <span className="muted"> under {lay.names[lay.name[zoom]!]}</span>}
+        </h3>
+        <div className="segmented" role="group" aria-label="Order functions by">
+          <button type="button" className={`toggle${by === 'self' ? ' on' : ''}`} aria-pressed={by === 'self'} onClick={() => onBy('self')} title="Samples whose stack ends in the function">
+            By self
+          </button>
+          <button type="button" className={`toggle${by === 'total' ? ' on' : ''}`} aria-pressed={by === 'total'} onClick={() => onBy('total')} title="Samples with the function anywhere in the stack (once each)">
+            By total
+          </button>
+        </div>
+        <span className="muted small">% of all samples · click a name to highlight it</span>
+      </div>
+      <table className="data-table flame-table" data-testid="flame-top-table">
+        <thead>
+          <tr>
+            <th className="rank">#</th>
+            <th>Function</th>
+            <th className="num">Self</th>
+            <th className="bar-col" />
+            <th className="num">Self time</th>
+            <th className="num">Total</th>
+            <th className="bar-col" />
+            <th className="num">Total time</th>
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map((r, i) => (
+            <tr key={r.name}>
+              <td className="rank muted num">{i + 1}</td>
+              <td className="fn">
+                <button type="button" className="fn-name" onClick={() => onPick(r.name)} title={`Highlight ${r.name}`}>
+                  {r.name}
+                </button>
+              </td>
+              <td className="num">{fmtPct(pctOf(r.self, total))}</td>
+              <td className="bar-col">
+                <Bar v={r.self / max} on={by === 'self'} />
+              </td>
+              <td className="num muted">{fmtWeight(r.self, unit)}</td>
+              <td className="num">{fmtPct(pctOf(r.total, total))}</td>
+              <td className="bar-col">
+                <Bar v={r.total / max} on={by === 'total'} />
+              </td>
+              <td className="num muted">{fmtWeight(r.total, unit)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {rows.length > FIRST_ROWS && (
+        <button type="button" className="link-button show-more" onClick={() => setAll(!all)}>
+          {all ? 'Show fewer' : `Show all ${rows.length}${rows.length === 500 ? '+' : ''}`}
+        </button>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,80 @@
+// Pieces shared by the single and differential views: the zoom path and its Esc key, the
+// orientation toggle, the last answer kept while the next loads, and the bars of the tables.
+import { useMemo, useRef } from 'react';
+import type { QueryResult } from '../../api/useQuery';
+import { useShortcut } from '../../components/shortcuts';
+import { findPath, pathOf, type FlameLayout } from '../../logic/flame';
+import { fmtPct, pctOf } from '../../logic/flameFormat';
+import type { FlameState } from './state';
+
+/** Rows of the functions tables before "Show all". */
+export const FIRST_ROWS = 20;
+
+export function Breadcrumb({ lay, zoom, onZoom }: { lay: FlameLayout; zoom: number; onZoom: (n: number) => void }) {
+  const chain: number[] = [];
+  for (let i = zoom; i >= 0; i = lay.parent[i]!) chain.push(i);
+  chain.reverse();
+  const total = lay.total[0]!;
+  return (
+    <nav className="flame-crumbs" aria-label="Zoom path" data-testid="flame-breadcrumb">
+      {chain.map((n, k) => (
+        <span key={n} className="crumb">
+          {k > 0 && <span className="sep">›</span>}
+          {n === zoom ? (
+            <strong title={lay.names[lay.name[n]!]}>{lay.names[lay.name[n]!]}</strong>
+          ) : (
+            <button type="button" className="link-button" onClick={() => onZoom(n)} title={lay.names[lay.name[n]!]}>
+              {lay.names[lay.name[n]!]}
+            </button>
+          )}
+        </span>
+      ))}
+      {zoom > 0 && (
+        <span className="muted crumb-info">
+          {fmtPct(pctOf(lay.total[zoom]!, total))} of all · <kbd>Esc</kbd> zoom out
+        </span>
+      )}
+      {zoom === 0 && <span className="muted crumb-info">click a frame to zoom</span>}
+    </nav>
+  );
+}
+
+export function useZoom(lay: FlameLayout | null, state: FlameState, set: (p: Partial<FlameState>) => void) {
+  const found = useMemo(() => (lay ? findPath(lay, state.zoom) : { node: 0, missing: [] }), [lay, state.zoom]);
+  const zoomTo = (n: number) => lay && set({ zoom: n === 0 ? [] : pathOf(lay, n) });
+  useShortcut(
+    'Escape',
+    () => {
+      if (lay && found.node > 0) zoomTo(lay.parent[found.node]!);
+    },
+    !!lay && found.node > 0,
+  );
+  return { zoom: found.node, missing: found.missing, zoomTo };
+}
+
+export function ModeToggle({ state, set }: { state: FlameState; set: (p: Partial<FlameState>) => void }) {
+  return (
+    <div className="segmented" role="group" aria-label="Orientation">
+      <button type="button" className={`toggle${state.mode === 'flame' ? ' on' : ''}`} aria-pressed={state.mode === 'flame'} title="Root at the bottom" onClick={() => set({ mode: 'flame' })}>
+        Flame
+      </button>
+      <button type="button" className={`toggle${state.mode === 'icicle' ? ' on' : ''}`} aria-pressed={state.mode === 'icicle'} title="Root at the top" onClick={() => set({ mode: 'icicle' })}>
+        Icicle
+      </button>
+    </div>
+  );
+}
+
+/** Keep showing the last answer while the next selection loads (no flicker, inputs keep focus). */
+export function useStale<T>(q: QueryResult<T>): QueryResult<T> {
+  const last = useRef<T | undefined>(undefined);
+  if (q.data !== undefined) last.current = q.data;
+  if (q.error) last.current = undefined;
+  return { data: q.data ?? (q.loading ? last.current : undefined), error: q.error, loading: q.loading };
+}
+
+export const Bar = ({ v, on }: { v: number; on: boolean }) => (
+  <span className={`bar${on ? ' on' : ''}`}>
+    <span style={{ width: `${Math.max(0, Math.min(1, v)) * 100}%` }} />
+  </span>
+);

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { changeTone, fmtInt, fmtPct, fmtWeight, pctOf, shortLabel } from './flameFormat';
+
+describe('flame cell numbers', () => {
+  it('counts with separators, rounded', () => {
+    expect([fmtInt(0), fmtInt(999.6), fmtInt(1234567)]).toEqual(['0', '1,000', '1,234,567']);
+  });
+  it('shares: more decimals the smaller, 0% for nothing', () => {
+    expect([fmtPct(45.678), fmtPct(10), fmtPct(9.999), fmtPct(0.5), fmtPct(0.1), fmtPct(0.0123), fmtPct(0), fmtPct(-1)]).toEqual(['45.7%', '10.0%', '10.00%', '0.50%', '0.10%', '0.012%', '0%', '0%']);
+    expect(pctOf(1, 4)).toBe(25);
+    expect(pctOf(3, 0)).toBe(0);
+  });
+  it('weights: time for ns, else events', () => {
+    expect(fmtWeight(12_600_000_000, 'ns')).toBe('12.6 s');
+    expect(fmtWeight(1500, 'events')).toBe('1,500 events');
+  });
+  it('the tone of a change beyond ±0.005 pp', () => {
+    expect([changeTone(0.006), changeTone(0.005), changeTone(-0.005), changeTone(-0.01)]).toEqual(['grew', '', '', 'shrank']);
+  });
+  it('labels cut at 18 characters', () => {
+    expect(shortLabel('6.18-xfs')).toBe('6.18-xfs');
+    expect(shortLabel('123456789012345678')).toBe('123456789012345678');
+    expect(shortLabel('6.18.44-fc-v669-ext4-stacks')).toBe('6.18.44-fc-v669-e…');
+  });
+});
