@@ -3,6 +3,7 @@ device resolution and tracepoint filters, tracefs, perf stat totals, `perf scrip
 blktrace path with stand-in programs, and the option checks of the command line."""
 
 import gzip
+import json
 import os
 import shutil
 import stat
@@ -13,6 +14,19 @@ import pytest
 
 from iolens_collect import block, cgroup, perfrec, probes
 from iolens_collect.cli import main
+
+# -- the lost-events rule, on the vectors the backend and the frontend test too -------------------
+
+_LOST = json.loads(open(os.path.join(os.path.dirname(__file__), "..", "..", "testdata", "vectors",
+                                     "lost-events.json"), encoding="utf-8").read())
+
+
+@pytest.mark.parametrize("case", _LOST["cases"], ids=[c["name"] for c in _LOST["cases"]])
+def test_lost_events_rule_vectors(case):
+    assert (perfrec.LOSS_THRESHOLD, perfrec.MIN_MISSING) == (_LOST["threshold"], _LOST["min_missing"])
+    assert perfrec.recorded_short(case["recorded"], case["counted"]) is case["lost"]
+    lost = perfrec.compare({"ev": case["recorded"]}, {"ev": case["counted"]}, ["ev"])
+    assert lost == ([("ev", case["recorded"], case["counted"])] if case["lost"] else [])
 
 # -- cgroup -------------------------------------------------------------------------------------
 

@@ -22,6 +22,7 @@ import {
   sourceWords,
 } from './blockSeries';
 import { captureColor } from './colors';
+import { vectors } from '../testdata/vectors';
 
 const last = lastEvents(runs);
 
@@ -179,5 +180,22 @@ describe("fio's own IOPS log", () => {
     expect(fioKeyLabel([100])).toBe('fio iops log (avg 100 ms)');
     expect(fioKeyLabel([0])).toBe('fio iops log (per I/O)');
     expect(fioKeyLabel([0, 100, 500])).toBe('fio iops log (per I/O, avg 100, 500 ms)');
+  });
+});
+
+interface PercentileVectors {
+  percentiles: number[];
+  cases: { name: string; counts: number[]; picked: Record<string, number | null> }[];
+}
+
+describe('bin percentile (testdata/vectors/bin-percentile.json)', () => {
+  const v = vectors<PercentileVectors>('bin-percentile');
+  // bin i spans [2^i, 2^(i+1)): the answer is the geometric centre of the bin picked
+  const bins = (counts: number[]) => counts.map((count, i) => ({ low: 2 ** i, high: 2 ** (i + 1), count, share: 0 }));
+  it.each(v.cases.map((c) => [c.name, c] as const))('%s', (_, c) => {
+    for (const p of v.percentiles) {
+      const i = c.picked[String(p)] ?? null;
+      expect(binPercentile(bins(c.counts), p)).toBe(i === null ? null : Math.sqrt(2 ** i * 2 ** (i + 1)));
+    }
   });
 });

@@ -6,7 +6,6 @@ import {
   fnv1a,
   foldedFromText,
   frameRgb,
-  hex,
   hitTest,
   layoutFromText,
   layoutTree,
@@ -21,6 +20,7 @@ import {
   type FlameLayout,
 } from './flame';
 import { syntheticTree } from '../testdata/flameSynthetic';
+import { vectors } from '../testdata/vectors';
 
 // Twelve samples, one column each, root at the top; `*5` weighs a sample 5.
 const TEN = `
@@ -174,22 +174,34 @@ describe('search and top functions', () => {
   });
 });
 
-describe('colours (same vectors as backend/tests/test_flame_api.py)', () => {
-  const vectors: [string, number, number[], number[]][] = [
-    ['', 2166136261, [233, 191, 67], [246, 229, 179]],
-    ['all', 321211332, [233, 179, 67], [246, 224, 179]],
-    ['iomap_dio_rw', 3028100276, [248, 179, 103], [252, 224, 194]],
-    ['kworker/1:1', 2750728141, [235, 191, 73], [247, 229, 182]],
-    ['std::map<int, int>::find', 954969859, [233, 168, 67], [246, 220, 179]],
-    ['café', 856211068, [250, 179, 109], [253, 224, 196]],
-    ['😀x', 1475839781, [243, 191, 91], [250, 229, 189]],
-  ];
-  it.each(vectors)('%s', (name, h, rgb, dimmed) => {
-    expect(fnv1a(name)).toBe(h);
-    expect(frameRgb(name)).toEqual(rgb);
-    expect(dim(frameRgb(name))).toEqual(dimmed);
+interface FlameVectors {
+  colours: { cases: { name: string; fnv1a: number; rgb: number[]; dimmed: number[] }[] };
+  visible_rects: { cases: { name: string; tree: { names: string[]; name: number[]; depth: number[]; self: number[] }; zoom: number; width: number; rects: number[][] }[] };
+}
+const fv = vectors<FlameVectors>('flame');
+
+describe('colours (testdata/vectors/flame.json, as the SVG export)', () => {
+  it.each(fv.colours.cases.map((c) => [c.name, c] as const))('%j', (_, c) => {
+    expect(fnv1a(c.name)).toBe(c.fnv1a);
+    expect(frameRgb(c.name)).toEqual(c.rgb);
+    expect(dim(frameRgb(c.name))).toEqual(c.dimmed);
   });
-  it('hex', () => expect(hex([0, 15, 255])).toBe('#000fff'));
+});
+
+describe('visible rectangles (testdata/vectors/flame.json, as the SVG export)', () => {
+  it.each(fv.visible_rects.cases.map((c) => [c.name, c] as const))('%s', (_, c) => {
+    const lay = layoutTree(c.tree);
+    const got = visibleRects(lay, c.zoom, c.width)
+      .map((r) => [r.depth, r.x, r.w, r.node, r.merged])
+      .sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
+    expect(got.length).toBe(c.rects.length);
+    got.forEach((r, k) => {
+      const want = c.rects[k]!;
+      expect([r[0], r[3], r[4]]).toEqual([want[0], want[3], want[4]]);
+      expect(r[1]).toBeCloseTo(want[1]!, 5);
+      expect(r[2]).toBeCloseTo(want[2]!, 5);
+    });
+  });
 });
 
 describe('cell helpers', () => {

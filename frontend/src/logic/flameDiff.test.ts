@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { foldedFromText, treeFromFolded } from './flame';
+import { vectors } from '../testdata/vectors';
 import { GREY } from './flame';
 import { diffColours, diffFill, diffLayout, diffNodeInfo, diffRgb, FADED, formatPp, sortDiffFunctions } from './flameDiff';
 
@@ -75,17 +76,9 @@ describe('differential layout', () => {
   });
 });
 
-describe('diff colours (same vectors as backend/tests/test_flame_api.py)', () => {
-  const vectors: [number, number, number[]][] = [
-    [0, 0, [238, 235, 231]],
-    [1, 2, [226, 152, 146]],
-    [-1, 2, [149, 173, 214]],
-    [2, 2, [214, 69, 61]],
-    [-5, 2, [59, 111, 196]],
-    [0.3, 7.1, [237, 228, 224]],
-    [-0.01, 3, [237, 235, 231]],
-  ];
-  it.each(vectors)('%s of %s', (delta, max, rgb) => expect(diffRgb(delta, max)).toEqual(rgb));
+describe('diff colours (testdata/vectors/flame.json, as the SVG export)', () => {
+  const cases = vectors<{ diff_colours: { cases: { delta: number; max_abs: number; rgb: number[] }[] } }>('flame').diff_colours.cases;
+  it.each(cases.map((c) => [c.delta, c.max_abs, c] as const))('%s of %s', (_, __, c) => expect(diffRgb(c.delta, c.max_abs)).toEqual(c.rgb));
 });
 
 describe('function table', () => {

@@ -3,12 +3,13 @@
 // probes.test.ts.
 import type { ProbePublic, RunPublic } from '../api/client';
 import { formatBytes, formatValue } from './format';
+import { recordedShort } from './lostEvents';
 
 export interface ProbeCountText {
   /** The tracepoint without its subsystem: 'block_rq_complete'. */
   event: string;
   text: string;
-  /** Recorded below 90 % of the count and more than 32 short (the collector's `lost`). */
+  /** The recording lost these events (the collector's `lost`, or the lost-events rule: lostEvents.ts). */
   short: boolean;
   title: string;
 }
@@ -44,8 +45,8 @@ function countText(c: { event: string; recorded: number | null; counted: number 
     return { event, text, short: lost.includes(c.event), title: `${c.event}: ${text}` };
   }
   const pct = (100 * rec) / cnt;
-  // the collector's rule (runs[].probes.NAME.lost): below 90 % of the count and more than 32 short
-  const short = lost.includes(c.event) || (pct < 90 && cnt - rec > 32);
+  // the collector's flag (runs[].probes.NAME.lost) is the same rule, applied when it wrote the bundle
+  const short = lost.includes(c.event) || recordedShort(rec, cnt);
   return {
     event,
     text: `${int(rec)} / ${int(cnt)}${rec === cnt ? '' : ` (${rec > cnt ? '+' : '−'}${int(Math.abs(rec - cnt))}${Math.abs(pct - 100) >= 0.1 ? `: ${pct.toFixed(1)} %` : ''})`}`,

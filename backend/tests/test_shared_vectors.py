@@ -1,0 +1,138 @@
+"""The rules kept in both Python (and SQL) and TypeScript, tested on the same JSON vectors as the
+frontend's Vitest tests: testdata/vectors/ at the repository root (its README.md lists them and
+their TypeScript tests)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import pytest
+
+VECTORS = Path(__file__).resolve().parents[2] / "testdata" / "vectors"
+
+
+def vectors(name: str) -> dict:
+    return json.loads((VECTORS / f"{name}.json").read_text(encoding="utf-8"))
+
+
+# --- the histogram-bin percentile ----------------------------------------------------------------
+
+PCT = vectors("bin-percentile")
+PCT_CASES = [pytest.param(c, id=c["name"]) for c in PCT["cases"]]
+# The SQL columns of each percentile (views/block.py names them p50, p90, p99, p99_9).
+COLUMN = {"50": "p50", "90": "p90", "99": "p99", "99.9": "p99_9"}
+
+
+def test_vectors_cover_the_views_percentiles():
+    from iolens.views.block import PERCENTILES
+
+    assert [float(p) for p in PCT["percentiles"]] == list(PERCENTILES)
+
+
+@pytest.mark.parametrize("case", PCT_CASES)
+def test_bin_percentile_python(case):
+    """The text and HTML exports' copy (bins as [low, high, count], the answer a bin's centre)."""
+    from iolens.notebook.export_block import _pct
+
+    bins = [[2.0 ** i, 2.0 ** (i + 1), c] for i, c in enumerate(case["counts"])]
+    for p, i in case["picked"].items():
+        want = None if i is None else (2.0 ** i * 2.0 ** (i + 1)) ** 0.5
+        assert _pct(bins, float(p)) == want, p
+
+
+def _histogram(con: duckdb.DuckDBPyConnection, counts: list[int]) -> None:
+    # The tables hold the bins that have a count (an empty histogram is no rows).
+    con.execute("CREATE OR REPLACE TABLE h (lat_bin INTEGER, n BIGINT)")
+    rows = [(i, c) for i, c in enumerate(counts) if c]
+    if rows:
+        con.executemany("INSERT INTO h VALUES (?, ?)", rows)
+
+
+@pytest.mark.parametrize("case", PCT_CASES)
+def test_bin_percentile_sql_block_views(case):
+    """views/block.py's SQL (latency percentiles per bucket), run by DuckDB."""
+    from iolens.views.block import _pct_sql
+
+    con = duckdb.connect()
+    _histogram(con, case["counts"])
+    got = con.execute(_pct_sql("SELECT 0 AS b, lat_bin, n FROM h")).fetchall()
+    cols = [d[0] for d in con.description]
+    row = dict(zip(cols, got[0])) if got else {}
+    for p, i in case["picked"].items():
+        assert row.get(COLUMN[p]) == i, p
+
+
+@pytest.mark.parametrize("case", PCT_CASES)
+def test_bin_percentile_sql_sched_views(case):
+    """views/sched.py's nearest rank (delays, run times), run by DuckDB."""
+    from iolens.views.sched import _nearest_rank
+
+    con = duckdb.connect()
+    _histogram(con, case["counts"])
+    # the fractions as the views write them (0.999, not 99.9 / 100 = 0.9990000000000001)
+    qs = {COLUMN[p]: {"50": 0.5, "90": 0.9, "99": 0.99, "99.9": 0.999}[p] for p in case["picked"]}
+    sql = f"WITH src AS (SELECT 0 AS k, lat_bin AS v, n FROM h), {_nearest_rank('k', 'src', qs)} SELECT * FROM pct"
+    got = con.execute(sql).fetchall()
+    cols = [d[0] for d in con.description]
+    row = dict(zip(cols, got[0])) if got else {}
+    for p, i in case["picked"].items():
+        assert row.get(COLUMN[p]) == i, p
+
+
+@pytest.mark.parametrize("case", PCT_CASES)
+def test_bin_percentile_sql_fio_results(case, tmp_path):
+    """Ingest's fio results (p50, p99, p99.9 from fio's bins when fio gave none), run by DuckDB on
+    the store's schema."""
+    from iolens.ingest import DERIVE_FIO_RESULTS
+    from iolens.store.db import Store
+
+    store = Store(tmp_path / "v.duckdb")
+    try:
+        with store.write() as w:
+            w.insert("fio_jobs", ["capture_id", "run_id", "job_index", "jobname", "ddir", "total_ios"],
+                     [["c", "r000", 0, "job", "read", sum(case["counts"])]])
+            w.insert("fio_clat_bins", ["capture_id", "run_id", "job_index", "ddir", "bin_ns", "count"],
+                     [["c", "r000", 0, "read", 1000 + i, n] for i, n in enumerate(case["counts"]) if n])
+            w.execute(DERIVE_FIO_RESULTS, {"cid": "c"})
+        row = store.query("SELECT clat_p50_ns, clat_p99_ns, clat_p99_9_ns FROM fio_results").rows[0]
+    finally:
+        store.close()
+    for p, got in zip(("50", "99", "99.9"), row):
+        i = case["picked"][p]
+        assert got == (None if i is None else 1000 + i), p
+
+
+# --- flame graph colours and rectangles ----------------------------------------------------------
+
+FLAME = vectors("flame")
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=repr(c["name"])) for c in FLAME["colours"]["cases"]])
+def test_flame_colours(case):
+    from iolens.views.flame_svg import dim, fnv1a, frame_rgb
+
+    assert fnv1a(case["name"]) == case["fnv1a"]
+    assert list(frame_rgb(case["name"])) == case["rgb"]
+    assert list(dim(frame_rgb(case["name"]))) == case["dimmed"]
+
+
+@pytest.mark.parametrize("case", FLAME["diff_colours"]["cases"])
+def test_flame_diff_colours(case):
+    from iolens.views.flame_svg import diff_rgb
+
+    assert list(diff_rgb(case["delta"], case["max_abs"])) == case["rgb"]
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c["name"]) for c in FLAME["visible_rects"]["cases"]])
+def test_flame_visible_rects(case):
+    from iolens.views.flame_svg import Layout, visible
+
+    t = case["tree"]
+    lay = Layout.of(t["name"], t["depth"], t["self"])
+    got = sorted([r.depth, r.x, r.w, r.node, r.merged] for r in visible(lay, case["zoom"], case["width"]))
+    assert len(got) == len(case["rects"])
+    for g, want in zip(got, case["rects"]):
+        assert [g[0], g[3], g[4]] == [want[0], want[3], want[4]]
+        assert g[1] == pytest.approx(want[1], abs=1e-6) and g[2] == pytest.approx(want[2], abs=1e-6)
