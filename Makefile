@@ -12,7 +12,7 @@ DATASETS := $(sort $(wildcard datasets/*/*.iolens.tar.gz))
 export PATH := $(dir $(UV)):$(HOME)/.cargo/bin:$(PATH)
 
 .PHONY: help deps deps-system deps-python deps-node build api-client demo serve test test-python \
-        test-rust test-unit test-e2e typecheck clean bench lab-deps lab-kernel lab-datasets
+        test-rust test-unit test-e2e typecheck clean bench lab-deps lab-kernel lab-datasets lint-python
 
 help:
 	@echo "make demo   install, build, load datasets/ and serve on http://$(HOST):$(PORT)/"
@@ -74,7 +74,7 @@ lab-kernel: deps-system deps-python
 	@cd collectors && $(UV) run python -m iolens_lab prepare tests/lab/smoke.toml || \
 	  echo "lab-kernel: could not fetch the lab's test kernel; its test will say why" >&2
 
-test-python: deps-python
+test-python: deps-python lint-python
 	$(UV) run pytest -q
 
 # The Rust core: formatted, clippy-clean with warnings as errors, and its own #[test]s (the byte-for-byte
@@ -83,6 +83,12 @@ NATIVE := backend/native/iolens_native
 test-rust:
 	@cargo clippy --version >/dev/null 2>&1 && cargo fmt --version >/dev/null 2>&1 || rustup component add clippy rustfmt
 	cd $(NATIVE) && cargo fmt --check && cargo clippy --release --locked --all-targets -- -D warnings && cargo test --release --locked
+
+# ruff (pyproject.toml [tool.ruff]) and the import contracts: layers, imports downward only
+# (pyproject.toml [tool.importlinter], docs/architecture.md).
+lint-python: deps-python
+	$(UV) run ruff check backend collectors bench scripts
+	$(UV) run lint-imports
 
 test-unit: deps-node
 	npm run --silent typecheck

@@ -50,7 +50,7 @@ sys.path.insert(0, str(REPO / "backend"))
 
 from iolens.formats import perf_block_native  # noqa: E402
 from iolens.ingest import ingest_file  # noqa: E402
-from iolens.ingest_block import read_block_artifact  # noqa: E402
+from iolens.ingest.block import read_block_artifact  # noqa: E402
 from iolens.store.db import Store  # noqa: E402
 from iolens.views import block as views  # noqa: E402
 
@@ -76,7 +76,7 @@ def write_text(path: Path, ios: int) -> int:
         gz = subprocess.Popen(["gzip", "-1"], stdin=subprocess.PIPE, stdout=out)
         buf: list[str] = []
         t = T0
-        for i in range(ios):
+        for _ in range(ios):
             t += rnd.randint(1, 2 * gap - 1)
             while pending and pending[0][0] <= t:
                 buf.append(heapq.heappop(pending)[1])

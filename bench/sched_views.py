@@ -38,7 +38,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "backend"))
 
 from iolens.ingest import ingest_file  # noqa: E402
-from iolens.ingest_sched import read_sched_trace  # noqa: E402
+from iolens.ingest.sched import read_sched_trace  # noqa: E402
 from iolens.store.db import Store  # noqa: E402
 from iolens.views import sched as views  # noqa: E402
 

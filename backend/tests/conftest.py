@@ -22,3 +22,18 @@ def corpus() -> Path:
             pytest.fail(message)
         pytest.skip(message)
     return path
+
+
+@pytest.fixture
+def block_path(request, monkeypatch) -> str:
+    """Tests parametrized with block_path ("native", "python") ingest perf-block artifacts both ways:
+    the native pass (the default) and the Python path (IOLENS_BLOCK_NATIVE=0), which is the reference
+    the native pass is compared with (test_block_native.py) and the fallback when iolens_native is
+    missing, so it must keep passing them too."""
+    from iolens.formats import perf_block_native
+
+    if request.param == "python":
+        monkeypatch.setenv(perf_block_native.ENV, "0")
+        assert not perf_block_native.enabled()
+    return request.param
+

@@ -11,7 +11,7 @@ import pytest
 from bundles import block_capture, write_bundle
 from server import running_server
 
-import iolens.ingest_block as ingest_block
+import iolens.ingest.block as ingest_block
 from iolens.ingest import ingest_file
 from iolens.store.db import Store
 from iolens.views import block as views
@@ -167,7 +167,8 @@ def test_unmatched_events_far_from_the_ends_mean_lost_events(tmp_path) -> None:
     assert d.series[0].events_lost and any("no partner" in w for w in d.series[0].warnings)
 
 
-def test_perf_sample_with_perf_stat_is_flagged(tmp_path) -> None:
+@pytest.mark.parametrize("block_path", ["native", "python"], indirect=True)
+def test_perf_sample_with_perf_stat_is_flagged(tmp_path, block_path) -> None:
     data = (SAMPLES / "perf-6.1-block-randrw.ns.txt.gz").read_bytes()
     stat = (SAMPLES / "perf-6.1-block-randrw.stat.csv").read_bytes()
     store, cid = ingest(tmp_path, "perf", [[("perf-block", "block.txt.gz", data, {}),
@@ -181,7 +182,8 @@ def test_perf_sample_with_perf_stat_is_flagged(tmp_path) -> None:
     assert views.runs(store2, [cid2])[0].events_lost is False
 
 
-def test_tiles_equal_rows_on_the_real_sample(tmp_path) -> None:
+@pytest.mark.parametrize("block_path", ["native", "python"], indirect=True)
+def test_tiles_equal_rows_on_the_real_sample(tmp_path, block_path) -> None:
     """The same view from tiles and from rows (a grid aligned to the tiles) gives the same numbers."""
     data = gzip.decompress((SAMPLES / "perf-6.1-block-randrw.ns.txt.gz").read_bytes())
     store, cid = ingest(tmp_path, "perf", [[("perf-block", "block.txt", data, {})]])
@@ -209,7 +211,8 @@ def test_tiles_equal_rows_on_the_real_sample(tmp_path) -> None:
 # HTTP
 
 
-def test_block_api_over_http(tmp_path, corpus) -> None:
+@pytest.mark.parametrize("block_path", ["native", "python"], indirect=True)
+def test_block_api_over_http(tmp_path, corpus, block_path) -> None:
     perf, pfiles = block_capture("perf-6.18", [[
         ("perf-block", "block.txt.gz", (SAMPLES / "perf-6.1-block-randrw.ns.txt.gz").read_bytes(), {}),
         ("perf-stat-block", "block.stat.csv", (SAMPLES / "perf-6.1-block-randrw.stat.csv").read_bytes(), {})]])

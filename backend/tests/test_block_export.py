@@ -1,4 +1,4 @@
-"""The block layer cell in text and HTML exports (iolens/notebook/export_block.py): key numbers per
+"""The block layer cell in text and HTML exports (iolens/exports/block.py): key numbers per
 run from the real perf sample (which lost events) and the blkparse corpus trace, the loss warning,
 the window and operation of the cell's state, and a link to the charts."""
 
@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from bundles import block_capture, fio_capture, write_bundle
 from server import running_server
 
@@ -19,7 +20,8 @@ def _upload(api, tmp: Path, name: str, m: dict, files: dict) -> str:
     return r.json()["id"]
 
 
-def test_block_cell_in_text_and_html_exports(tmp_path, corpus) -> None:
+@pytest.mark.parametrize("block_path", ["native", "python"], indirect=True)
+def test_block_cell_in_text_and_html_exports(tmp_path, corpus, block_path) -> None:
     perf, pfiles = block_capture("perf-6.18", [[
         ("perf-block", "block.txt.gz", (SAMPLES / "perf-6.1-block-randrw.ns.txt.gz").read_bytes(), {}),
         ("perf-stat-block", "block.stat.csv", (SAMPLES / "perf-6.1-block-randrw.stat.csv").read_bytes(), {})]])
@@ -54,6 +56,6 @@ def test_block_cell_in_text_and_html_exports(tmp_path, corpus) -> None:
         assert 0 < depth <= 1.0
         assert "latency p50 " in nvme and " us, p99 " in nvme
         assert "0 s to 0.2 s since run start; read only" in cell3
-        assert f"#cell-3" in cell3
+        assert "#cell-3" in cell3
         page = api.get(f"/api/notebooks/{nid}/export", params={"format": "html"}).text
         assert "events lost" in page and "QD mean" in page and f"/n/{nid}#cell-2" in page

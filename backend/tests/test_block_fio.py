@@ -144,7 +144,7 @@ def test_monotonic_logs_get_run_ms_and_a_job_start_estimate(hand) -> None:
     ([("iops", 0, [250, 251]), ("clat", 0, [250, 251])], 250),
 ])
 def test_job_start_estimate(logs, start) -> None:
-    from iolens.ingest_sweep import _job_start
+    from iolens.ingest.sweep import _job_start
 
     assert _job_start(logs) == start
 

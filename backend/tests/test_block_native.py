@@ -1,6 +1,6 @@
 """The native block pass (`iolens_native.block_perf_csv`, through formats/perf_block_native.py)
 against the Python reference it replaces at ingest (PerfBlockReader + IoMatcher + csv.writer, in
-ingest_block.read_block_artifact): the same CSV bytes, the same counters (in the same key order),
+ingest/block.py read_block_artifact): the same CSV bytes, the same counters (in the same key order),
 the same FormatError for a malformed line. On the real perf sample, on the benchmark's synthetic
 stream, on hand-written lines for every parsing and matching rule, on malformed lines, and on
 randomly damaged text."""
@@ -9,19 +9,20 @@ from __future__ import annotations
 
 import csv
 import gzip
-import io
 import importlib.util
+import io
 import random
 import sys
 from pathlib import Path
 
 import pytest
 
-import iolens.ingest_block as ingest_block
+import iolens.ingest.block as ingest_block
 from iolens.formats import perf_block_native as native
 from iolens.formats.errors import FormatError
 from iolens.formats.perf_block import PerfBlockReader
-from iolens.ingest_block import lat_bin, open_text, read_block_artifact
+from iolens.ingest.block import open_text, read_block_artifact
+from iolens.store.rules.bin_percentile import lat_bin
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="iolens_native has no block_perf_csv")
 

@@ -56,8 +56,9 @@ def test_ingest_through_a_running_server(tmp_path):
     server = subprocess.Popen([sys.executable, "-m", "iolens", "serve", "--db", str(tmp_path / "s.duckdb"),
                                "--port", str(port), "--log-level", "warning"], stderr=subprocess.PIPE, text=True)
     try:
-        import httpx
         import time
+
+        import httpx
         for _ in range(100):
             try:
                 httpx.get(f"http://127.0.0.1:{port}/api/health")

@@ -1,4 +1,4 @@
-"""The scheduler cell in exports (notebook/export_sched.py): a notebook with a `sched` view cell over
+"""The scheduler cell in exports (exports/sched.py): a notebook with a `sched` view cell over
 the hand-written trace (baseline), the real fio <-> kworker recording, the same hand trace with
 sched_waking lost, and a capture without a trace. Golden text in tests/golden/sched-export.txt."""
 
@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 from bundles import fio_capture, write_bundle
+from goldens import check_golden
+from notebook_helpers import check_mail_safe, save, stable
+from sched_traces import HAND, SAMPLES, sched_bundle, stat_text, upload
 from server import running_server
-from test_notebooks import check_mail_safe, golden, save, stable
-from test_sched import HAND, SAMPLES, _stat, sched_bundle, upload
 
 PUBLIC = "https://iolens.example.org"
 
@@ -18,10 +19,10 @@ def api(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("sched-export")
     with running_server(tmp / "data", public_url=PUBLIC) as client:
         ids = {}
-        for label, trace, stat in (("hand", HAND, _stat()),
+        for label, trace, stat in (("hand", HAND, stat_text()),
                                    ("real", (SAMPLES / "fio-pinned.perf-script.txt.gz").read_bytes(),
                                     (SAMPLES / "fio-pinned.perf-stat.csv").read_text()),
-                                   ("lost", HAND, _stat(397))):
+                                   ("lost", HAND, stat_text(397))):
             r = upload(client, sched_bundle(tmp, label, trace, stat))
             assert r.status_code == 201, r.text
             ids[label] = r.json()["id"]
@@ -52,7 +53,7 @@ def test_text_export_has_the_key_numbers(api):
     # the storm: fio and the kworker ping-pong on the workload's CPU, marked
     assert "fio <-> kworker/*" in text and "[workload <-> kworker]" in text
     assert "! Events lost in lost (run r000)" in text and "recorded 4 of 400" in text
-    golden("sched-export.txt", stable(text))
+    check_golden("sched-export.txt", stable(text))
 
 
 def test_html_export_and_no_trace_at_all(api):

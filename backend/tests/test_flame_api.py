@@ -7,12 +7,12 @@ recordings (tests/formats/samples/perf-6.1-fio-dio-*)."""
 from __future__ import annotations
 
 import gzip
-import os
 import re
 from pathlib import Path
 
 import pytest
 from bundles import add_file, fio_capture, write_bundle
+from goldens import check_golden
 from server import running_server
 
 from iolens.formats.perf_script import fold_text, parse_folded
@@ -271,20 +271,6 @@ def test_difffolded_export(served):
                       "kworker/1:1;worker_thread;blk_mq_complete 20 10\n")
 
 
-def check_golden(name: str, text: str) -> None:
-    """Observable Plot style: a mismatch writes NAME-changed.svg beside the golden file;
-    IOLENS_BLESS=1 rewrites the golden file."""
-    path = GOLDEN / name
-    changed = path.with_name(path.stem + "-changed.svg")
-    if os.environ.get("IOLENS_BLESS") or not path.exists():
-        GOLDEN.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    if path.read_text() != text:
-        changed.write_text(text)
-        pytest.fail(f"{path.name} differs from the golden file; see {changed} (IOLENS_BLESS=1 to accept)")
-    changed.unlink(missing_ok=True)
-
-
 def test_svg_exports_are_golden(served):
     client, ids = served
     q = {"zoom": "fio;entry", "search": "^vfs_", "mode": "icicle", "width": 600}
@@ -294,14 +280,14 @@ def test_svg_exports_are_golden(served):
     assert "zoomed to fio &gt; entry" in text
     assert "search /^vfs_/: 77.78% of samples matched" in text    # vfs_write 60 + vfs_read 10 of 90
     assert "<title>iomap_dio_rw\n5 samples, 50 ns (55.56%)</title>" in text
-    check_golden("capture-zoom-search.svg", text)
+    check_golden("flame/capture-zoom-search.svg", text)
 
     d = client.get(f"/api/compare/flame/svg?a={ids['a']}&b={ids['b']}&width=600&download=true")
     assert d.status_code == 200
     assert d.headers["content-disposition"].startswith("attachment;")
     assert "xfs_ilock\nself 0.00% -&gt; 50.00% (+50.00 pp)" in d.text
     assert 'fill="url(#noise)"' in d.text                     # blk_mq_complete's change is within the spread
-    check_golden("diff.svg", d.text)
+    check_golden("flame/diff.svg", d.text)
 
     total = client.get(f"/api/compare/flame/svg?a={ids['a']}&b={ids['b']}&width=600&color=total&mode=flame")
     assert "change of total share" in total.text

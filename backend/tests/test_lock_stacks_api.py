@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 from bundles import add_file, fio_capture, write_bundle
+from lockstat_dumps import dump, points, row
+from notebook_helpers import check_mail_safe, save
 from server import running_server
-from test_lock_stat_api import dump, points, row
 
 from iolens.formats.perf_script import fold_text, sample_table
 
@@ -234,8 +235,6 @@ def test_without_stacks_and_errors(served):
 
 
 def test_text_and_html_exports_link_the_top_classes_to_stacks(served):
-    from test_notebooks import check_mail_safe, save
-
     api, ids = served, served.ids
     caps = [ids["both"], ids["lockonly"], ids["perf"]]
     doc = {"format_version": 1, "title": "ilock", "captures": caps, "baseline": ids["both"],

@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pytest
 from bundles import fio_capture, write_bundle
+from goldens import check_golden
+from notebook_helpers import check_mail_safe, save, stable
 from server import running_server
 
-from iolens.manifest import capture_id
-from iolens.notebook import document
+from iolens.bundle import capture_id
+from iolens.models import notebook_upgrade as document
 from iolens.store.db import Store
 
 HERE = Path(__file__).parent
@@ -64,10 +66,6 @@ def api(tmp_path_factory):
     with running_server(tmp / "data", public_url=PUBLIC) as client:
         upload_all(client, tmp)
         yield client
-
-
-def save(client, doc: dict, parent: str | None = None, **kw):
-    return client.post("/api/notebooks", json={"document": doc, "parent": parent}, **kw)
 
 
 def test_the_v1_fixture_names_the_test_captures():
@@ -163,7 +161,7 @@ def test_a_v1_document_saved_long_ago_still_opens(tmp_path):
 
 
 def test_short_names_for_text_tables():
-    from iolens.notebook.textfmt import short_names
+    from iolens.exports.textfmt import short_names
 
     assert short_names(["6.18-ext4", "6.18-xfs"]) == ["6.18-ext4", "6.18-xfs"]
     assert short_names(["6.18.44-fc-v669-xfs", "6.18.44-fc-v669-ext4"]) == ["xfs", "ext4"]
@@ -172,7 +170,7 @@ def test_short_names_for_text_tables():
 
 
 def test_ratio_text_has_three_significant_digits_and_no_exponent():
-    from iolens.notebook.textfmt import format_ratio
+    from iolens.exports.textfmt import format_ratio
 
     assert [format_ratio(r) for r in (1.123, 0.919, 1.0, None, float("inf"))] == ["+12.3 %", "-8.1 %", "+-0.0 %", "", ""]
     # past +1000 % the ratio itself, as the frontend's formatRatio (d3 ".3~r") prints it
@@ -249,34 +247,6 @@ def test_cli_sends_the_token(tmp_path):
 # --- exports ----------------------------------------------------------------------------------
 
 
-def golden(name: str, actual: str) -> None:
-    """Compare with tests/golden/NAME; a missing file is written; IOLENS_BLESS=1 rewrites it."""
-    path = GOLDEN / name
-    if not path.exists() or os.environ.get("IOLENS_BLESS"):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(actual)
-    expected = path.read_text()
-    changed = path.with_name(path.name + "-changed")
-    if actual != expected:
-        changed.write_text(actual)
-    else:
-        changed.unlink(missing_ok=True)
-    assert actual == expected, f"{name} changed: see {path.name}-changed beside it (IOLENS_BLESS=1 to accept)"
-
-
-def stable(text: str) -> str:
-    return re.sub(r"saved \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", "saved YYYY-MM-DD HH:MM:SS UTC", text)
-
-
-def check_mail_safe(text: str) -> None:
-    for n, line in enumerate(text.split("\n"), 1):
-        assert len(line) <= 72, (n, line)
-        assert "\t" not in line and line == line.rstrip(), (n, line)
-        assert all(" " <= ch <= "~" for ch in line), (n, line)
-        # quoted in a reply, it still fits an 80-column terminal
-        assert len("> > " + line) <= 80
-
-
 def test_text_export_golden(api):
     nid = save(api, fixture_v1()).json()["id"]
     r = api.get(f"/api/notebooks/{nid}/export", params={"format": "text"})
@@ -285,7 +255,7 @@ def test_text_export_golden(api):
     check_mail_safe(text)
     head = text.split("\n")[:3]
     assert f"{PUBLIC}/n/{nid}" in head
-    golden("notebook-v1.txt", stable(text))
+    check_golden("notebook-v1.txt", stable(text))
 
 
 def test_text_export_of_everything_awkward(api):
@@ -357,7 +327,8 @@ def test_every_server_setting_is_documented():
     """Datasette's rule: a setting without documentation fails the build."""
     repo = HERE.parents[1]
     docs = (repo / "docs" / "api.md").read_text() + (repo / "docs" / "team-server.md").read_text()
-    sources = [(repo / "backend" / "iolens" / p).read_text() for p in ("api/app.py", "cli.py")]
+    code = repo / "backend" / "iolens"
+    sources = [p.read_text() for p in sorted((code / "api").rglob("*.py")) + sorted((code / "cli").glob("*.py"))]
     names = set(re.findall(r"IOLENS_[A-Z_]+", "".join(sources)))
     assert {"IOLENS_TOKEN", "IOLENS_PUBLIC_URL", "IOLENS_SQL_TIME_LIMIT", "IOLENS_SQL_MAX_ROWS"} <= names
     assert sorted(n for n in names if n not in docs) == []

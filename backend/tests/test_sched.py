@@ -7,89 +7,15 @@ comments; the real fio <-> kworker sample (tests/formats/samples/sched) checks t
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from bundles import add_file, fio_capture, write_bundle
+from bundles import fio_capture, write_bundle
+from sched_traces import DURATION_S, HAND, KW, SAMPLES, sched_bundle, stat_text, switch_line, upload
 from server import running_server
 
-from iolens.ingest_sched import LOSS_THRESHOLD, SchedTrace, assess, parse_cpu_list, workload_comm, workload_cpus
-from iolens.manifest import Manifest
-
-SAMPLES = Path(__file__).resolve().parent / "formats" / "samples" / "sched"
-
-
-def _line(t_us: int, cpu: int, comm: str, tid: int, event: str, trace: str) -> str:
-    sec, us = divmod(100_000_000 + t_us, 1_000_000)  # t = 0 is 100.000000 s on perf's clock
-    return f"{comm:>16} {tid:>6} [{cpu:03d}] {sec:5d}.{us:06d}: {event:>24}: {trace}"
-
-
-def _switch(t, cpu, pc, pp, ps, nc, np_):
-    head = ("swapper" if pp == 0 else pc, pp)
-    return _line(t, cpu, *head, "sched:sched_switch",
-                 f"prev_comm={pc} prev_pid={pp} prev_prio=120 prev_state={ps} ==> next_comm={nc} next_pid={np_} "
-                 "next_prio=120")
-
-
-def _wake(t, kind, comm, pid, waker, waker_pid, cpu=1):
-    return _line(t, cpu, waker, waker_pid, f"sched:sched_{kind}",
-                 f"comm={comm} pid={pid} prio=120 target_cpu={cpu:03d}")
-
-
-KW = "kworker/1:1"
-# fio (500) pinned to CPU 1 with its completion kworker (40); bash (600) on CPU 0. Times in us.
-HAND_LINES = [
-    _wake(0, "waking", "fio", 500, "swapper", 0),                   # 1
-    _wake(2, "wakeup", "fio", 500, "swapper", 0),                   # 2
-    _switch(3, 0, "swapper/0", 0, "R", "bash", 600),                # 3  CPU 0
-    _switch(5, 1, "swapper/1", 0, "R", "fio", 500),                 # 4  fio in: waited 5 - 0 (waking)
-    _wake(10, "waking", KW, 40, "fio", 500),                        # 5
-    _wake(11, "wakeup", KW, 40, "fio", 500),                        # 6
-    _switch(12, 1, "fio", 500, "R+", KW, 40),                       # 7  kworker preempts fio; kworker waited 2
-    _switch(15, 1, KW, 40, "I", "fio", 500),                        # 8  round trip 1: kworker 3 us inside fio
-    _wake(20, "waking", KW, 40, "fio", 500),                        # 9
-    _wake(21, "wakeup", KW, 40, "fio", 500),                        # 10
-    _switch(22, 1, "fio", 500, "R+", KW, 40),                       # 11 round trip 2: fio 7 us inside kworker
-    _switch(26, 1, KW, 40, "I", "fio", 500),                        # 12 round trip 3: kworker 4 us inside fio
-    _switch(30, 1, "fio", 500, "S", "swapper/1", 0),                # 13 fio sleeps
-    _switch(100_000, 0, "bash", 600, "S", "swapper/0", 0),          # 14 CPU 0
-    _line(100_001, 0, "bash", 600, "sched:sched_migrate_task",      # 15 to CPU 1, in the second 100 ms
-          "comm=bash pid=600 prio=120 orig_cpu=0 dest_cpu=1"),
-    _wake(150_000, "waking", "fio", 500, "swapper", 0),             # 16
-    _wake(150_001, "wakeup", "fio", 500, "swapper", 0),             # 17
-    _switch(150_004, 1, "swapper/1", 0, "R", "fio", 500),           # 18 fio waited 4 (waking)
-    _switch(150_010, 1, "fio", 500, "S", "swapper/1", 0),           # 19
-]
-HAND = "\n".join(HAND_LINES) + "\n"
-DURATION_S = 0.150010
-
-
-def _stat(waking_cpu1_second: int = 1) -> str:
-    """perf stat -x, -I 100 -A -a of the same run: the trace's own counts (sched_switch 10,
-    sched_waking 4), or sched_waking counted far above what was recorded."""
-    rows = []
-    for end, per_cpu in ((0.1, {0: (1, 1, 0), 1: (6, 6, 3)}), (0.2, {0: (1, 1, 0), 1: (2, 2, waking_cpu1_second)})):
-        for event, i in (("context-switches", 0), ("sched:sched_switch", 1), ("sched:sched_waking", 2)):
-            for cpu, vals in per_cpu.items():
-                rows.append(f"     {end:.9f},CPU{cpu},{vals[i]},,{event},100000000,100.00,,")
-    return "\n".join(rows) + "\n"
-
-
-def sched_bundle(tmp: Path, label: str, trace: str | bytes, stat: str | None, cpus: str | None = "1",
-                 name: str | None = None, **stat_fields) -> Path:
-    m, files = fio_capture(label, [[{"name": "t", "iops": 1000}]])
-    if cpus is not None:
-        m["runs"][0]["params"] = {"cpus": cpus}
-    add_file(m, files, "runs/r000/sched.txt", trace, "perf-sched", run=0)
-    if stat is not None:
-        add_file(m, files, "runs/r000/perf-stat.csv", stat, "perf-stat", run=0)
-        m["runs"][0]["artifacts"][-1].update(stat_fields)
-    return write_bundle(tmp / (name or f"{label}.iolens.tar.gz"), m, files)
-
-
-def upload(client, path: Path):
-    with path.open("rb") as f:
-        return client.post("/api/captures", files={"file": (path.name, f, "application/gzip")})
+from iolens.bundle import Manifest
+from iolens.formats.cpulist import parse_cpu_list
+from iolens.ingest.sched import SchedTrace, assess, workload_comm, workload_cpus
+from iolens.store.rules.lost_events import LOSS_THRESHOLD
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +23,7 @@ def api(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("sched")
     with running_server(tmp / "data") as client:
         ids = {}
-        for label, trace, stat in (("hand", HAND, _stat()), ("lost", HAND, _stat(397)),
+        for label, trace, stat in (("hand", HAND, stat_text()), ("lost", HAND, stat_text(397)),
                                    ("real", (SAMPLES / "fio-pinned.perf-script.txt.gz").read_bytes(),
                                     (SAMPLES / "fio-pinned.perf-stat.csv").read_text())):
             r = upload(client, sched_bundle(tmp, label, trace, stat))
@@ -317,7 +243,7 @@ def test_bad_artifacts_are_refused(api):
     broken = HAND.replace("next_pid=40 next_prio", "next_pid=forty next_prio", 1)
     r = upload(api, sched_bundle(tmp, "broken", broken, None))
     assert r.status_code == 422 and r.json()["detail"]["line"] == 7 and r.json()["detail"]["file"] == "runs/r000/sched.txt"
-    r = upload(api, sched_bundle(tmp, "scope", HAND, _stat(), scope="everything"))
+    r = upload(api, sched_bundle(tmp, "scope", HAND, stat_text(), scope="everything"))
     assert r.status_code == 422 and "scope" in r.json()["error"]
     r = upload(api, sched_bundle(tmp, "empty", "\n", None))
     assert r.status_code == 422 and "no sched:sched_switch" in r.json()["error"]
@@ -377,9 +303,9 @@ def test_ties_are_ordered_by_pid_and_state(tmp_path):
     """Two threads of one name with the same counts (702 seen first): the views order them by pid,
     and a task's switch-out states with equal counts by state, so a permalink shows the same rows
     in the same order on every load."""
-    lines = [_switch(1, 0, "swapper/0", 0, "R", "dd", 702), _switch(2, 0, "dd", 702, "S", "dd", 701),
-             _switch(3, 0, "dd", 701, "S", "dd", 702), _switch(4, 0, "dd", 702, "D", "dd", 701),
-             _switch(5, 0, "dd", 701, "D", "swapper/0", 0)]
+    lines = [switch_line(1, 0, "swapper/0", 0, "R", "dd", 702), switch_line(2, 0, "dd", 702, "S", "dd", 701),
+             switch_line(3, 0, "dd", 701, "S", "dd", 702), switch_line(4, 0, "dd", 702, "D", "dd", 701),
+             switch_line(5, 0, "dd", 701, "D", "swapper/0", 0)]
     with running_server(tmp_path / "data") as client:
         r = upload(client, sched_bundle(tmp_path, "ties", "\n".join(lines) + "\n", None, cpus=None))
         assert r.status_code == 201, r.text

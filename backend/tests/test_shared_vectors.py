@@ -34,12 +34,12 @@ def test_vectors_cover_the_views_percentiles():
 @pytest.mark.parametrize("case", PCT_CASES)
 def test_bin_percentile_python(case):
     """The text and HTML exports' copy (bins as [low, high, count], the answer a bin's centre)."""
-    from iolens.notebook.export_block import _pct
+    from iolens.store.rules.bin_percentile import percentile_of_bins
 
     bins = [[2.0 ** i, 2.0 ** (i + 1), c] for i, c in enumerate(case["counts"])]
     for p, i in case["picked"].items():
         want = None if i is None else (2.0 ** i * 2.0 ** (i + 1)) ** 0.5
-        assert _pct(bins, float(p)) == want, p
+        assert percentile_of_bins(bins, float(p)) == want, p
 
 
 def _histogram(con: duckdb.DuckDBPyConnection, counts: list[int]) -> None:
@@ -53,11 +53,12 @@ def _histogram(con: duckdb.DuckDBPyConnection, counts: list[int]) -> None:
 @pytest.mark.parametrize("case", PCT_CASES)
 def test_bin_percentile_sql_block_views(case):
     """views/block.py's SQL (latency percentiles per bucket), run by DuckDB."""
-    from iolens.views.block import _pct_sql
+    from iolens.store.rules.bin_percentile import percentiles_sql
+    from iolens.views.block import PERCENTILES
 
     con = duckdb.connect()
     _histogram(con, case["counts"])
-    got = con.execute(_pct_sql("SELECT 0 AS b, lat_bin, n FROM h")).fetchall()
+    got = con.execute(percentiles_sql("SELECT 0 AS b, lat_bin, n FROM h", PERCENTILES)).fetchall()
     cols = [d[0] for d in con.description]
     row = dict(zip(cols, got[0])) if got else {}
     for p, i in case["picked"].items():
@@ -67,13 +68,13 @@ def test_bin_percentile_sql_block_views(case):
 @pytest.mark.parametrize("case", PCT_CASES)
 def test_bin_percentile_sql_sched_views(case):
     """views/sched.py's nearest rank (delays, run times), run by DuckDB."""
-    from iolens.views.sched import _nearest_rank
+    from iolens.store.rules.bin_percentile import nearest_rank_sql
 
     con = duckdb.connect()
     _histogram(con, case["counts"])
     # the fractions as the views write them (0.999, not 99.9 / 100 = 0.9990000000000001)
     qs = {COLUMN[p]: {"50": 0.5, "90": 0.9, "99": 0.99, "99.9": 0.999}[p] for p in case["picked"]}
-    sql = f"WITH src AS (SELECT 0 AS k, lat_bin AS v, n FROM h), {_nearest_rank('k', 'src', qs)} SELECT * FROM pct"
+    sql = f"WITH src AS (SELECT 0 AS k, lat_bin AS v, n FROM h), {nearest_rank_sql('k', 'src', qs)} SELECT * FROM pct"
     got = con.execute(sql).fetchall()
     cols = [d[0] for d in con.description]
     row = dict(zip(cols, got[0])) if got else {}
@@ -85,7 +86,7 @@ def test_bin_percentile_sql_sched_views(case):
 def test_bin_percentile_sql_fio_results(case, tmp_path):
     """Ingest's fio results (p50, p99, p99.9 from fio's bins when fio gave none), run by DuckDB on
     the store's schema."""
-    from iolens.ingest import DERIVE_FIO_RESULTS
+    from iolens.ingest.fio import DERIVE_FIO_RESULTS
     from iolens.store.db import Store
 
     store = Store(tmp_path / "v.duckdb")
@@ -111,7 +112,7 @@ FLAME = vectors("flame")
 
 @pytest.mark.parametrize("case", [pytest.param(c, id=repr(c["name"])) for c in FLAME["colours"]["cases"]])
 def test_flame_colours(case):
-    from iolens.views.flame_svg import dim, fnv1a, frame_rgb
+    from iolens.store.rules.flame import dim, fnv1a, frame_rgb
 
     assert fnv1a(case["name"]) == case["fnv1a"]
     assert list(frame_rgb(case["name"])) == case["rgb"]
@@ -120,14 +121,14 @@ def test_flame_colours(case):
 
 @pytest.mark.parametrize("case", FLAME["diff_colours"]["cases"])
 def test_flame_diff_colours(case):
-    from iolens.views.flame_svg import diff_rgb
+    from iolens.store.rules.flame import diff_rgb
 
     assert list(diff_rgb(case["delta"], case["max_abs"])) == case["rgb"]
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, id=c["name"]) for c in FLAME["visible_rects"]["cases"]])
 def test_flame_visible_rects(case):
-    from iolens.views.flame_svg import Layout, visible
+    from iolens.store.rules.flame import Layout, visible
 
     t = case["tree"]
     lay = Layout.of(t["name"], t["depth"], t["self"])

@@ -169,6 +169,7 @@ def test_memory_beyond_the_servers_limit_is_a_clear_error(tmp_path):
 
 def test_configuration_is_locked_and_extensions_never_load(tmp_path):
     import duckdb
+
     from iolens.store.db import Store
 
     store = Store(tmp_path / "x.duckdb", sandbox_memory_limit="256MB")

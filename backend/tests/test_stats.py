@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from iolens import stats
+from iolens.store import stats
 
 
 @pytest.mark.parametrize("x", [0.0, 0.01, 0.2, 0.5, 0.77, 0.99, 1.0])

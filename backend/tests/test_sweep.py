@@ -4,16 +4,17 @@ matrix statistics, the fio log series, the report (golden text) and the API over
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 from bundles import add_file, fio_json, manifest, write_bundle
+from goldens import check_golden
 from server import running_server
 
-from iolens import report
+from iolens.exports import report as report_export
 from iolens.ingest import ingest_file
 from iolens.store.db import Store
+from iolens.views import report as report_view
 from iolens.views import sweep as sweep_view
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -115,22 +116,18 @@ def check_mail(text: str) -> None:
     assert text.endswith("\n") and not text.endswith("\n\n")
 
 
-def golden(name: str, text: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("IOLENS_BLESS") == "1" or not path.exists():
-        path.write_text(text)
-        if os.environ.get("IOLENS_BLESS") != "1":
-            pytest.fail(f"created golden {path.name}, re-run (check it by hand first)")
-    assert text == path.read_text(), f"differs from golden/{name}; IOLENS_BLESS=1 rewrites it"
+def build_saved(store, ids, baseline, metrics, base_url):
+    """The report as POST /api/report and `iolens report --db` make it: its view saved as a notebook."""
+    return report_view.save(store, report_view.build(store, ids, baseline, metrics, base_url), base_url)
 
 
 def test_report_text_golden(store, two):
     base, other = two
-    d = report.build(store, [base, other], base, ["iops", "clat_mean"], BASE_URL)
+    d = build_saved(store, [base, other], base, ["iops", "clat_mean"], BASE_URL)
     assert d.permalink.startswith(f"{BASE_URL}/n/")
-    text = report.render(d, "text")
+    text = report_export.render(d, "text")
     check_mail(text)
-    golden("report-sweep.txt", text)
+    check_golden("report-sweep.txt", text)
     assert "+20.0% *" in text and "+0.3%" in text and "+12.1% ?" in text
     # the permalink opens a saved notebook with the matrix and the chart of the first metric
     nb = store.query("SELECT document FROM notebook_versions WHERE notebook_id = ?", [d.permalink.rsplit("/", 1)[1]]).scalar()
@@ -138,23 +135,23 @@ def test_report_text_golden(store, two):
     assert [(c["type"], c.get("kind"), c.get("state")) for c in cells[1:]] == [("view", "sweep", "m=iops"),
                                                                                ("view", "sweepline", "m=iops")]
     # the same report again is the same notebook version
-    assert report.build(store, [base, other], base, ["iops", "clat_mean"], BASE_URL).permalink == d.permalink
+    assert build_saved(store, [base, other], base, ["iops", "clat_mean"], BASE_URL).permalink == d.permalink
 
 
 def test_report_other_forms_golden(store, two):
     base, other = two
-    d = report.build(store, [base, other], base, ["iops"], BASE_URL)
-    md = report.render(d, "markdown", rows="captures", ratio=True)
+    d = build_saved(store, [base, other], base, ["iops"], BASE_URL)
+    md = report_export.render(d, "markdown", rows="captures", ratio=True)
     check_mail(md)
-    golden("report-sweep.md", md)
+    check_golden("report-sweep.md", md)
     assert "1.200x *" in md and "| bs " in md
-    data = json.loads(report.render(d, "json"))
+    data = json.loads(report_export.render(d, "json"))
     assert data["baseline"] == base and data["metrics"][0]["metric"]["key"] == "iops"
     assert data["metrics"][0]["rows"][1]["cells"]["rw=randread bs=4k"]["significant"] is True
 
 
 def test_report_quoted_in_a_reply_stays_readable(store, two):
-    text = report.render(report.build(store, list(two), two[0], None, BASE_URL))
+    text = report_export.render(build_saved(store, list(two), two[0], None, BASE_URL))
     quoted = "\n".join("> " + ln for ln in text.splitlines())
     assert max(len(ln) for ln in quoted.splitlines()) <= 74  # 72 + "> ": no mail client rewraps it
 
@@ -163,19 +160,19 @@ def test_wide_tables_are_split(store, tmp_path):
     """Seven captures do not fit 72 columns side by side: the table is split, row headers repeated."""
     ids = [ingest(store, tmp_path, *sweep_capture(f"kernel-{k}-long-label", 0, created_at=f"2026-11-22T02:5{k}:00Z"),
                   f"k{k}") for k in range(7)]
-    text = report.render(report.build(store, ids, ids[0], ["iops"], BASE_URL), "text", rows="points")
+    text = report_export.render(build_saved(store, ids, ids[0], ["iops"], BASE_URL), "text", rows="points")
     check_mail(text)
     assert text.count("randread   4k") >= 2
 
 
 def test_report_errors_and_defaults(store, two):
     base, other = two
-    with pytest.raises(report.ReportError, match="no metric wall_s"):
-        report.build(store, [base, other], base, ["wall_s"], BASE_URL)
-    assert report.resolve(store, ["6.18-xfs", base]) == [other, base]
-    with pytest.raises(report.ReportError, match="no capture with the id or label"):
-        report.resolve(store, ["nope"])
-    assert report.default_captures(store, base) == [base, other]
+    with pytest.raises(report_view.ReportError, match="no metric wall_s"):
+        build_saved(store, [base, other], base, ["wall_s"], BASE_URL)
+    assert report_view.resolve(store, ["6.18-xfs", base]) == [other, base]
+    with pytest.raises(report_view.ReportError, match="no capture with the id or label"):
+        report_view.resolve(store, ["nope"])
+    assert report_view.default_captures(store, base) == [base, other]
 
 
 def cmd_capture(label: str, walls: list[float], inodes: int) -> tuple[dict, dict[str, bytes]]:
@@ -257,7 +254,19 @@ def test_api_over_http(tmp_path):
         assert r.status_code == 200 and r.headers["content-type"].startswith("text/plain")
         check_mail(r.text)
         assert "IOPS / Bandwidth relative to 6.18-ext4" in r.text and r.text.count("6.18-xfs") >= 2
-        assert "/n/" in r.text.splitlines()[1]
+        # GET only reads: the permalink is the long form and no notebook is saved
+        assert "/compare?" in r.text.splitlines()[1]
+        assert api.get("/api/notebooks").json()["notebooks"] == []
+        # POST saves the report's view as a notebook: the short permalink, the same version twice
+        saved = api.post("/api/report", params={"captures": ids[0], "baseline": ids[0], "related": "true",
+                                                "metric": ["iops", "bw"]})
+        assert saved.status_code == 200 and "/n/" in saved.text.splitlines()[1]
+        def tables(text: str) -> str:  # the report without its permalink (head and signature)
+            return text.split("Captures (* = baseline)", 1)[1].split("\n--", 1)[0]
+        assert tables(saved.text) == tables(r.text)
+        again = api.post("/api/report", params={"captures": ids[0], "baseline": ids[0], "related": "true",
+                                                "metric": ["iops", "bw"]})
+        assert again.text == saved.text and len(api.get("/api/notebooks").json()["notebooks"]) == 1
         r = api.get("/api/report", params={"captures": ",".join(ids), "format": "json"})
         assert r.headers["content-type"].startswith("application/json") and r.json()["baseline"] == ids[0]
         r = api.get("/api/report", params={"captures": ",".join(ids), "metric": "nope"})
@@ -268,6 +277,26 @@ def test_api_over_http(tmp_path):
         assert r.status_code == 422
         r = api.get("/api/sweep/fio-log", params={"captures": ",".join(ids)})
         assert r.status_code == 200 and r.json()["series"] == []
+
+
+def test_report_save_needs_the_write_token(tmp_path):
+    """Saving the report's notebook is a write: with a token, POST /api/report needs it; GET never does."""
+    with running_server(tmp_path / "data", token="s3cret") as api:
+        ids = []
+        for i, (m, files) in enumerate([sweep_capture("6.18-ext4", 0), sweep_capture("6.18-xfs", 1)]):
+            path = write_bundle(tmp_path / f"{i}.iolens.tar.gz", m, files)
+            with path.open("rb") as f:
+                r = api.post("/api/captures", files={"file": (path.name, f, "application/gzip")},
+                             headers={"Authorization": "Bearer s3cret"})
+            ids.append(r.json()["id"])
+        q = {"captures": ",".join(ids), "baseline": ids[0]}
+        assert api.get("/api/report", params=q).status_code == 200
+        refused = api.post("/api/report", params=q)
+        assert refused.status_code == 401 and "access token" in refused.json()["error"]
+        assert api.get("/api/notebooks").json()["notebooks"] == []
+        ok = api.post("/api/report", params=q, headers={"Authorization": "Bearer s3cret"})
+        assert ok.status_code == 200 and "/n/" in ok.text.splitlines()[1]
+        assert len(api.get("/api/notebooks").json()["notebooks"]) == 1
 
 
 def test_terse_upload_is_wrapped_and_idempotent(tmp_path):
@@ -300,12 +329,14 @@ def test_terse_upload_splits_appended_runs(store, tmp_path):
 
 
 def test_notebook_exports_of_the_sweep_cells(store, two, tmp_path):
-    from iolens import __version__  # noqa: F401 - the exports print it
-    from iolens.api import models
-    from iolens.notebook import html as nb_html
-    from iolens.notebook import render
-    from iolens.notebook import store as notebooks
-    from iolens.notebook import text as nb_text
+    from iolens import (
+        __version__,  # noqa: F401 - the exports print it
+        models,
+    )
+    from iolens.exports import context as render
+    from iolens.exports import html as nb_html
+    from iolens.exports import text as nb_text
+    from iolens.store import notebooks
     from iolens.store.sandbox import Sandbox
 
     base, other = two
@@ -333,8 +364,8 @@ def test_notebook_exports_of_the_sweep_cells(store, two, tmp_path):
 def test_fio_log_text_export_is_one_table_that_fits_72_columns():
     """The fio log cell's text: IO/s values bare (the heading names the unit) and the runs in the
     heading when every capture has as many, so the table is not split; a runs column when they differ."""
-    from iolens.api import models
-    from iolens.notebook.export_sweep import FioLogExport
+    from iolens import models
+    from iolens.exports.sweep import FioLogExport
 
     def series(cid: str, label: str, runs: list[str], values: list[float]) -> models.LogSeries:
         pts = [models.LogSeriesPoint(t_s=0.1 * (i + 1), mean=v, min=v, max=v, n=len(runs)) for i, v in enumerate(values)]

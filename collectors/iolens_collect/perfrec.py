@@ -24,8 +24,8 @@ import gzip
 import os
 import re
 import select
-import signal
 import shutil
+import signal
 import subprocess
 import time
 from typing import Callable, Dict, Iterable, List, Optional, Tuple

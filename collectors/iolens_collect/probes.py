@@ -24,11 +24,11 @@ from typing import Callable, Dict, List, Optional
 from . import block as block_mod
 from . import cgroup as cgroup_mod
 from . import perfrec
+from .monitors import MonitorProbe
 from .perfrec import PerfError, RunProbe
 from .sched import SchedProbe
 from .stacks import CALL_GRAPHS, DEFAULT_FREQ, StacksProbe
 from .trace import TraceProbe, parse_spec
-from .monitors import MonitorProbe
 
 __all__ = ["Settings", "Probes", "ProbeError", "DEFAULT_MAX_MB", "scratch_base"]
 

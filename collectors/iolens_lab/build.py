@@ -21,7 +21,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tarfile
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional

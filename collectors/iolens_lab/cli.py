@@ -15,7 +15,7 @@ from typing import List, Optional
 
 from .build import BuildError
 from .labplan import LabPlanError, load
-from .runner import LabError, run_plan, check_plan, _prepare
+from .runner import LabError, _prepare, check_plan, run_plan
 
 EXIT_PLAN = 2
 EXIT_FAILED = 3

@@ -50,7 +50,7 @@ if _HERE not in sys.path:  # python3 -m iolens_lab from collectors/: the collect
     sys.path.insert(0, _HERE)
 
 from iolens_collect import tomlsub  # noqa: E402
-from iolens_collect.plan import PlanError as SweepPlanError, load_plan as load_sweep_plan  # noqa: E402
+from iolens_collect.plan import PlanError as SweepPlanError  # noqa: E402
 
 __all__ = ["LabPlanError", "LabPlan", "Kernel", "load", "parse", "FILESYSTEMS", "MIN_DISK"]
 

@@ -12,7 +12,6 @@ emulated NVMe disk, and bring one bundle per (kernel, file system) back into the
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import re
@@ -26,7 +25,7 @@ import tarfile
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, TextIO
+from typing import Callable, Dict, List, Optional
 
 from . import accel as accel_mod
 from .build import BuildError, BuildSpec, build_kernel, cache_dir, tool_env, vng_path

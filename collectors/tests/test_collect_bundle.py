@@ -4,8 +4,8 @@ import os
 import tarfile
 
 import pytest
-
 from collect_helpers import check_artifacts
+
 from iolens_collect import bundle
 
 

@@ -4,8 +4,8 @@ import json
 import os
 
 import pytest
-
 from collect_helpers import open_bundle
+
 from iolens_collect.fio import load_fio_json
 
 pytestmark = pytest.mark.capture

@@ -7,7 +7,6 @@ import sys
 import textwrap
 
 import pytest
-
 from collect_helpers import open_bundle
 
 FAKE_FIO = textwrap.dedent("""\

@@ -9,8 +9,8 @@ import textwrap
 import time
 
 import pytest
-
 from collect_helpers import open_bundle
+
 from iolens_collect import fio, fiologs
 
 

@@ -10,8 +10,8 @@ import sys
 import textwrap
 
 import pytest
-
 from collect_helpers import open_bundle
+
 from iolens_collect import capture, lockstat
 
 DUMP = textwrap.dedent("""\

@@ -4,17 +4,15 @@ fio on this host, root for the cgroup and the system-wide tracepoints. Short run
 Skipped with the reason when perf, fio or root is missing, except under CI=true, where that fails."""
 
 import gzip
-import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import time
 
 import pytest
-
 from collect_helpers import open_bundle
+
 from iolens_collect import cgroup, host
 
 pytestmark = pytest.mark.capture

@@ -7,12 +7,11 @@ import json
 import os
 import shutil
 import stat
-import sys
 import textwrap
 
 import pytest
 
-from iolens_collect import block, cgroup, perfrec, probes
+from iolens_collect import block, cgroup, perfrec
 from iolens_collect.cli import main
 
 # -- the lost-events rule, on the vectors the backend and the frontend test too -------------------

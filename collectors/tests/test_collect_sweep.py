@@ -5,7 +5,6 @@ import json
 import os
 
 import pytest
-
 from collect_helpers import open_bundle
 
 pytestmark = pytest.mark.capture

@@ -24,6 +24,7 @@ SMOKE = os.path.join(COLLECTORS, "tests", "lab", "smoke.toml")
 
 from iolens_lab import labplan  # noqa: E402
 from iolens_lab.labplan import LabPlanError  # noqa: E402
+
 from iolens_collect import kconfig  # noqa: E402
 
 BASE = """\

@@ -89,11 +89,6 @@ COLUMNS = (
     "holdtime-avg",
 )
 _HEADER_TOKENS = ["class", "name", *COLUMNS[1:]]
-# Field names of the 12 numbers of a class row, as they appear in the dataclass.
-_FIELDS = (
-    "con_bounces", "contentions", "wait_min_ns", "wait_max_ns", "wait_total_ns", "wait_avg_ns",
-    "acq_bounces", "acquisitions", "hold_min_ns", "hold_max_ns", "hold_total_ns", "hold_avg_ns",
-)
 _COUNT_FIELDS = {0, 1, 6, 7}  # positions of counts; the others are times
 _KERNEL_WIDTH = 40 + 1 + 12 * (14 + 1)  # 221: every full-width line of the table
 

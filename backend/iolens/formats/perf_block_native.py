@@ -5,7 +5,7 @@ One pass over a `perf-block` artifact (`perf script --ns` text of the block trac
 detected): read, parse, match issue to completion and write the CSV rows that ingest loads into
 block_ios, in Rust, with decompression on a second thread. The rules are those of the Python
 reference, which stays: `PerfBlockReader` (perf_block.py), `IoMatcher` and `csv.writer`
-(ingest_block.py). The CSV is the same bytes and the counters are the same numbers
+(ingest/block.py). The CSV is the same bytes and the counters are the same numbers
 (backend/tests/test_block_native.py runs both paths on the same inputs and compares them), and a
 malformed line raises the same FormatError (file, line, field, message).
 

@@ -1,7 +1,7 @@
 """Block layer views: device queue depth, IOPS and throughput, completion latency, I/O sizes and a
 sector-vs-time scatter, for one or several runs overlaid on one time axis (ns since run start).
 
-Rows come from `block_ios` (one row per I/O, matched at ingest by iolens/ingest_block.py) and
+Rows come from `block_ios` (one row per I/O, matched at ingest by iolens/ingest/block.py) and
 `block_runs` (per-run facts and loss warnings). Definitions are in docs/block.md.
 
 Downsampling happens here, in SQL: the client asks for a time range and a number of buckets; the
@@ -21,9 +21,9 @@ import json
 import math
 from dataclasses import dataclass
 
-from ..api import models
-from ..ingest_block import LAT_BINS_PER_OCTAVE
+from .. import models
 from ..store.db import Store
+from ..store.rules.bin_percentile import LAT_BINS_PER_OCTAVE, bin_centre_ns, bin_low_ns, percentiles_sql
 
 MAX_BUCKETS = 2000
 # Percentiles over time use at most this many buckets (a wider request gets a coarser grid, which
@@ -120,17 +120,6 @@ GROUP BY ALL
 # thousand buckets x bins, never over I/O rows). Output columns:
 #   b                     bucket index
 #   p50, p90, p99, p99_9  latency bin of each percentile (fio's rule above)
-def _pct_sql(hist_sql: str) -> str:
-    return f"""
-WITH h AS ({hist_sql}),
-c AS (SELECT b, lat_bin, sum(n) OVER (PARTITION BY b ORDER BY lat_bin) AS run,
-             sum(n) OVER (PARTITION BY b) AS total FROM h)
-SELECT b, {", ".join(f"min(lat_bin) FILTER (WHERE run * 100 >= total * {p!r}) AS p{str(p).replace('.0', '').replace('.', '_')}"
-                     for p in PERCENTILES)}
-FROM c GROUP BY b
-"""
-
-
 # Exact mean and max per bucket. Output columns:
 #   b       bucket index
 #   n       I/Os with a latency
@@ -377,7 +366,7 @@ def iops(store: Store, specs: list[str], from_ns: int | None = None, to_ns: int 
 
 # --- fio's own IOPS log -------------------------------------------------------------------------
 # fio_log_samples rows of kind iops (iolens-collect --fio-logs). Only logs with run_ms (fio wrote
-# CLOCK_MONOTONIC times: ingest_sweep.py) can be put on the run's axis. Per log (a job's clone):
+# CLOCK_MONOTONIC times: ingest/sweep.py) can be put on the run's axis. Per log (a job's clone):
 FIO_LOGS_SQL = """
 SELECT path, any_value(jobname) AS job, any_value(job_index) AS job_index, any_value(clone) AS clone,
        any_value(avg_msec) AS avg_msec, min(run_ms) AS first_ms, max(run_ms) AS last_ms,
@@ -534,7 +523,7 @@ def fio_iops(store: Store, s: Series, grid: Grid) -> models.BlockFioIops | None:
 
 def _first_window(first_t_ms: int | None, avg: int) -> int:
     """Length of an averaged log's first window, ms: from the job's start (estimated at ingest:
-    t_ms, ingest_sweep._job_start) to its first entry, which fio's helper thread writes one to two
+    t_ms, ingest/sweep.py _job_start) to its first entry, which fio's helper thread writes one to two
     windows after the start; a longer t_ms means the job's first windows had no I/O: one window."""
     if first_t_ms is not None and avg - 1 <= first_t_ms < 2 * avg:
         return first_t_ms
@@ -543,7 +532,7 @@ def _first_window(first_t_ms: int | None, avg: int) -> int:
 
 def bin_centre(lat_bin: int) -> float:
     """Geometric centre of a latency bin, ns."""
-    return 2 ** ((lat_bin + 0.5) / LAT_BINS_PER_OCTAVE)
+    return bin_centre_ns(lat_bin)
 
 
 def latency(store: Store, specs: list[str], from_ns: int | None = None, to_ns: int | None = None,
@@ -555,11 +544,11 @@ def latency(store: Store, specs: list[str], from_ns: int | None = None, to_ns: i
         th = _level(store, s, "hist", grid.w)
         tr = _level(store, s, "rate", grid.w) if th else None
         if th and tr:
-            pcts = _q(store, _pct_sql(LAT_HIST_TILES_SQL), s, grid, T=th, op=op)
+            pcts = _q(store, percentiles_sql(LAT_HIST_TILES_SQL, PERCENTILES), s, grid, T=th, op=op)
             sums = _q(store, LAT_SUM_TILES_SQL, s, grid, T=tr, op=op)
         else:
             th = None
-            pcts = _q(store, _pct_sql(LAT_HIST_RAW_SQL), s, grid, op=op)
+            pcts = _q(store, percentiles_sql(LAT_HIST_RAW_SQL, PERCENTILES), s, grid, op=op)
             sums = _q(store, LAT_SUM_RAW_SQL, s, grid, op=op)
         count = [0] * grid.n
         mean: list[float | None] = [None] * grid.n
@@ -594,7 +583,7 @@ def latency_histogram(store: Store, specs: list[str], from_ns: int | None = None
         per_op: dict[str, list[models.BlockHistBin]] = {}
         for op, b, n in rows:
             per_op.setdefault(op, []).append(models.BlockHistBin(
-                bin=b, low_ns=2 ** (b / LAT_BINS_PER_OCTAVE), high_ns=2 ** ((b + 1) / LAT_BINS_PER_OCTAVE), count=n))
+                bin=b, low_ns=bin_low_ns(b), high_ns=bin_low_ns(b + 1), count=n))
         out.append(models.BlockHistSeries(**s.public(), source=_source(t),
                                           ops=[models.BlockOpHistogram(op=op, bins=per_op[op]) for op in _ops_sorted(per_op)]))
     return models.BlockLatencyHistogram(grid=grid.public(), bins_per_octave=LAT_BINS_PER_OCTAVE, series=out)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from typing import Any
 
-from ..api import models
+from .. import models
+from ..models.common import iso
 from ..store.db import Store
 
 _CAPTURE_COLUMNS = """
@@ -15,10 +15,6 @@ _CAPTURE_COLUMNS = """
     (SELECT list(DISTINCT a.kind ORDER BY a.kind) FROM artifacts a
      WHERE a.capture_id = captures.capture_id) AS artifact_kinds
 """
-
-
-def iso(dt: datetime | None) -> str | None:
-    return None if dt is None else dt.isoformat(timespec="seconds") + "Z"
 
 
 def _public(row: dict[str, Any]) -> models.CapturePublic:
@@ -39,6 +35,11 @@ def _public(row: dict[str, Any]) -> models.CapturePublic:
         warnings=json.loads(row["warnings"]),
         artifact_kinds=list(row["artifact_kinds"] or []),
     )
+
+
+def count(store: Store) -> int:
+    """How many captures the store holds."""
+    return store.query("SELECT count(*) FROM captures").scalar()
 
 
 def list_captures(store: Store) -> list[models.CapturePublic]:

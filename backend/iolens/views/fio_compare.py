@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Literal
 
-from ..api import models
+from .. import models
 from ..store.db import Store
 
 

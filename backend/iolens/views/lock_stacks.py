@@ -35,10 +35,10 @@ import re
 import time
 from typing import Any
 
-from ..api import models
+from .. import models
 from ..store.db import Store
 from . import flame as flame_view
-from .lock_stat import _CHOSEN, _captures
+from .lock_stat import CHOSEN_DUMPS, capture_meta
 
 TOP_STACKS = 5
 
@@ -86,10 +86,6 @@ def function_of(frame: str) -> str:
     return _CLONE.sub("", frame, count=1)
 
 
-def is_slowpath(frame: str) -> bool:
-    return re.fullmatch(_SLOW_RE, function_of(frame)) is not None
-
-
 def class_identifiers(lock_class: str) -> list[str]:
     """'&(&iomap_dio_complete_work)->lock#3' -> ['iomap_dio_complete_work', 'lock']."""
     return list(dict.fromkeys(_IDENT.findall(lock_class)))
@@ -102,12 +98,12 @@ def class_identifiers(lock_class: str) -> list[str]:
 def _class_points(store: Store, ids: list[str], lock_class: str, occurrence: int) -> tuple[set[str], list[dict]]:
     """(captures whose lock_stat has the class, their points of it)."""
     has = store.query(
-        f"""WITH {_CHOSEN}
+        f"""WITH {CHOSEN_DUMPS}
             SELECT DISTINCT c.capture_id FROM lock_stat_classes c JOIN chosen USING (capture_id, path)
             WHERE c.class = $class AND c.occurrence = $occ""",
         {"ids": ids, "class": lock_class, "occ": occurrence}).rows
     points = store.query(
-        f"""WITH {_CHOSEN}
+        f"""WITH {CHOSEN_DUMPS}
             SELECT p.capture_id, p.kind, p.function_name AS function, arg_max(p.symbol, p.count) AS symbol,
                    sum(p.count)::BIGINT AS count
             FROM lock_stat_points p JOIN chosen USING (capture_id, path)
@@ -187,7 +183,7 @@ def lock_stacks(store: Store, capture_id: str, lock_class: str, occurrence: int 
                 others: list[str] | None = None) -> models.LockStacks:
     started = time.perf_counter()
     ids = list(dict.fromkeys([capture_id, *(others or [])]))
-    found = _captures(store, ids)  # UnknownCaptures for ids not in the store
+    found = capture_meta(store, ids)  # UnknownCaptures for ids not in the store
     with_class, points = _class_points(store, ids, lock_class, occurrence)
     if capture_id not in with_class:
         raise UnknownLockClass(f"capture {capture_id} has no lock class {lock_class!r}"

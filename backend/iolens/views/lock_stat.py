@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from ..api import models
+from .. import models
 from ..store.db import Store
 from .fio_compare import UnknownCaptures
 
@@ -30,7 +30,7 @@ ALTERNATIVE = (
 TopKey = Literal["wait_total", "contentions", "wait_avg"]
 
 # The dumps that make each capture's figures: per-run dumps, or else the capture-wide one.
-_CHOSEN = """
+CHOSEN_DUMPS = """
 chosen AS (
     SELECT d.capture_id, d.path, d.run_id
     FROM lock_stat_dumps d
@@ -41,7 +41,7 @@ chosen AS (
 
 # One row per capture x class x rw, summed over the chosen dumps.
 _CLASSES_SQL = f"""
-WITH {_CHOSEN}
+WITH {CHOSEN_DUMPS}
 SELECT c.capture_id, c.class, c.occurrence, c.rw,
        any_value(c.base_name) AS base_name, any_value(c.subclass) AS subclass,
        sum(c.contentions)::BIGINT AS contentions, sum(c.con_bounces)::BIGINT AS con_bounces,
@@ -62,7 +62,7 @@ GROUP BY c.capture_id, c.class, c.occurrence, c.rw
 """
 
 
-def _captures(store: Store, ids: list[str]) -> dict[str, dict[str, Any]]:
+def capture_meta(store: Store, ids: list[str]) -> dict[str, dict[str, Any]]:
     meta = store.query(
         """SELECT capture_id, label, kernel, n_runs, n_repeats, tags, manifest
            FROM captures WHERE list_contains($ids, capture_id)""",
@@ -88,7 +88,7 @@ def _lock_notes(manifest_json: str) -> list[str]:
 def availability(store: Store, found: dict[str, dict[str, Any]]) -> dict[str, models.LockStatAvailability]:
     ids = list(found)
     dumps = store.query(
-        f"""WITH {_CHOSEN}
+        f"""WITH {CHOSEN_DUMPS}
             SELECT d.capture_id, list(d.path ORDER BY d.path) AS paths,
                    list(d.run_id ORDER BY d.run_id) FILTER (WHERE d.run_id IS NOT NULL) AS runs,
                    bool_or(d.debug_locks_off) AS off,
@@ -100,7 +100,7 @@ def availability(store: Store, found: dict[str, dict[str, Any]]) -> dict[str, mo
     by_capture = {d["capture_id"]: d for d in dumps}
     # I/Os of the runs whose dumps are used (every run for a capture-wide dump).
     ops = dict(store.query(
-        f"""WITH {_CHOSEN},
+        f"""WITH {CHOSEN_DUMPS},
                  scope AS (SELECT capture_id, bool_or(run_id IS NULL) AS whole, list(run_id) AS runs
                            FROM chosen GROUP BY capture_id)
             SELECT f.capture_id, sum(f.total_ios)::BIGINT
@@ -161,7 +161,7 @@ _TOP_ORDER = {
 
 
 def top_classes(store: Store, capture_id: str, by: TopKey = "wait_total", limit: int = 50) -> models.LockStatTop:
-    found = _captures(store, [capture_id])
+    found = capture_meta(store, [capture_id])
     avail = availability(store, found)[capture_id]
     rows = store.query(
         f"""WITH agg AS ({_CLASSES_SQL}),
@@ -188,7 +188,7 @@ def top_classes(store: Store, capture_id: str, by: TopKey = "wait_total", limit:
 
 
 def class_points(store: Store, capture_id: str, lock_class: str, occurrence: int = 0) -> models.LockStatPoints:
-    found = _captures(store, [capture_id])
+    found = capture_meta(store, [capture_id])
     avail = availability(store, found)[capture_id]
     rows = store.query(
         """SELECT kind, symbol, any_value(function_name) AS function, any_value(module) AS module,
@@ -222,7 +222,7 @@ def compare(store: Store, capture_ids: list[str], baseline: str | None = None,
     baseline = baseline or ids[0]
     if baseline not in ids:
         ids.insert(0, baseline)
-    found = _captures(store, ids)
+    found = capture_meta(store, ids)
     avail = availability(store, found)
     with_lock = [i for i in ids if avail[i].available]
     per_op = bool(with_lock) and all(avail[i].ops for i in with_lock)

@@ -2,7 +2,7 @@
 ping-pong pairs, wakeup-to-run delays, run time per task, and two captures side by side.
 
 Rows come from the tables ingest fills from `perf-sched` and `perf-stat` artifacts
-(iolens/ingest_sched.py, store/schema.sql): raw events (sched_switch, sched_wakeup,
+(iolens/ingest/sched.py, store/schema.sql): raw events (sched_switch, sched_wakeup,
 sched_migrate, perf_stat) and what was derived from them once at ingest (sched_slices,
 sched_delays, sched_cpu_rate, sched_traces, sched_checks). No view runs a window function over the
 event tables: each is a filtered scan and a group-by (DESIGN "Facts measured").
@@ -27,9 +27,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..api import models
-from ..ingest_sched import BUCKET_NS, LOSS_THRESHOLD, MAX_WINDOW_US, parse_cpu_list
+from .. import models
+from ..formats.cpulist import parse_cpu_list
 from ..store.db import Store
+from ..store.derived import BUCKET_NS, MAX_WINDOW_US
+from ..store.rules.bin_percentile import nearest_rank_sql
+from ..store.rules.lost_events import LOSS_THRESHOLD
 
 GroupBy = Literal["task", "group"]
 DelayReason = Literal["all", "woken", "preempted"]
@@ -415,17 +418,6 @@ def pairs(store: Store, capture_id: str, run: str | None = None, cpus: str = "al
 # window_us (sched_roundtrips, derived at ingest). Idle is never part of a pair. The pair {A, B} is
 # unordered, A the smaller key (pid, or group name).
 
-def _nearest_rank(keys: str, source: str, qs: dict[str, float]) -> str:
-    """CTE text: for each `keys` of `source(keys..., v, n)` (value v seen n times), the smallest v
-    whose running count reaches q x total (nearest-rank percentile, as fio computes them), per
-    name -> q of qs, and the total and largest v."""
-    picks = ", ".join(f"min(v) FILTER (WHERE cum >= {q} * tot) AS {name}" for name, q in qs.items())
-    return f"""
-    cum AS (SELECT {keys}, v, n, sum(n) OVER (PARTITION BY {keys} ORDER BY v ROWS UNBOUNDED PRECEDING) AS cum,
-                   sum(n) OVER (PARTITION BY {keys}) AS tot FROM {source}),
-    pct AS (SELECT {keys}, max(tot) AS total, {picks}, max(v) AS vmax FROM cum GROUP BY {keys})"""
-
-
 _PAIR_KEYS = "run_id, cpu, a_pid, a_name, a_grp, b_pid, b_name, b_grp"
 
 
@@ -460,7 +452,7 @@ def _pingpong_sql(group_by: GroupBy) -> str:
                    min(first_ns) AS first_ns, max(last_ns) AS last_ns
             FROM k GROUP BY ALL ORDER BY round_trips DESC, run_id, cpu, a_name, b_name, a_pid, b_pid LIMIT $limit),
     dist AS (SELECT {_PAIR_KEYS}, dur_us AS v, sum(n) AS n FROM k SEMI JOIN agg USING ({_PAIR_KEYS}) GROUP BY ALL),
-    {_nearest_rank(_PAIR_KEYS, "dist", {"p50": 0.5, "p90": 0.9})}
+    {nearest_rank_sql(_PAIR_KEYS, "dist", {"p50": 0.5, "p90": 0.9})}
     SELECT agg.*, pct.p50, pct.p90 FROM agg JOIN pct USING ({_PAIR_KEYS})
     ORDER BY round_trips DESC, run_id, cpu, a_name, b_name, a_pid, b_pid
     """
@@ -524,7 +516,7 @@ def _delays_sql(group_by: GroupBy, reason: DelayReason) -> str:
     d AS (SELECT run_id, {_task_cols(group_by, "")}, reason, delay_us, n, sum_ns
           FROM ({_on_sel("sched_delay_hist", where)})),
     known AS (SELECT {_TASK_KEYS}, delay_us AS v, sum(n) AS n FROM d WHERE delay_us IS NOT NULL GROUP BY ALL),
-    {_nearest_rank(_TASK_KEYS, "known", {"p50": 0.5, "p90": 0.9, "p99": 0.99})},
+    {nearest_rank_sql(_TASK_KEYS, "known", {"p50": 0.5, "p90": 0.9, "p99": 0.99})},
     bins AS (SELECT {_TASK_KEYS}, list({{'bin': b, 'n': n}} ORDER BY b) AS bins
              FROM (SELECT {_TASK_KEYS}, CASE WHEN v <= 1 THEN -1 ELSE ceil(log2(v))::INTEGER - 1 END AS b,
                           sum(n) AS n FROM known GROUP BY ALL) GROUP BY ALL),
@@ -688,7 +680,7 @@ dh AS (  -- the delays of two sets: the workload's tasks (any CPU), kworkers on 
                     "h.delay_us IS NOT NULL AND h.grp = 'kworker/*' AND list_contains(t.wl, h.cpu)")}
     GROUP BY ALL
 ),
-{_nearest_rank("run_id, who", "dh", {"p50": 0.5, "p99": 0.99})},
+{nearest_rank_sql("run_id, who", "dh", {"p50": 0.5, "p99": 0.99})},
 pp AS (
     SELECT r.run_id, r.cpu, least(r.pid, r.prev_pid) AS a, greatest(r.pid, r.prev_pid) AS b, sum(r.n) AS n
     FROM {_on_trace("sched_roundtrips", "r", f"r.dur_us <= {DEFAULT_WINDOW_US} AND list_contains(t.wl, r.cpu)")}
@@ -745,7 +737,7 @@ def _stat_metrics(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
         span = max((r["end_s"] or 0) for r in use) if intervals else None
         got = out.setdefault(rid, {})
 
-        def rate(rows_: list[dict[str, Any]]) -> float | None:
+        def rate(rows_: list[dict[str, Any]], span: float | None = span) -> float | None:
             if not rows_:
                 return None
             if span:

@@ -1,9 +1,9 @@
 """Sweeps: captures as rows, parameter points as columns, one metric per view, with repeat
-statistics and Welch's t-test against the baseline capture (stats.py); and fio's time-series logs
+statistics and Welch's t-test against the baseline capture (store/stats.py); and fio's time-series logs
 over time.
 
 Numbers come from `run_metrics` (one row per run and metric, derived at ingest by
-ingest_sweep.py); a run's point is its `params`. Points of different captures are the same
+ingest/sweep.py); a run's point is its `params`. Points of different captures are the same
 column when their parameters have the same names and values (compared as text, so iodepth 8 and
 "8" match).
 """
@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from .. import stats
-from ..api import models
+from .. import models
+from ..store import stats
 from ..store.db import Store
 from .fio_compare import UnknownCaptures, host_diff
 
@@ -85,7 +85,7 @@ def _metric_rank(key: str) -> tuple[int, str]:
     return 1000, key
 
 
-def _text(v: Any) -> str:
+def param_text(v: Any) -> str:
     if isinstance(v, bool):
         return "1" if v else "0"
     if isinstance(v, float) and v.is_integer():
@@ -95,7 +95,7 @@ def _text(v: Any) -> str:
 
 def point_key(params: dict[str, Any], order: list[str]) -> str:
     names = [n for n in order if n in params] + sorted(n for n in params if n not in order)
-    return " ".join(f"{n}={_text(params[n])}" for n in names) or "all"
+    return " ".join(f"{n}={param_text(params[n])}" for n in names) or "all"
 
 
 def _captures(store: Store, ids: list[str]) -> dict[str, dict[str, Any]]:
@@ -123,14 +123,14 @@ def _params(found: dict[str, dict[str, Any]], order_ids: list[str], runs: list[d
             if n not in names:
                 names.append(n)
             for v in p.get("values") or []:
-                if _text(v) not in values.setdefault(n, []):
-                    values[n].append(_text(v))
+                if param_text(v) not in values.setdefault(n, []):
+                    values[n].append(param_text(v))
     for r in runs:
         for n, v in r["params"].items():
             if n not in names:
                 names.append(n)
-            if _text(v) not in values.setdefault(n, []):
-                values[n].append(_text(v))
+            if param_text(v) not in values.setdefault(n, []):
+                values[n].append(param_text(v))
     return [models.SweepParam(name=n, values=values.get(n, [])) for n in names]
 
 
@@ -176,7 +176,7 @@ def sweep_matrix(store: Store, capture_ids: list[str], baseline: str | None = No
     cells_raw: dict[tuple[str, str], list[tuple[str, float]]] = {}
     for r in runs:
         key = point_key(r["params"], order)
-        point_params.setdefault(key, {n: _text(v) for n, v in r["params"].items()})
+        point_params.setdefault(key, {n: param_text(v) for n, v in r["params"].items()})
         v = value_of.get((r["capture_id"], r["run_id"]))
         lst = cells_raw.setdefault((r["capture_id"], key), [])
         if v is not None:

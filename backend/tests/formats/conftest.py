@@ -1,8 +1,8 @@
 """Golden-file helper for the format parsers.
 
 `golden(relpath, data)` compares a readable dump of parser output with
-tests/formats/golden/<relpath>. A missing golden file is written and the test fails
-("created golden, re-run"); IOLENS_BLESS=1 rewrites golden files.
+tests/formats/golden/<relpath> (goldens.check_golden): a missing golden file fails; only
+IOLENS_BLESS=1 writes golden files.
 """
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from goldens import check_golden
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 SAMPLES_DIR = Path(__file__).resolve().parent / "samples"
@@ -59,18 +59,8 @@ def dump(obj: Any) -> str:
 
 @pytest.fixture
 def golden() -> Callable[[str, Any], None]:
+    """Compare parsed data, dumped as JSON, with formats/golden/RELPATH (goldens.check_golden)."""
     def check(relpath: str, data: Any) -> None:
-        path = GOLDEN_DIR / relpath
-        text = dump(data)
-        if os.environ.get("IOLENS_BLESS") == "1":
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-            return
-        if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-            pytest.fail(f"created golden {path.relative_to(GOLDEN_DIR.parent)}, re-run (check it by hand first)")
-        expected = path.read_text(encoding="utf-8")
-        assert text == expected, f"output differs from {path.name}; IOLENS_BLESS=1 rewrites it"
+        check_golden(GOLDEN_DIR / relpath, dump(data))
 
     return check

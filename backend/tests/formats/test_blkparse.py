@@ -6,9 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from iolens.formats.blkparse import parse_blkparse
 from iolens.formats.errors import FormatError
-from iolens.ingest_block import IoMatcher
+from iolens.ingest.block import IoMatcher
 
 
 def _corpus(corpus: Path, name: str) -> str:

@@ -7,6 +7,7 @@ import pickle
 from pathlib import Path
 
 import pytest
+
 from iolens.formats.errors import FormatError
 from iolens.formats.fio_json import _plat_idx_to_val, parse_fio_json
 

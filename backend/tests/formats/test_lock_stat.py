@@ -9,6 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
 from iolens.formats.errors import FormatError
 from iolens.formats.lock_stat import COLUMNS, parse_lock_stat
 

@@ -8,10 +8,11 @@ import gzip
 from pathlib import Path
 
 import pytest
+
 from iolens.formats.errors import FormatError
 from iolens.formats.perf_block import parse_perf_block
 from iolens.formats.perf_stat import parse_perf_stat_csv
-from iolens.ingest_block import IoMatcher
+from iolens.ingest.block import IoMatcher
 
 SAMPLES = Path(__file__).resolve().parent / "samples"
 NS = "perf-6.1-block-randrw.ns.txt.gz"     # perf script --ns

@@ -11,9 +11,17 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+
 from iolens.formats.errors import FormatError
 from iolens.formats.perf_sched import (
-    Migrate, SchedReader, SchedScript, Switch, Wake, iter_sched_events, normalise_state, parse_sched_script,
+    Migrate,
+    SchedReader,
+    SchedScript,
+    Switch,
+    Wake,
+    iter_sched_events,
+    normalise_state,
+    parse_sched_script,
     parse_timehist,
 )
 

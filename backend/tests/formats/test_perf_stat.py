@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from iolens.formats.errors import FormatError
 from iolens.formats.perf_stat import parse_perf_stat, parse_perf_stat_csv
 

@@ -1,5 +1,5 @@
 // The typed API client. Types come from schema.d.ts, generated from the backend's OpenAPI schema
-// by `npm run gen:api`: never edit them by hand, change backend/iolens/api/models.py instead.
+// by `npm run gen:api`: never edit them by hand, change the models in backend/iolens/models/ instead.
 import createClient from 'openapi-fetch';
 import { authHeaders } from './auth';
 import type { components, paths } from './schema';

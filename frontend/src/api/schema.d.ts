@@ -594,7 +594,12 @@ export interface paths {
         /** Sweep Report */
         get: operations["sweep_report_api_report_get"];
         put?: never;
-        post?: never;
+        /**
+         * Save Sweep Report
+         * @description The report with a short permalink (/n/ID): its view is saved as a notebook version (a write,
+         *     content-addressed: the same report twice is one version).
+         */
+        post: operations["save_sweep_report_api_report_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6631,6 +6636,96 @@ export interface operations {
             };
             /** @description Bad Request */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    save_sweep_report_api_report_post: {
+        parameters: {
+            query: {
+                /** @description Comma-separated capture ids. */
+                captures: string;
+                /** @description Capture id of the baseline (default: the first). */
+                baseline?: string | null;
+                /** @description Metric keys, one table each (default: iops / wall_s). */
+                metric?: string[] | null;
+                /** @description text and markdown: ASCII, at most 72 columns, for email; json: the same as data. */
+                format?: "text" | "markdown" | "json";
+                /** @description What the table's rows are. */
+                rows?: "points" | "captures";
+                /** @description Ratios (1.123x) instead of changes (+12.3%). */
+                ratio?: boolean;
+                /** @description Add every capture that shares a sweep point with the baseline. */
+                related?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                    "text/plain": string;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,5 +1,5 @@
 // Layout of a SQL cell's chart (line, bar or scatter of y columns against x). Pure; tests in
-// sqlChart.test.ts. Same rules as the HTML export (backend iolens/notebook/svgchart.py): x is
+// sqlChart.test.ts. Same rules as the HTML export (backend iolens/exports/svgchart.py): x is
 // linear when every x value is a number (line, scatter; sorted by x), otherwise categorical in row
 // order; bars are grouped per x value and start at 0.
 import { format as d3format } from 'd3-format';

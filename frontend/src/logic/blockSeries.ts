@@ -12,7 +12,7 @@ export type BlockLatencyHistogram = Schemas['BlockLatencyHistogram'];
 export type BlockSizes = Schemas['BlockSizes'];
 export type BlockScatter = Schemas['BlockScatter'];
 export type BlockFioIops = Schemas['BlockFioIops'];
-/** What every series of every block view carries (BlockSeriesInfo in api/models.py). */
+/** What every series of every block view carries (BlockSeriesInfo in backend/iolens/models/block.py). */
 export type BlockSeriesInfo = Omit<Schemas['BlockDepthSeries'], 'depth'>;
 
 /** Who a series is: what every hover text and legend entry says about it. */

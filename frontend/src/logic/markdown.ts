@@ -1,7 +1,7 @@
 // Markdown of text cells -> HTML that is safe to insert: markdown-it with raw HTML off (a `<b>`
 // in the text shows as the characters `<b>`), links limited to http(s), mailto and in-app paths,
 // images shown as links (no request to another server), links opened in a new tab. Pure; tests
-// in markdown.test.ts. The exports render the same subset in Python (iolens/notebook/markdown.py).
+// in markdown.test.ts. The exports render the same subset in Python (iolens/exports/markdown.py).
 import MarkdownIt from 'markdown-it';
 
 const SAFE_LINK = /^(https?:\/\/|mailto:|\/|#)/i;

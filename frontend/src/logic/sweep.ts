@@ -1,7 +1,7 @@
 // Sweeps: the matrix (captures x parameter points) and the line chart (a metric against one swept
 // parameter), shaped from the API's SweepMatrix. Pure; tests in sweep.test.ts.
 //
-// Statistics come from the server (backend/iolens/stats.py): mean, 95% CI of the mean, Welch's
+// Statistics come from the server (backend/iolens/store/stats.py): mean, 95% CI of the mean, Welch's
 // t-test against the baseline. Colours here follow significance, not range overlap: a change is
 // green or red only when the t-test says p < 0.05 with at least 3 repeats on both sides.
 import type { Schemas } from '../api/client';

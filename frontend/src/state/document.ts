@@ -1,6 +1,6 @@
 // The saved notebook document <-> the notebook view of the URL. Pure; tests in document.test.ts.
 //
-// The document's type is generated from the backend (api/models.py NotebookDocument). A view
+// The document's type is generated from the backend (backend/iolens/models/notebook.py NotebookDocument). A view
 // cell keeps its kind's encoded state (the same text as in the URL), so a kind that learns new
 // state keeps decoding old documents the way it keeps decoding old links. Markdown cells are
 // the 'note' kind; SQL cells the 'sql' kind.

@@ -1,5 +1,5 @@
 // Hand-written API answers for unit tests and for the mocked screenshot run (e2e/shots.spec.ts).
-// Shapes follow backend/iolens/api/models.py; the values are made up but plausible.
+// Shapes follow backend/iolens/models/; the values are made up but plausible.
 import type { CaptureDetail, CapturePublic, FioComparison, MetricRow, StatCell } from '../api/client';
 
 export const A = '3f9a1c2b4d5e6f70';

@@ -1,5 +1,5 @@
 // Hand-written lock_stat API answers for unit tests and screenshots. Shapes follow
-// backend/iolens/api/models.py (LockStat*); the values are made up but consistent.
+// backend/iolens/models/lockstat.py (LockStat*); the values are made up but consistent.
 import type { LockStacks } from '../logic/lockStacks';
 import type { LockClassStat, LockStatAvailability, LockStatComparison, LockStatPoints, LockStatTop } from '../logic/lockStat';
 import { A, B, C } from './fixtures';

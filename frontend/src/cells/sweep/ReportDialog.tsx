@@ -4,7 +4,7 @@ import { flash } from '../../components/Toast';
 import { fetchReport, reportUrl, type ReportFormat } from './queries';
 
 /**
- * The sweep report for a mailing list (GET /api/report): plain ASCII, at most 72 columns, with the
+ * The sweep report for a mailing list (POST /api/report, which saves its notebook): plain ASCII, at most 72 columns, with the
  * permalink of a saved notebook holding this view. Copy it, or download it.
  */
 export function ReportDialog({ captures, baseline, metric, onClose }: { captures: string[]; baseline: string; metric: string | null; onClose: () => void }) {
@@ -76,7 +76,7 @@ export function ReportDialog({ captures, baseline, metric, onClose }: { captures
           <button type="button" className="button primary" disabled={!text} onClick={() => void copyText(text ?? '').then((ok) => flash(ok ? 'Report copied: paste it into your email' : 'Could not copy: select the text'))}>
             Copy
           </button>
-          <a className="button" href={url} download={`iolens-report.${format === 'json' ? 'json' : format === 'markdown' ? 'md' : 'txt'}`}>
+          <a className="button" href={text ? `data:text/plain;charset=utf-8,${encodeURIComponent(text)}` : url} download={`iolens-report.${format === 'json' ? 'json' : format === 'markdown' ? 'md' : 'txt'}`}>
             Download
           </a>
           <span className="muted small">The link in the report opens a saved notebook with this view. Paste as plain text; it stays readable when quoted.</span>

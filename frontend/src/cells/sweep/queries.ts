@@ -1,5 +1,6 @@
 // Typed requests of the sweep cells (types generated from the backend's OpenAPI schema), shared
 // through the query cache: the matrix and the line chart of one metric make one request.
+import { authHeaders } from '../../api/auth';
 import { api, ApiError, toApiError, unwrap } from '../../api/client';
 import { useQuery } from '../../api/useQuery';
 
@@ -25,11 +26,16 @@ export const reportUrl = (captures: string[], baseline: string, metric: string |
   return `/api/report?${q.toString()}`;
 };
 
-/** The report's text (plain text, Markdown or JSON) for the report dialog. */
+/**
+ * The report's text (plain text, Markdown or JSON) for the report dialog. POST saves the report's
+ * view as a notebook for the short permalink (a write: it carries the token); a server that needs a
+ * token this browser lacks answers 401, and GET gives the same report with the long permalink.
+ */
 export async function fetchReport(url: string): Promise<string> {
   let r: Response;
   try {
-    r = await fetch(url);
+    r = await fetch(url, { method: 'POST', headers: authHeaders() });
+    if (r.status === 401) r = await fetch(url);
   } catch (e) {
     throw new ApiError(`Cannot reach the iolens server (${e instanceof Error ? e.message : String(e)})`, 0);
   }

@@ -1,5 +1,8 @@
 # Two threads with spaces in their names ping-pong over pipes for ~0.1 s (comm-with-spaces sample).
-import ctypes, os, threading, time
+import ctypes
+import os
+import threading
+
 libc = ctypes.CDLL(None)
 def name(n): libc.prctl(15, n.encode(), 0, 0, 0)
 a_r, a_w = os.pipe(); b_r, b_w = os.pipe()

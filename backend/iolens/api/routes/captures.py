@@ -1,0 +1,74 @@
+"""Captures: the list, uploads, one capture's detail and its original bundle."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import APIRouter, File, HTTPException, UploadFile
+from fastapi.responses import FileResponse, JSONResponse
+
+from ... import models
+from ...bundle import BundleError
+from ...ingest import ingest_file
+from ...views import captures as captures_view
+from ..deps import ERRORS, SettingsDep, StoreDep, WriteDep
+
+router = APIRouter()
+
+
+@router.get("/api/captures", response_model=list[models.CapturePublic], tags=["captures"])
+def list_captures(s: StoreDep) -> list[models.CapturePublic]:
+    return captures_view.list_captures(s)
+
+
+@router.post(
+    "/api/captures",
+    response_model=models.CaptureCreated,
+    status_code=201,
+    responses={200: {"model": models.CaptureCreated, "description": "Already ingested"}, **ERRORS,
+               401: {"model": models.ErrorBody}},
+    tags=["captures"],
+)
+def upload_capture(s: StoreDep, settings: SettingsDep, _: WriteDep, file: Annotated[UploadFile, File(description="A capture bundle (.iolens.tar.gz)")]):
+    name = file.filename or "upload"
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=settings.data_dir, prefix=".upload-", delete=True) as tmp:
+        copied = 0
+        while chunk := file.file.read(1 << 20):
+            copied += len(chunk)
+            if copied > settings.max_upload_bytes:
+                raise BundleError(
+                    f"upload is larger than the limit of {settings.max_upload_bytes} bytes",
+                    {"file": name, "limit": settings.max_upload_bytes}, 413,
+                )
+            tmp.write(chunk)
+        tmp.flush()
+        if copied == 0:
+            raise BundleError("the uploaded file is empty", {"file": name})
+        result = ingest_file(s, Path(tmp.name), bundles_dir=settings.bundles_dir, source=name,
+                             limits=settings.limits)
+    body = models.CaptureCreated(id=result.capture_id, label=result.label, created=result.created,
+                                 runs=result.runs, warnings=result.warnings)
+    return JSONResponse(status_code=201 if result.created else 200, content=body.model_dump())
+
+
+@router.get("/api/captures/{capture_id}", response_model=models.CaptureDetail, responses=ERRORS, tags=["captures"])
+def capture_detail(capture_id: str, s: StoreDep) -> models.CaptureDetail:
+    detail = captures_view.get_capture(s, capture_id)
+    if detail is None:
+        raise HTTPException(404, f"no capture with id {capture_id}")
+    return detail
+
+
+@router.get("/api/captures/{capture_id}/bundle", responses=ERRORS, tags=["captures"],
+         response_class=FileResponse)
+def capture_bundle(capture_id: str, s: StoreDep, settings: SettingsDep):
+    sha = captures_view.bundle_sha256(s, capture_id)
+    if sha is None:
+        raise HTTPException(404, f"no capture with id {capture_id}")
+    path = settings.bundles_dir / f"{sha}.iolens.tar"
+    if not path.is_file():
+        raise HTTPException(404, f"the bundle file of capture {capture_id} is not in {settings.bundles_dir}")
+    return FileResponse(path, media_type="application/x-tar", filename=f"{capture_id}.iolens.tar.gz")

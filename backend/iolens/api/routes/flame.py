@@ -1,0 +1,123 @@
+"""Flame graphs (views/flame.py): one capture's call tree, two captures' difference."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, HTTPException, Query
+from fastapi.responses import PlainTextResponse, Response
+
+from ... import models
+from ...store.db import Store
+from ...views import flame as flame_view
+from ..deps import ERRORS, StoreDep, cpus_param, disposition, runs_param
+
+
+# --- flame graphs: the selection every flame route takes ---
+def flame_filters(
+    event: Annotated[str | None, Query(description="perf event (default: the capture's first sampled one).")] = None,
+    runs: Annotated[str | None, Query(description="Comma-separated run ids, merged (default: every run).")] = None,
+    cpus: Annotated[str | None, Query(description="CPUs, a list like '1,3-4' (default: all).")] = None,
+    tid: Annotated[int | None, Query(description="Only this thread.")] = None,
+    comm: Annotated[str | None, Query(description="Only tasks with this command name (as perf printed it).")] = None,
+    from_ns: Annotated[int | None, Query(ge=0, description="Range start, ns since each run's first sample.")] = None,
+    to_ns: Annotated[int | None, Query(ge=0, description="Range end (exclusive), ns since each run's first sample.")] = None,
+) -> flame_view.Filters:
+    return flame_view.Filters(event=event, runs=runs_param(runs), cpus=cpus_param(cpus), tid=tid, comm=comm,
+                              from_ns=from_ns, to_ns=to_ns)
+
+
+def flame_diff_filters(
+    event: Annotated[str | None, Query(description="perf event (default: the first capture's first sampled one).")] = None,
+    cpus: Annotated[str | None, Query(description="CPUs, a list like '1,3-4', on both sides (default: all).")] = None,
+    comm: Annotated[str | None, Query(description="Only tasks with this command name, on both sides.")] = None,
+    from_ns: Annotated[int | None, Query(ge=0, description="Range start, ns since each run's first sample.")] = None,
+    to_ns: Annotated[int | None, Query(ge=0, description="Range end (exclusive), ns since each run's first sample.")] = None,
+) -> flame_view.Filters:
+    return flame_view.Filters(event=event, cpus=cpus_param(cpus), comm=comm, from_ns=from_ns, to_ns=to_ns)
+
+
+FlameFiltersDep = Annotated[flame_view.Filters, Depends(flame_filters)]
+FlameDiffFiltersDep = Annotated[flame_view.Filters, Depends(flame_diff_filters)]
+FlameAQ = Annotated[str, Query(description="The first capture (before).")]
+FlameBQ = Annotated[str, Query(description="The second capture (after): its widths are drawn.")]
+RunsAQ = Annotated[str | None, Query(description="Runs of the first capture, comma-separated (default: all).")]
+RunsBQ = Annotated[str | None, Query(description="Runs of the second capture, comma-separated (default: all).")]
+ZoomQ = Annotated[str | None, Query(description="The zoomed frame: its path of frame names from the root, ';'-separated.")]
+SearchQ = Annotated[str | None, Query(description="Regular expression: matching frames are highlighted.")]
+ModeQ = Annotated[flame_view.Mode, Query(description="flame: root at the bottom; icicle: root at the top.")]
+WidthQ = Annotated[int, Query(ge=200, le=4000, description="Image width, px.")]
+DownloadQ = Annotated[bool, Query(description="Send as an attachment (Content-Disposition).")]
+
+router = APIRouter()
+
+
+@router.get("/api/captures/{capture_id}/flame", response_model=models.FlameGraph, responses=ERRORS, tags=["flame"])
+def flame_graph(capture_id: str, s: StoreDep, f: FlameFiltersDep):
+    return _flame(flame_view.flame, s, capture_id, f)
+
+
+@router.get("/api/captures/{capture_id}/flame/top", response_model=models.FlameTop, responses=ERRORS, tags=["flame"])
+def flame_top(capture_id: str, s: StoreDep, f: FlameFiltersDep,
+              by: Annotated[flame_view.TopKey, Query(description="self: where samples were; total: what ran under.")] = "self",
+              limit: Annotated[int, Query(ge=1, le=5000, description="Rows to return.")] = 50):
+    return _flame(flame_view.top_functions, s, capture_id, f, by, limit)
+
+
+@router.get("/api/captures/{capture_id}/flame/folded", responses={**ERRORS, 200: {"content": {"text/plain": {}}}},
+         response_class=PlainTextResponse, tags=["flame"])
+def flame_folded(capture_id: str, s: StoreDep, f: FlameFiltersDep, download: DownloadQ = False):
+    text = _flame(flame_view.folded, s, capture_id, f)
+    return PlainTextResponse(text, headers=disposition(f"{capture_id}.folded.txt", download))
+
+
+@router.get("/api/captures/{capture_id}/flame/svg", responses={**ERRORS, 200: {"content": {"image/svg+xml": {}}}},
+         response_class=Response, tags=["flame"])
+def flame_svg(capture_id: str, s: StoreDep, f: FlameFiltersDep, zoom: ZoomQ = None, search: SearchQ = None,
+              mode: ModeQ = "flame", width: WidthQ = 1200, download: DownloadQ = False):
+    text = _flame(flame_view.svg, s, capture_id, f, zoom=_zoom(zoom), search=search, mode=mode, width=width)
+    return Response(text, media_type="image/svg+xml", headers=disposition(f"{capture_id}.flame.svg", download))
+
+
+@router.get("/api/compare/flame", response_model=models.FlameDiff, responses=ERRORS, tags=["flame"])
+def flame_diff(s: StoreDep, a: FlameAQ, b: FlameBQ, f: FlameDiffFiltersDep, runs_a: RunsAQ = None,
+               runs_b: RunsBQ = None,
+               limit: Annotated[int, Query(ge=0, le=5000, description="Functions per ranking (self, total).")]
+               = flame_view.DEFAULT_FUNCTIONS):
+    return _flame(flame_view.diff, s, a, b, f, runs_param(runs_a), runs_param(runs_b), limit)
+
+
+@router.get("/api/compare/flame/folded", responses={**ERRORS, 200: {"content": {"text/plain": {}}}},
+         response_class=PlainTextResponse, tags=["flame"])
+def flame_diff_folded(s: StoreDep, a: FlameAQ, b: FlameBQ, f: FlameDiffFiltersDep, runs_a: RunsAQ = None,
+                      runs_b: RunsBQ = None, download: DownloadQ = False):
+    text = _flame(flame_view.diff_folded, s, a, b, f, runs_param(runs_a), runs_param(runs_b))
+    return PlainTextResponse(text, headers=disposition(f"{a}-{b}.difffolded.txt", download))
+
+
+@router.get("/api/compare/flame/svg", responses={**ERRORS, 200: {"content": {"image/svg+xml": {}}}},
+         response_class=Response, tags=["flame"])
+def flame_diff_svg(s: StoreDep, a: FlameAQ, b: FlameBQ, f: FlameDiffFiltersDep, runs_a: RunsAQ = None,
+                   runs_b: RunsBQ = None, zoom: ZoomQ = None, search: SearchQ = None, mode: ModeQ = "flame",
+                   color: Annotated[flame_view.DiffColour, Query(
+                       description="Colour by the change of self share (as flamegraph.pl) or of total share.")] = "self",
+                   width: WidthQ = 1200, download: DownloadQ = False):
+    text = _flame(flame_view.diff_svg, s, a, b, f, runs_a=runs_param(runs_a), runs_b=runs_param(runs_b), zoom=_zoom(zoom),
+                  search=search, mode=mode, colour_by=color, width=width)
+    return Response(text, media_type="image/svg+xml", headers=disposition(f"{a}-{b}.diff.svg", download))
+
+
+def _flame(fn, store: Store, *args, **kwargs):
+    """Call a flame view; unknown capture or no stacks -> 404, a bad parameter -> 422."""
+    try:
+        return fn(store, *args, **kwargs)
+    except flame_view.UnknownCapture as exc:
+        raise HTTPException(404, {"error": str(exc), "detail": {"missing": exc.missing}}) from exc
+    except flame_view.NoStacks as exc:
+        raise HTTPException(404, str(exc)) from exc
+    except flame_view.BadQuery as exc:
+        raise HTTPException(422, str(exc)) from exc
+
+
+def _zoom(path: str | None) -> list[str]:
+    return [p for p in path.split(";")] if path else []

@@ -1,0 +1,272 @@
+"""The block layer cell ('block' in src/cells/registry.ts) in text and HTML exports: its key numbers
+per run, and a link to the charts.
+
+Its state (src/cells/block/state.ts): `c=` charts, `op=read` one operation, `split=1`, `lat=`
+latency measures, `dev=all|MAJ,MIN` the device, `t=FROM-TO` the zoom range (ns since run start).
+The export uses `op`, `dev` and `t`; charts are only in the app. Per series (a run of a capture):
+I/Os completed, mean IOPS and throughput while its trace ran, the time-weighted queue depth (mean,
+and the largest value per interval), and completion latency (p50, p99 from the histogram; mean and
+max exact), with the loss warning when the capture lost events (docs/block.md). When the run has
+fio's own IOPS log on the run's clock (--fio-logs): fio's mean IOPS over the intervals its log
+covers wholly, next to the device's over the same intervals, and their ratio (device I/Os per fio
+I/O: below 1 when the block layer merged fio's I/Os into bigger requests, above 1 when it split
+them).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+
+from ..store.rules.bin_percentile import percentile_of_bins
+from ..views import block as block_view
+from . import textfmt as tf
+from .context import ExportContext, parse_state
+
+BUCKETS = 200  # resolution of the "max queue depth" figure
+
+
+@dataclass
+class SeriesNumbers:
+    capture_id: str
+    run_id: str
+    label: str
+    device: str | None
+    events_lost: bool
+    warnings: list[str]
+    span_ns: int           # the part of the window that the trace covers
+    ios: float
+    iops: float | None
+    bytes_per_s: float | None
+    depth_mean: float | None
+    depth_max: float | None
+    p50_ns: float | None
+    p99_ns: float | None
+    lat_mean_ns: float | None
+    lat_max_ns: float | None
+    fio: FioNumbers | None = None  # fio's own IOPS log, when the run wrote one
+
+
+@dataclass
+class FioNumbers:
+    aligned: bool
+    avg_msec: list[int]      # the logs' windows (0: per-I/O logs)
+    logs: int
+    from_ns: int | None      # the whole intervals compared, ns since run start
+    to_ns: int | None
+    fio_iops: float | None   # fio's mean over them (the op's data direction, or all summed)
+    device_iops: float | None  # the device's over the same intervals
+    note: str | None = None
+
+
+@dataclass
+class BlockData:
+    index: int | None                   # the cell's position, for its link
+    window: tuple[int, int] | None      # the zoom range, or None: whole runs
+    op: str | None
+    device: str | None
+    interval_ns: int = 0
+    series: list[SeriesNumbers] = field(default_factory=list)
+    without: list[str] = field(default_factory=list)  # capture ids without block data
+
+
+def _window(text: str) -> tuple[int, int] | None:
+    m = re.fullmatch(r"(\d{1,16})-(\d{1,16})", text or "")
+    if not m or int(m.group(2)) <= int(m.group(1)):
+        return None
+    return int(m.group(1)), int(m.group(2))
+
+
+def _span(s: str) -> str:
+    """A bucket width of 1, 2 or 5 x 10^k ns: '2 ms'."""
+    for f, u in ((1e9, "s"), (1e6, "ms"), (1e3, "us")):
+        if int(s) >= f:
+            return f"{int(s) / f:g} {u}"
+    return f"{s} ns"
+
+
+def _instant(ns: int) -> str:
+    return f"{ns / 1e9:.6f}".rstrip("0").rstrip(".") + " s"
+
+
+class BlockExport:
+    title = "Block layer"
+
+    def data(self, ctx: ExportContext, state: str) -> BlockData:
+        st = parse_state(state)
+        window = _window(st.get("t", ""))
+        op = st.get("op") if st.get("op") not in (None, "", "all") else None
+        dev = st.get("dev") or None
+        index = next((i for i, c in enumerate(ctx.doc.cells)
+                      if getattr(c, "kind", None) == "block" and getattr(c, "state", None) == state), None)
+        ids = [c.id for c in ctx.captures]
+        runs = block_view.runs(ctx.store, ids)
+        have = [c for c in ids if any(r.capture_id == c for r in runs)]
+        data = BlockData(index, window, op, dev, without=[c for c in ids if c not in have])
+        if not have:
+            return data
+        lo, hi = window if window else (None, None)
+        qd = block_view.queue_depth(ctx.store, have, lo, hi, BUCKETS, dev)
+        io = block_view.iops(ctx.store, have, lo, hi, BUCKETS, dev)
+        lat = block_view.latency(ctx.store, have, lo, hi, BUCKETS, dev, op=op)
+        hist = block_view.latency_histogram(ctx.store, have, lo, hi, dev)
+        data.interval_ns = qd.grid.interval_ns
+        extent = {(r.capture_id, r.run_id): (r.first_ns or 0, r.last_ns or 0) for r in runs}
+        w = qd.grid.interval_ns
+        for d, r, la, h in zip(qd.series, io.series, lat.series, hist.series):
+            first, last = extent.get((d.capture_id, d.run_id), (0, 0))
+            a = max(first, window[0] if window else 0)
+            b = min(last, window[1] if window else last)
+            span = max(0, b - a)
+            ops = [o for o in r.ops if op is None or o.op == op]
+            ios = sum(v * w / 1e9 for o in ops for v in o.iops)
+            nbytes = sum(v * w / 1e9 for o in ops for v in o.bytes_per_s)
+            busy = sum(v * w for v in d.depth)
+            in_run = [v for t, v in zip(qd.t_ns, d.depth) if t + w > a and t < b]
+            n = sum(la.count)
+            mean = sum(c * m for c, m in zip(la.count, la.mean_ns) if m is not None) / n if n else None
+            mx = max((m for m in la.max_ns if m is not None), default=None)
+            bins = sorted((b_.bin, b_.low_ns, b_.high_ns, b_.count) for o in h.ops if op is None or o.op == op
+                          for b_ in o.bins)
+            merged: dict[int, list] = {}
+            for k, low, high, c in bins:
+                merged.setdefault(k, [low, high, 0])[2] += c
+            data.series.append(SeriesNumbers(
+                d.capture_id, d.run_id, d.label, d.device, d.events_lost, list(d.warnings), span, ios,
+                ios / (span / 1e9) if span else None, nbytes / (span / 1e9) if span else None,
+                busy / span if span else None, max(in_run) if in_run else None,
+                percentile_of_bins(list(merged.values()), 50), percentile_of_bins(list(merged.values()), 99), mean, mx,
+                _fio_numbers(r, io.t_ns, w, op)))
+        return data
+
+    def _fio_text(self, s: SeriesNumbers) -> list[str]:
+        fio = s.fio
+        if fio is None:
+            return []
+        if not fio.aligned:
+            return tf.wrap("fio's iops log: not on the run's time axis (written without a clock), not compared.",
+                           indent="    ", subsequent="      ")
+        if fio.fio_iops is None:
+            return tf.wrap(f"fio's iops log: {fio.note or 'nothing to compare in this window'}.", indent="    ",
+                           subsequent="      ")
+        f = tf.format_value
+        win = ", ".join("per I/O" if a == 0 else f"{a} ms" for a in fio.avg_msec)
+        ratio = (f"{fio.device_iops / fio.fio_iops:.2f} device I/Os per fio I/O"
+                 if fio.device_iops is not None and fio.fio_iops else "")
+        text = (f"fio's iops log ({win} windows): {f(fio.fio_iops, 'IO/s')} from "
+                f"{_instant(fio.from_ns or 0)} to {_instant(fio.to_ns or 0)}; device {f(fio.device_iops, 'IO/s')} "
+                f"then{': ' + ratio if ratio else ''}.")
+        return tf.wrap(text, indent="    ", subsequent="      ")
+
+    def _link(self, ctx: ExportContext, data: BlockData) -> str:
+        return ctx.cell_link(data.index) if data.index is not None else ctx.permalink
+
+    def _scope(self, data: BlockData) -> str:
+        win = f"{_instant(data.window[0])} to {_instant(data.window[1])} since run start" if data.window else "whole runs"
+        ops = f"{data.op} only" if data.op else "all operations"
+        dev = {None: "each run's busiest device", "all": "all devices summed"}.get(data.device, f"device {data.device}")
+        return f"{win}; {ops}; {dev}"
+
+    def text(self, ctx: ExportContext, data: BlockData) -> list[str]:
+        lines: list[str] = []
+        if not data.series:
+            lines += tf.wrap("No block layer data in these captures (capture with iolens-collect run ... "
+                             "--block DEV).", indent="    ")
+            return lines
+        lines += tf.wrap(f"Per run: {self._scope(data)}. Queue depth: time-weighted mean of I/Os in flight "
+                         f"(issued, not completed); max per {_span(str(data.interval_ns))}. Latency: issue to "
+                         f"complete (p50/p99 within ~4 %).", indent="    ")
+        for s in data.series:
+            lines.append("")
+            dev = f"device {s.device}" if s.device else "all devices"
+            lines.append(f"  {tf.fit(s.label, 40)} ({s.run_id}, {dev})")
+            if s.events_lost:
+                lines += tf.wrap("! LOST EVENTS: counts, IOPS and queue depth are too low. "
+                                 + "; ".join(s.warnings[:2]), indent="    ", subsequent="      ")
+            f = tf.format_value
+            lines.append(f"    I/Os {s.ios:,.0f} in {s.span_ns / 1e9:.3f} s: {f(s.iops, 'IO/s')}, "
+                         f"{f(s.bytes_per_s, 'B/s')}")
+            lines += self._fio_text(s)
+            qd_max = "-" if s.depth_max is None else f"{s.depth_max:.2f}"
+            qd_mean = "-" if s.depth_mean is None else f"{s.depth_mean:.2f}"
+            lines.append(f"    queue depth mean {qd_mean}, max {qd_max}")
+            lines.append(f"    latency p50 {f(s.p50_ns, 'ns')}, p99 {f(s.p99_ns, 'ns')}, "
+                         f"mean {f(s.lat_mean_ns, 'ns')}, max {f(s.lat_max_ns, 'ns')}")
+        if data.without:
+            names = ", ".join(ctx.name(c) for c in data.without)
+            lines += [""] + tf.wrap(f"Without block data: {names}.", indent="    ")
+        lines += [""] + tf.wrap("Charts (queue depth, IOPS, latency over time, zoomable):", indent="    ")
+        lines.append("    " + self._link(ctx, data))
+        return lines
+
+    def html(self, ctx: ExportContext, data: BlockData) -> str:
+        e = html.escape
+        link = e(self._link(ctx, data))
+        if not data.series:
+            return ('<p class="muted">No block layer data in these captures (capture with '
+                    '<code>iolens-collect run ... --block DEV</code>).</p>')
+        f = tf.format_value
+        us = lambda v: e(f(v, "ns").replace(" us", " \u00b5s"))  # noqa: E731
+        rows = []
+        for s in data.series:
+            lost = (f' <span class="warn" title="{e("; ".join(s.warnings), quote=True)}">&#9888; events lost</span>'
+                    if s.events_lost else "")
+            rows.append(
+                f"<tr><th>{e(s.label)}{lost}</th><td>{e(s.run_id)}</td><td>{e(s.device or 'all')}</td>"
+                f'<td class="num">{s.ios:,.0f}</td><td class="num">{e(f(s.iops, "IO/s"))}</td>'
+                f'<td class="num">{e(f(s.bytes_per_s, "B/s"))}</td>'
+                f'<td class="num">{"-" if s.depth_mean is None else f"{s.depth_mean:.2f}"}</td>'
+                f'<td class="num">{"-" if s.depth_max is None else f"{s.depth_max:.2f}"}</td>'
+                f'<td class="num">{us(s.p50_ns)}</td><td class="num">{us(s.p99_ns)}</td>'
+                f'<td class="num">{us(s.lat_mean_ns)}</td><td class="num">{us(s.lat_max_ns)}</td>'
+                f'<td class="num">{self._fio_cell(s)}</td></tr>')
+        head = ("<tr><th>run</th><th></th><th>device</th><th class=num>I/Os</th><th class=num>IOPS</th>"
+                "<th class=num>throughput</th><th class=num>QD mean</th><th class=num>QD max</th>"
+                "<th class=num>p50</th><th class=num>p99</th><th class=num>mean lat</th><th class=num>max lat</th>"
+                "<th class=num title=\"fio's own iops log, over the intervals it covers; device I/Os per fio I/O\">"
+                "fio IOPS</th></tr>")
+        return (f'<p class="muted">{e(self._scope(data))}. Queue depth: time-weighted mean of I/Os in flight; '
+                f'max per {e(_span(str(data.interval_ns)))}. Latency: issue to complete.</p>'
+                f'<div class="scroll"><table class="fio"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table></div>'
+                f'<p><a href="{link}">Queue depth, IOPS and latency over time in iolens</a></p>')
+
+
+    def _fio_cell(self, s: SeriesNumbers) -> str:
+        e = html.escape
+        fio = s.fio
+        if fio is None:
+            return "-"
+        if not fio.aligned or fio.fio_iops is None:
+            return f'<span class="muted" title="{e(fio.note or "", quote=True)}">not aligned</span>'
+        ratio = f" ({fio.device_iops / fio.fio_iops:.2f}x)" if fio.device_iops is not None and fio.fio_iops else ""
+        return e(tf.format_value(fio.fio_iops, "IO/s") + ratio)
+
+
+# The block operation a fio data direction is counted as.
+_DDIR_OF_OP = {"read": "read", "write": "write", "discard": "trim"}
+
+
+def _fio_numbers(r, t_ns: list[int], w: int, op: str | None) -> FioNumbers | None:
+    """fio's mean IOPS over the buckets its logs cover wholly, and the device's over the same ones."""
+    fio = r.fio_iops
+    if fio is None:
+        return None
+    avg = sorted({lg.avg_msec or 0 for lg in fio.logs})
+    if not fio.aligned:
+        return FioNumbers(False, avg, len(fio.logs), None, None, None, None, fio.note)
+    if op is not None and op not in _DDIR_OF_OP:
+        return FioNumbers(True, avg, len(fio.logs), None, None, None, None, f"fio has no {op} I/O to compare")
+    ddirs = [d for d in fio.ddirs if op is None or d.ddir == _DDIR_OF_OP[op]]
+    starts = [lg.from_ns for lg in fio.logs if lg.from_ns is not None]
+    ends = [lg.to_ns for lg in fio.logs if lg.to_ns is not None]
+    if not ddirs or not starts:
+        return FioNumbers(True, avg, len(fio.logs), None, None, None, None, "no entries for this operation")
+    a, b = min(starts), max(ends)
+    whole = [i for i, t in enumerate(t_ns) if t >= a and t + w <= b]
+    if not whole:
+        return FioNumbers(True, avg, len(fio.logs), None, None, None, None,
+                          "its log covers no whole interval of this window")
+    fio_mean = sum(v for d in ddirs for i in whole if (v := d.iops[i]) is not None) / len(whole)
+    dev = sum(o.iops[i] for o in r.ops if op is None or o.op == op for i in whole) / len(whole)
+    return FioNumbers(True, avg, len(fio.logs), t_ns[whole[0]], t_ns[whole[-1]] + w, fio_mean, dev)

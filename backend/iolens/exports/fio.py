@@ -1,0 +1,71 @@
+"""The fio comparison cell ('fio' in src/cells/registry.ts) in text and HTML exports.
+
+Its state (src/cells/fio/state.ts): `m=iops,bw,...` picks and orders the metrics (absent: all),
+`strip=0` hides the dot strips (the exports have none). Text layout: per job and direction, one
+line per metric and capture (mean, spread, n, change vs baseline), so any number of captures fits
+in 72 columns.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+from .. import models
+from ..views import fio_compare
+from . import textfmt as tf
+from .context import ExportContext, parse_state
+from .metric_table import HTML_LEGEND, baseline_first, html_table, text_block
+
+
+@dataclass
+class FioData:
+    cmp: models.FioComparison
+    metrics: list[str] | None
+
+
+class FioExport:
+    title = "fio comparison"
+
+    def data(self, ctx: ExportContext, state: str) -> FioData:
+        st = parse_state(state)
+        metrics = [m for m in st.get("m", "").split(",") if m] or None
+        ids = [c.id for c in ctx.captures]
+        return FioData(fio_compare.compare_fio(ctx.store, ids, ctx.doc.baseline), metrics)
+
+    @staticmethod
+    def _rows(data: FioData, group: models.FioGroup) -> list[models.MetricRow]:
+        if not data.metrics:
+            return group.metrics
+        by = {m.metric: m for m in group.metrics}
+        return [by[k] for k in data.metrics if k in by]
+
+    def text(self, ctx: ExportContext, data: FioData) -> list[str]:
+        cmp = data.cmp
+        caps = baseline_first(cmp.captures, cmp.baseline)
+        base_label = ctx.name(cmp.baseline)
+        lines = tf.wrap(
+            f"Mean over the repeats; spread: +-stddev when n >= 3, min-max when n = 2; change vs the "
+            f"baseline {base_label} (*); '~' means the repeats' ranges overlap.", indent="    ")
+        if not cmp.groups:
+            return lines + ["", "    No fio job results in these captures."]
+        def name(cid: str) -> str:
+            star = " *" if cid == cmp.baseline else ""
+            return tf.fit(ctx.name(cid), 16 - len(star)) + star
+
+        for g in cmp.groups:
+            lines += ["", f"  job {tf.fit(g.job, 40)}, {g.ddir}"]
+            lines += text_block(self._rows(data, g), caps, cmp.baseline, name)
+        return lines
+
+    def html(self, ctx: ExportContext, data: FioData) -> str:
+        e = html.escape
+        cmp = data.cmp
+        caps = baseline_first(cmp.captures, cmp.baseline)
+        if not cmp.groups:
+            return '<p class="muted">No fio job results in these captures.</p>'
+        out = []
+        for g in cmp.groups:
+            out.append(f'<h4>job <code>{e(g.job)}</code> {e(g.ddir)}</h4>' + html_table(self._rows(data, g), caps, cmp.baseline))
+        out.append(f'<p class="legend muted">{HTML_LEGEND} &uarr;/&darr;: higher/lower is better.</p>')
+        return "\n".join(out)

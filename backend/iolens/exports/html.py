@@ -1,0 +1,124 @@
+"""A notebook as ONE static HTML file for list archives and bug trackers: inline CSS, tables and
+charts rendered here (SVG), no script and no request to any server (a Content-Security-Policy
+says so), so it works from disk. The document and every SQL result are embedded as JSON
+(<script type="application/json" id="iolens-notebook">) for anyone who wants the numbers."""
+
+from __future__ import annotations
+
+import html as _html
+
+from .. import __version__, models
+from . import markdown, sql
+from .context import ExportContext, embedded_json
+from .registry import VIEW_EXPORTS
+
+e = _html.escape
+
+CSS = """
+:root{--text:#1f2328;--muted:#656d76;--border:#d8dee4;--subtle:#f6f8fa;--accent:#2456c9;--better:#1a7f37;
+--worse:#cf222e;--same:#8c959f;font:13px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:var(--text)}
+body{margin:0 auto;padding:20px 24px 48px;max-width:1100px}
+h1{font-size:18px;margin:0 0 2px}h2{font-size:15px}h3{font-size:14px}h4{font-size:13px;margin:10px 0 4px;font-weight:600}
+a{color:var(--accent)}code,pre{font:12px ui-monospace,Menlo,Consolas,'DejaVu Sans Mono',monospace}
+pre{background:var(--subtle);border:1px solid var(--border);border-radius:4px;padding:8px 10px;overflow:auto}
+.muted{color:var(--muted)}.small{font-size:11.5px}.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.meta{margin:0 0 12px}.scroll{overflow-x:auto}
+table{border-collapse:collapse;font-variant-numeric:tabular-nums}
+th,td{padding:3px 8px;border-bottom:1px solid var(--border);vertical-align:top;text-align:left}
+thead th{background:var(--subtle);font-weight:600;border-bottom:1px solid #c4ccd4}
+th.cap{border-left:1px solid var(--border)}
+.base{font-size:10.5px;font-weight:500;color:var(--accent);border:1px solid #b6c8f0;border-radius:3px;padding:0 3px;margin-left:4px}
+.cell{border:1px solid var(--border);border-radius:6px;margin:14px 0;background:#fff}
+.cell>header{display:flex;gap:8px;align-items:baseline;padding:5px 10px;border-bottom:1px solid var(--border);
+background:var(--subtle);border-radius:6px 6px 0 0;font-weight:600}
+.cell>header .idx{color:var(--muted);font-weight:400;font-variant-numeric:tabular-nums}
+.cell>div{padding:8px 12px}.cell.markdown{border:none}.cell.markdown>div{padding:2px 0}
+table.fio th{white-space:nowrap}.ratio{font-weight:600}.tone-better{color:var(--better)}.tone-worse{color:var(--worse)}.tone-same{color:var(--same)}
+.legend{margin:8px 0 0}.error{color:var(--worse)}.type{font-weight:400;font-size:10.5px}
+details.sql summary{cursor:pointer;color:var(--muted)}
+figure.chart{margin:6px 0 10px}figure.chart svg{max-width:100%;height:auto}
+figure.chart text{font-size:10.5px;fill:var(--muted)}figure.chart .grid{stroke:#eef1f4}figure.chart .axis{stroke:#c4ccd4}
+figcaption span{margin-right:12px;font-size:11.5px}figcaption i{display:inline-block;width:9px;height:9px;border-radius:2px;margin-right:4px}
+blockquote{margin:0;padding-left:10px;border-left:3px solid var(--border);color:var(--muted)}
+footer{margin-top:24px;color:var(--muted);font-size:11.5px}
+"""
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
+
+def _captures_table(ctx: ExportContext) -> str:
+    base = ctx.doc.baseline
+    head = "".join(f'<th>{e(c.label)}{" <span class=base>baseline</span>" if c.id == base else ""}</th>'
+                   for c in ctx.captures)
+    rows = [
+        "<tr><th>Id</th>" + "".join(f"<td><code>{e(c.id)}</code></td>" for c in ctx.captures) + "</tr>",
+        "<tr><th>Kernel</th>" + "".join(f"<td><code>{e(c.kernel or '-')}</code></td>" for c in ctx.captures) + "</tr>",
+        "<tr><th>Runs</th>" + "".join(f"<td>{c.runs} runs, up to {c.repeats} repeats</td>" for c in ctx.captures) + "</tr>",
+        "<tr><th>Tags</th>" + "".join(
+            f"<td>{e(', '.join(f'{k}={v}' for k, v in c.tags.items()))}</td>" for c in ctx.captures) + "</tr>",
+    ]
+    for d in ctx.host_diff:
+        rows.append(f"<tr><th><code>{e(d.key)}</code></th>" + "".join(
+            f"<td><code>{e(d.values.get(c.id) or '-')}</code></td>" for c in ctx.captures) + "</tr>")
+    return f'<div class="scroll"><table class="caps"><thead><tr><th></th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
+
+
+def render(ctx: ExportContext) -> str:
+    v = ctx.version
+    doc = ctx.doc
+    cells_html = []
+    results: dict[str, object] = {}
+    for i, cell in enumerate(doc.cells):
+        anchor = f"cell-{i + 1}"
+        if isinstance(cell, models.MarkdownCell):
+            cells_html.append(f'<section class="cell markdown" id="{anchor}"><div>{markdown.to_html(cell.text)}</div></section>')
+            continue
+        if isinstance(cell, models.SqlCell):
+            data = sql.run(ctx, cell)
+            if data.answer:
+                a = data.answer
+                results[anchor] = {"columns": [{"name": n, "type": t} for n, t in a.columns], "rows": a.rows,
+                                   "truncated": a.truncated}
+            else:
+                results[anchor] = {"error": data.error}
+            title, body = "SQL", sql.html_cell(cell, data)
+        else:
+            ex = VIEW_EXPORTS.get(cell.kind)
+            title = ex.title if ex else cell.kind
+            if ex is None:
+                body = (f'<p class="muted">This view ({e(cell.kind)}) is not part of the static export: '
+                        f'<a href="{e(ctx.cell_link(i))}">open it in iolens</a>.</p>')
+            else:
+                try:
+                    body = ex.html(ctx, ex.data(ctx, cell.state))
+                except Exception as exc:  # one view that cannot be drawn does not sink the file
+                    body = (f'<p class="error">This view could not be exported ({e(str(exc))}): '
+                            f'<a href="{e(ctx.cell_link(i))}">open it in iolens</a>.</p>')
+        cells_html.append(f'<section class="cell" id="{anchor}"><header><span class="idx">{i + 1}</span>'
+                          f'{e(title)}</header><div>{body}</div></section>')
+    saved = v.created_at.replace("T", " ").replace("Z", " UTC")
+    parent = f', edited from <code>{e(v.parent)}</code>' if v.parent else ""
+    data = embedded_json({"iolens": __version__, "id": v.id, "parent": v.parent, "created_at": v.created_at,
+                          "permalink": ctx.permalink, "document": doc.model_dump(mode="json"), "results": results})
+    return f"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="iolens {e(__version__)}">
+<title>{e(doc.title)} - iolens notebook {e(v.id)}</title>
+<style>{CSS}</style>
+</head>
+<body>
+<h1>{e(doc.title)}</h1>
+<p class="meta muted">iolens notebook <a href="{e(ctx.permalink)}">{e(ctx.permalink)}</a> &middot; version
+<code>{e(v.id)}</code>, saved {e(saved)}{parent}</p>
+{_captures_table(ctx)}
+{"".join(cells_html)}
+<footer>Exported by iolens {e(__version__)} from {e(ctx.permalink)}. A static copy: the numbers are embedded
+in this file (script#iolens-notebook, JSON).</footer>
+<script type="application/json" id="iolens-notebook">{data}</script>
+</body>
+</html>
+"""

@@ -1,0 +1,220 @@
+"""The sweep cells (src/cells/sweep, sweepline, fiolog) in text and HTML exports.
+
+- `sweep` (the matrix; state `m=KEY;abs=1`): the table of report.py, points as rows, the
+  baseline absolute with its 95% CI and the others as changes marked with the t-test.
+- `sweepline` (state `m=KEY;x=NAME;f=NAME:VALUE,...`): the numbers of the chart: per value of
+  the x parameter, each line's mean and 95% CI.
+- `fiolog` (state `l=iops;d=all;p=POINT`): per capture, the log's first, last, lowest and highest
+  mean over the run, and a link to the chart.
+"""
+
+from __future__ import annotations
+
+import html
+import urllib.parse
+from dataclasses import dataclass
+
+from .. import models
+from ..views import sweep as sweep_view
+from . import report
+from . import textfmt as tf
+from .context import ExportContext, parse_state
+
+
+def _pm(text: str) -> str:
+    """The text tables' ASCII '+-' as the app shows it (HTML can carry it)."""
+    return text.replace("+-", "\u00b1")
+
+
+def _legend_html(relative: bool) -> str:
+    return ('<p class="legend muted">Mean of each point\'s repeats, &plusmn; the 95% confidence interval of the mean'
+            + ('; others: change of the mean against the baseline' if relative else '')
+            + ". <b>*</b> Welch's t-test p &lt; 0.05 with 3 or more repeats on both sides; <b>?</b> too few repeats.</p>")
+
+
+@dataclass
+class MatrixData:
+    m: models.SweepMatrix
+    relative: bool
+
+
+class SweepExport:
+    title = "Sweep matrix"
+
+    def data(self, ctx: ExportContext, state: str) -> MatrixData:
+        st = parse_state(state)
+        ids = [c.id for c in ctx.captures]
+        return MatrixData(sweep_view.sweep_matrix(ctx.store, ids, ctx.doc.baseline, st.get("m") or None),
+                          st.get("abs") != "1")
+
+    def text(self, ctx: ExportContext, data: MatrixData) -> list[str]:
+        m = data.m
+        short = {r.capture: ctx.name(r.capture) for r in m.rows}
+        lines = tf.wrap(f"{m.metric.label} ({m.metric.unit or 'no unit'}, {report.BETTER[m.metric.better]})",
+                        indent="    ")
+        if not m.points:
+            return lines + ["", "    No runs in these captures."]
+        g = report.grid(m, short, "points", False)
+        if not data.relative:  # absolute: every capture as the baseline is shown
+            g.cells = [[report.base_cell(r.cells.get(p.key), m.metric.unit) for r in m.rows] for p in m.points]
+        lines += [""] + ["    " + ln if ln else "" for ln in report.render_grid(g, width=tf.WIDTH - 4)]
+        return lines + [""] + tf.wrap(report.LEGEND if data.relative else
+                                      "Mean of the repeats, +- the 95% confidence interval of the mean.", indent="    ")
+
+    def html(self, ctx: ExportContext, data: MatrixData) -> str:
+        e = html.escape
+        m = data.m
+        if not m.points:
+            return '<p class="muted">No runs in these captures.</p>'
+        names = [p.name for p in m.params] or ["point"]
+        head = "".join(f"<th>{e(n)}</th>" for n in names) + "".join(
+            f'<th class="num">{e(r.label)}{" <span class=base>baseline</span>" if r.capture == m.baseline else ""}</th>'
+            for r in m.rows)
+        body = []
+        for p in m.points:
+            tds = "".join(f"<td>{e(p.params.get(n, '') if m.params else p.key)}</td>" for n in names)
+            for r in m.rows:
+                c = r.cells.get(p.key)
+                base = r.capture == m.baseline
+                text = report.base_cell(c, m.metric.unit) if base or not data.relative else report.other_cell(c)
+                tone = ""
+                if c is not None and not base and data.relative and c.significant and c.ratio is not None:
+                    tone = "neutral" if m.metric.better == "neutral" else (
+                        "better" if (c.ratio > 1) == (m.metric.better == "higher") else "worse")
+                title = "" if c is None else e(f"n={c.n}; values {', '.join(tf.format_number(v) for v in c.values)}"
+                                              + (f"; p={c.p:.3g}" if c.p is not None else ""), quote=True)
+                tds += f'<td class="num tone-{tone or "none"}" title="{title}">{e(_pm(text.strip()))}</td>'
+            body.append(f"<tr>{tds}</tr>")
+        caption = e(f"{m.metric.label} ({m.metric.unit}, {report.BETTER[m.metric.better]})")
+        return (f'<h4>{caption}</h4><div class="scroll"><table class="fio"><thead><tr>{head}</tr></thead>'
+                f'<tbody>{"".join(body)}</tbody></table></div>' + _legend_html(data.relative))
+
+
+@dataclass
+class LineData:
+    m: models.SweepMatrix
+    x: str | None
+    rows: list[tuple[str, list[str]]]  # (x value, cells per line)
+    lines: list[str]
+
+
+def _fixed(text: str) -> dict[str, str | None]:
+    out: dict[str, str | None] = {}
+    for item in (text or "").split(","):
+        if ":" in item:
+            k, v = item.split(":", 1)
+            out[urllib.parse.unquote(k)] = None if v == "*" else urllib.parse.unquote(v)
+    return out
+
+
+class SweepLineExport:
+    title = "Sweep chart"
+
+    def data(self, ctx: ExportContext, state: str) -> LineData:
+        st = parse_state(state)
+        ids = [c.id for c in ctx.captures]
+        m = sweep_view.sweep_matrix(ctx.store, ids, ctx.doc.baseline, st.get("m") or None)
+        names = [p.name for p in m.params]
+        numeric = [p.name for p in m.params if len(p.values) > 1 and all(v.replace(".", "", 1).lstrip("-").isdigit()
+                                                                         for v in p.values)]
+        x = st.get("x") if st.get("x") in names else (numeric[-1] if numeric else (names[-1] if names else None))
+        if x is None:
+            return LineData(m, None, [], [])
+        fixed = _fixed(st.get("f", ""))
+        others = {p.name: (fixed[p.name] if p.name in fixed else (p.values[0] if p.values else None))
+                  for p in m.params if p.name != x}
+        splits = [n for n, v in others.items() if v is None]
+        combos: list[dict[str, str]] = [{}]
+        for n in splits:
+            combos = [dict(c, **{n: v}) for c in combos for v in next(p.values for p in m.params if p.name == n)]
+        xvals = next(p.values for p in m.params if p.name == x)
+        lines = [f"{ctx.name(r.capture)}{' ' + ' '.join(f'{k}={v}' for k, v in c.items()) if c else ''}"
+                 for r in m.rows for c in combos]
+        rows = []
+        for xv in xvals:
+            cells = []
+            for r in m.rows:
+                for c in combos:
+                    want = {x: xv, **{k: v for k, v in others.items() if v is not None}, **c}
+                    point = next((p for p in m.points if p.params == want), None)
+                    cell = r.cells.get(point.key) if point else None
+                    cells.append(report.base_cell(cell, m.metric.unit))
+            rows.append((xv, cells))
+        return LineData(m, x, rows, lines)
+
+    def text(self, ctx: ExportContext, data: LineData) -> list[str]:
+        if data.x is None:
+            return ["    These captures sweep no parameter."]
+        m = data.m
+        lines = tf.wrap(f"{m.metric.label} ({m.metric.unit or 'no unit'}) against {data.x}: mean of the repeats, "
+                        "+- the 95% confidence interval of the mean", indent="    ")
+        g = report.Grid(head_names=[data.x], rows=[[xv] for xv, _ in data.rows],
+                        col_heads=[[tf.fit(n, 24)] for n in data.lines], cells=[c for _, c in data.rows])
+        return lines + [""] + ["    " + ln if ln else "" for ln in report.render_grid(g, width=tf.WIDTH - 4)]
+
+    def html(self, ctx: ExportContext, data: LineData) -> str:
+        e = html.escape
+        if data.x is None:
+            return '<p class="muted">These captures sweep no parameter.</p>'
+        head = f"<th>{e(data.x)}</th>" + "".join(f'<th class="num">{e(n)}</th>' for n in data.lines)
+        body = "".join(f"<tr><td>{e(xv)}</td>" + "".join(f'<td class="num">{e(_pm(c))}</td>' for c in cells) + "</tr>"
+                       for xv, cells in data.rows)
+        return (f"<h4>{e(data.m.metric.label)} against {e(data.x)}</h4><div class=\"scroll\"><table class=\"fio\">"
+                f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+                '<p class="legend muted">Mean of the repeats, &plusmn; the 95% confidence interval of the mean.</p>')
+
+
+class FioLogExport:
+    title = "fio log over time"
+
+    def data(self, ctx: ExportContext, state: str) -> models.FioLogSeries:
+        st = parse_state(state)
+        log = st.get("l") if st.get("l") in ("iops", "bw", "lat", "clat", "slat") else "iops"
+        ddir = st.get("d") if st.get("d") in ("all", "read", "write", "trim") else "all"
+        point = urllib.parse.unquote(st["p"]) if st.get("p") else None
+        return sweep_view.fio_log_series(ctx.store, [c.id for c in ctx.captures], log, ddir, point)
+
+    def _rows(self, d: models.FioLogSeries, bare_rate: bool = False) -> list[tuple[str, list[str]]]:
+        """Per series: first, last, lowest and highest mean value, the end of the log and the runs.
+        `bare_rate`: IO/s values without the unit, '98.11k' (the text's heading names it)."""
+        def value(v: float) -> str:
+            text = tf.format_value(v, d.unit)
+            return text.removesuffix("IO/s").rstrip() if bare_rate and d.unit == "IO/s" else text
+
+        out = []
+        for s in d.series:
+            means = [p.mean for p in s.points]
+            if not means:
+                continue
+            out.append((s.label, [value(v) for v in (means[0], means[-1], min(means), max(means))]
+                        + [f"{s.points[-1].t_s:g} s", str(len(s.runs))]))
+        return out
+
+    def text(self, ctx: ExportContext, d: models.FioLogSeries) -> list[str]:
+        if not d.series:
+            return tf.wrap("No fio time-series logs in these captures (iolens-collect --fio-logs MSEC).", indent="    ")
+        step = d.series[0].step_ms
+        rows = self._rows(d, bare_rate=True)
+        # One number of runs for all goes in the heading; a runs column only when they differ (beside
+        # four values, a sixth column would not fit 72 characters).
+        runs = {cells[-1] for _, cells in rows}
+        repeats = f"mean of the {next(iter(runs))} repeats" if len(runs) == 1 else "mean of the repeats (runs: last column)"
+        keep = 5 if len(runs) == 1 else 6
+        point = f", point {d.series[0].point or ''}" if len(set(sum(d.points.values(), []))) > 1 else ""
+        lines = tf.wrap(f"fio {d.log} log ({d.unit}, direction {d.ddir}), averaged over {step} ms, {repeats}{point}"
+                        ": first, last, lowest and highest value over the run", indent="    ")
+        g = report.Grid(head_names=["capture"], rows=[[tf.fit(lbl, 20)] for lbl, _ in rows],
+                        col_heads=[["first"], ["last"], ["min"], ["max"], ["until"], ["runs"]][:keep],
+                        cells=[c[:keep] for _, c in rows])
+        return lines + [""] + ["    " + ln if ln else "" for ln in report.render_grid(g, width=tf.WIDTH - 4)]
+
+    def html(self, ctx: ExportContext, d: models.FioLogSeries) -> str:
+        e = html.escape
+        rows = self._rows(d)
+        if not rows:
+            return '<p class="muted">No fio time-series logs in these captures.</p>'
+        head = "<th>capture</th>" + "".join(f'<th class="num">{h}</th>' for h in ("first", "last", "min", "max", "until", "runs"))
+        body = "".join(f"<tr><td>{e(lbl)}</td>" + "".join(f'<td class="num">{e(c)}</td>' for c in cells) + "</tr>"
+                       for lbl, cells in rows)
+        return (f"<h4>fio {e(d.log)} log over time ({e(d.unit)})</h4><table class=\"fio\"><thead><tr>{head}</tr>"
+                f"</thead><tbody>{body}</tbody></table>")

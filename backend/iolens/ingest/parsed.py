@@ -1,0 +1,38 @@
+"""What an artifact handler produces (ingest/registry.py): rows per table, bulk CSV files, derived
+steps and warnings, collected over a bundle before the write transaction opens (pipeline.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..formats.fio_json import FioResult
+
+Rows = dict[str, list[tuple[Any, ...]]]
+
+
+@dataclass(frozen=True)
+class BulkCsv:
+    """Rows too many for executemany: a headerless CSV file loaded by `Writer.insert_csv`."""
+
+    table: str
+    path: Path                               # inside the bundle's temporary directory
+    columns: tuple[tuple[str, str], ...]     # (name, DuckDB type) in file order
+    constants: tuple[tuple[str, Any], ...]   # (name, value) for every row: capture_id, run_id
+
+
+@dataclass
+class Parsed:
+    rows: Rows = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    fio: list[FioResult] = field(default_factory=list)
+    bulk: list[BulkCsv] = field(default_factory=list)
+    # derived tables computed in the write transaction after the bulk loads (block tiles)
+    derive: list[Callable[[Any], None]] = field(default_factory=list)
+    # state of parsers that pair artifacts (diskstats before/after), used by ARTIFACT_FINISHERS
+    pending: dict[str, Any] = field(default_factory=dict)
+
+    def add(self, table: str, rows: list[tuple[Any, ...]]) -> None:
+        self.rows.setdefault(table, []).extend(rows)

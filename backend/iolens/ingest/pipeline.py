@@ -1,0 +1,200 @@
+"""Ingest one bundle: check it, parse every artifact, then write everything in one transaction.
+
+Parsing happens before the transaction opens, so a bad file leaves the store as it was. The
+original bundle is kept under the SHA-256 of its bytes. Each artifact kind is read by its handler
+(ingest/registry.py: one module per domain, one line per kind).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from ..bundle import KEPT_KINDS, BundleError, Limits, OpenBundle, open_bundle
+from ..formats.errors import FormatError
+from ..store.db import Store
+from . import fio, sweep
+from .parsed import Parsed
+from .registry import FINISHERS, HANDLERS, TABLE_COLUMNS
+
+log = logging.getLogger("iolens.ingest")
+
+@dataclass
+class IngestResult:
+    capture_id: str
+    label: str
+    created: bool
+    runs: int
+    warnings: list[str] = field(default_factory=list)
+
+
+def flatten_facts(value: Any, prefix: str = "") -> list[tuple[str, str | None]]:
+    """{'kernel': {'release': '6.1'}, 'targets': [{'path': '/x'}]} -> [('kernel.release', '6.1'), ('targets.0.path', '/x')]"""
+    if isinstance(value, dict):
+        out: list[tuple[str, str | None]] = []
+        for k in sorted(value):
+            out.extend(flatten_facts(value[k], f"{prefix}.{k}" if prefix else str(k)))
+        return out
+    if isinstance(value, list):
+        if value and all(not isinstance(v, (dict, list)) for v in value):
+            return [(prefix, ",".join(_fact_str(v) or "" for v in value))]
+        out = []
+        for i, v in enumerate(value):
+            out.extend(flatten_facts(v, f"{prefix}.{i}"))
+        return out
+    return [(prefix, _fact_str(value))]
+
+
+def _fact_str(v: Any) -> str | None:
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def parse_bundle(bundle: OpenBundle) -> Parsed:
+    out = Parsed()
+    for name in bundle.unlisted:
+        out.warnings.append(f"{name}: in the archive but not in manifest.json; ignored")
+    for run_id, art in bundle.manifest.all_artifacts():
+        parser = HANDLERS.get(art.kind)
+        if parser is None:
+            if art.kind not in KEPT_KINDS:
+                out.warnings.append(f"{art.path}: artifact kind {art.kind!r} is not known to this server; kept, not parsed")
+            continue
+        try:
+            parser(bundle, run_id, art, out)
+        except FormatError as exc:
+            raise BundleError(
+                str(exc), {"file": exc.file, "line": exc.line, "field": exc.field, "run": run_id}, 422
+            ) from exc
+    for finish in FINISHERS:
+        finish(bundle, out)
+    for run in bundle.manifest.runs:
+        if run.exit_code not in (0, None):
+            out.warnings.append(f"run {run.id}: the workload exited with status {run.exit_code}")
+    if bundle.manifest.workload.kind == "fio" and not out.rows.get("fio_jobs"):
+        out.warnings.append("no fio results in this bundle")
+    return out
+
+
+def _utc(dt: datetime | None) -> datetime | None:
+    if dt is None:
+        return None
+    if dt.tzinfo is not None:
+        dt = dt.astimezone(UTC).replace(tzinfo=None)
+    return dt
+
+
+def _keep_bundle(archive: Path, sha256: str, bundles_dir: Path) -> Path | None:
+    """Copy the archive to bundles_dir/<sha256>.iolens.tar; return the path if this call created it."""
+    bundles_dir.mkdir(parents=True, exist_ok=True)
+    target = bundles_dir / f"{sha256}.iolens.tar"
+    if target.exists():
+        return None
+    tmp = target.with_suffix(f".tmp{os.getpid()}")
+    shutil.copyfile(archive, tmp)
+    os.replace(tmp, target)
+    return target
+
+
+def ingest_file(
+    store: Store,
+    archive: Path,
+    *,
+    bundles_dir: Path,
+    source: str | None = None,
+    limits: Limits = Limits(),
+) -> IngestResult:
+    terse = sweep.sniff_terse(archive)  # fio terse text instead of a bundle: wrapped into one
+    if terse is not None:
+        import hashlib
+
+        found = sweep.existing_terse(store, hashlib.sha256(terse.encode("utf-8")).hexdigest())
+        if found is not None:
+            runs = store.query("SELECT n_runs FROM captures WHERE capture_id = ?", [found[0]]).scalar()
+            return IngestResult(found[0], found[1], created=False, runs=runs)
+        wrapped = sweep.wrap_terse(terse, source, archive.parent)
+        try:
+            return ingest_file(store, wrapped, bundles_dir=bundles_dir, source=source, limits=limits)
+        finally:
+            wrapped.unlink(missing_ok=True)
+    with open_bundle(archive, source, limits) as bundle:
+        m = bundle.manifest
+        existing = store.query("SELECT label FROM captures WHERE capture_id = ?", [bundle.capture_id]).scalar()
+        if existing is not None:
+            return IngestResult(bundle.capture_id, existing, created=False, runs=len(m.runs))
+        parsed = parse_bundle(bundle)
+        kept = _keep_bundle(archive, bundle.sha256, bundles_dir)
+        try:
+            _write(store, bundle, parsed)
+        except duckdb.ConstraintException:
+            # A concurrent upload of the same bundle won the race: one capture, as promised.
+            if kept is not None and not _bundle_referenced(store, bundle.sha256):
+                kept.unlink(missing_ok=True)
+            label = store.query("SELECT label FROM captures WHERE capture_id = ?", [bundle.capture_id]).scalar()
+            if label is None:
+                raise
+            return IngestResult(bundle.capture_id, label, created=False, runs=len(m.runs))
+        except BaseException:
+            if kept is not None:
+                kept.unlink(missing_ok=True)
+            raise
+        return IngestResult(bundle.capture_id, m.label, created=True, runs=len(m.runs), warnings=parsed.warnings)
+
+
+def _bundle_referenced(store: Store, sha256: str) -> bool:
+    return bool(store.query("SELECT count(*) FROM captures WHERE bundle_sha256 = ?", [sha256]).scalar())
+
+
+def _write(store: Store, bundle: OpenBundle, parsed: Parsed) -> None:
+    m = bundle.manifest
+    cid = bundle.capture_id
+    host = m.host or {}
+    kernel = (host.get("kernel") or {}).get("release") if isinstance(host.get("kernel"), dict) else None
+    repeats: dict[str, int] = {}
+    for run in m.runs:
+        key = json.dumps(run.params, sort_keys=True)
+        repeats[key] = repeats.get(key, 0) + 1
+    now = datetime.now(UTC).replace(tzinfo=None)
+    with store.write() as w:
+        w.insert(
+            "captures",
+            ("capture_id", "label", "tags", "kernel", "hostname", "created_at", "ingested_at",
+             "format_version", "collector_version", "workload_kind", "workload_summary", "n_runs",
+             "n_repeats", "bundle_sha256", "bundle_bytes", "warnings", "manifest"),
+            [(cid, m.label, json.dumps(m.tags), kernel, host.get("hostname"), _utc(m.created_at), now,
+              m.format_version, m.collector.version, m.workload.kind, sweep.summary(bundle.raw_manifest, fio.workload_summary(parsed.fio)),
+              len(m.runs), max(repeats.values()), bundle.sha256, bundle.size,
+              json.dumps(parsed.warnings), json.dumps(bundle.raw_manifest))],
+        )
+        w.insert("host_facts", ("capture_id", "key", "value"),
+                 [(cid, k, v) for k, v in flatten_facts(host)])
+        w.insert(
+            "runs",
+            ("capture_id", "run_id", "run_index", "repeat", "params", "started_at", "ended_at",
+             "exit_code", "cmdline"),
+            [(cid, r.id, r.index, r.repeat, json.dumps(r.params), _utc(r.started_at), _utc(r.ended_at),
+              r.exit_code, json.dumps(r.cmdline)) for r in m.runs],
+        )
+        w.insert(
+            "artifacts", ("capture_id", "run_id", "kind", "path", "size", "sha256"),
+            [(cid, run_id, a.kind, a.path, a.size, a.sha256) for run_id, a in m.all_artifacts()],
+        )
+        for table, rows in parsed.rows.items():
+            w.insert(table, TABLE_COLUMNS[table], rows)
+        for b in parsed.bulk:
+            w.insert_csv(b.table, b.path, b.columns, b.constants)
+        for step in parsed.derive:
+            step(w)
+        w.execute(fio.DERIVE_FIO_RESULTS, {"cid": cid})
+        w.execute(sweep.DERIVE_RUN_METRICS, {"cid": cid})
