@@ -179,7 +179,13 @@ class TraceProbe(TracepointProbe):
         lines = res.get("lines")
         self._extra_info.update(fields_cmd=["perf", "script", "-s", "iolens_trace_fields.py", "-i", "perf.data"],
                                 fields_bytes=perfrec.size_of(dest), fields_s=res["seconds"])
-        if res["exit_code"] != 0 or not res["text_bytes"]:
+        if res["exit_code"] == 0 and not res["text_bytes"] and not sum(recorded.values()):
+            try:  # nothing was recorded: no fields file, and nothing wrong with perf
+                os.unlink(dest)
+            except OSError:
+                pass
+            self._extra_info["fields_bytes"] = None
+        elif res["exit_code"] != 0 or not res["text_bytes"]:
             why = " / ".join(res.get("messages", [])[-3:]) or f"exit {res['exit_code']}"  # type: ignore[arg-type]
             notes.append(f"trace: run {run_id}: perf could not run its Python script ({why}; perf built without "
                          "libpython?): the events are kept as text, without their typed fields")
