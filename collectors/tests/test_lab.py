@@ -201,3 +201,28 @@ def test_lab_rerun_keeps_what_is_made(smoke):
     assert r.returncode == 0, r.stderr
     assert "is there from an earlier run of this plan: kept" in r.stderr
     assert "booting" not in r.stderr
+
+
+def test_release_read_from_a_bzimage_header(tmp_path):
+    from iolens_lab.runner import LabError, kernel_release_of
+
+    img = bytearray(0x5000)
+    img[0x202:0x206] = b"HdrS"
+    img[0x20E:0x210] = (0x3000 - 0x200).to_bytes(2, "little")
+    text = b"6.12.117-mine (root@box) #1 SMP PREEMPT_DYNAMIC\0"
+    img[0x3000:0x3000 + len(text)] = text
+    (tmp_path / "bzImage").write_bytes(bytes(img))
+    assert kernel_release_of(str(tmp_path / "bzImage")) == "6.12.117-mine"
+    (tmp_path / "vmlinux").write_bytes(b"\x7fELF" + bytes(0x5000))
+    with pytest.raises(LabError, match="not a bzImage"):
+        kernel_release_of(str(tmp_path / "vmlinux"))
+
+
+def test_collector_progress_shown_without_echo():
+    from iolens_lab.runner import _collector_line
+
+    bar = "[run 1/2] iodepth=1  0.5s / ~2.5s[run 1/2] iodepth=1  done in 5.8s: write 177 IOPS 707.3 KiB/s"
+    assert _collector_line(bar) == "[run 1/2] iodepth=1  done in 5.8s: write 177 IOPS 707.3 KiB/s"
+    assert _collector_line("[run 1/2] iodepth=1  0.5s / ~2.5s") == ""
+    assert _collector_line("iolens-collect: block: recording nvme0n1") == "iolens-collect: block: recording nvme0n1"
+    assert _collector_line("[   29.37] XFS (nvme0n1): Mounting V5 Filesystem") == ""
