@@ -29,6 +29,7 @@ the notes.
 
 from __future__ import annotations
 
+import gzip
 import os
 import re
 import shutil
@@ -48,6 +49,27 @@ OPTIONAL_EVENTS = ("block:block_rq_requeue", "block:block_rq_merge", "block:bloc
                    "block:block_bio_frontmerge")
 SCRIPT_FIELDS = "trace:comm,pid,tid,cpu,time,event,trace"
 DEBUGFS = "/sys/kernel/debug"
+
+
+_INPUT_FILE = re.compile(rb"^Input file \S+ added\n?$")
+
+
+def _drop_input_file_lines(path: str) -> int:
+    """Remove blkparse's "Input file trace.blktrace.N added" lines from its gzipped text: blkparse
+    prints them on standard output, where its buffering puts them after the summary; they name the
+    per-CPU files it read, not trace data. Returns how many were removed (the file is rewritten
+    only when there were some)."""
+    with gzip.open(path, "rb") as f:
+        lines = f.readlines()
+    kept = [ln for ln in lines if not _INPUT_FILE.match(ln)]
+    if len(kept) == len(lines):
+        return 0
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as raw:
+        with gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=6, mtime=0) as gz:
+            gz.writelines(kept)
+    os.replace(tmp, path)
+    return len(lines) - len(kept)
 
 
 class BlockError(ValueError):
@@ -341,7 +363,8 @@ class BlockProbe(TracepointProbe):
         rel = f"runs/{run_id}/blkparse.txt.gz"
         info["script_cmd"] = ["blkparse", "-i", "trace", "-D", "DIR"]
         res = perfrec.script_to_gzip([self.blkparse_bin, "-i", "trace", "-D", d], os.path.join(stage, rel))
-        info.update(text_bytes=res["text_bytes"], script_s=res["seconds"], lines=res["lines"],
+        dropped = _drop_input_file_lines(os.path.join(stage, rel))
+        info.update(text_bytes=res["text_bytes"], script_s=res["seconds"], lines=res["lines"] - dropped,
                     bytes=perfrec.size_of(os.path.join(stage, rel)))
         if res["exit_code"] != 0:
             notes.append(f"block: run {run_id}: blkparse exited {res['exit_code']}: "

@@ -226,3 +226,18 @@ def test_collector_progress_shown_without_echo():
     assert _collector_line("[run 1/2] iodepth=1  0.5s / ~2.5s") == ""
     assert _collector_line("iolens-collect: block: recording nvme0n1") == "iolens-collect: block: recording nvme0n1"
     assert _collector_line("[   29.37] XFS (nvme0n1): Mounting V5 Filesystem") == ""
+
+
+def test_blkparse_input_file_lines_are_dropped(tmp_path):
+    """blkparse prints "Input file X added" on standard output, after its summary (found on the
+    lab's first real blktrace capture): not trace data, and the backend refuses it there."""
+    from iolens_collect.block import _drop_input_file_lines
+
+    text = (b"259,0    1     2675     3.650867550     0  C  WS 482096 + 8 [0]\n"
+            b"Skips: 0 forward (0 -   0.0%)\n"
+            b"Input file /run/x/trace.blktrace.0 added\nInput file /run/x/trace.blktrace.1 added\n")
+    p = tmp_path / "blkparse.txt.gz"
+    p.write_bytes(gzip.compress(text))
+    assert _drop_input_file_lines(str(p)) == 2
+    assert gzip.decompress(p.read_bytes()) == text.split(b"Input")[0]
+    assert _drop_input_file_lines(str(p)) == 0
