@@ -105,6 +105,26 @@ def test_bin_percentile_sql_fio_results(case, tmp_path):
         assert got == (None if i is None else 1000 + i), p
 
 
+# --- the lost-events rule ------------------------------------------------------------------------
+
+LOST = vectors("lost-events")
+
+
+def test_lost_events_one_threshold():
+    from iolens.store.rules.lost_events import LOSS_THRESHOLD, MIN_MISSING
+
+    assert (LOSS_THRESHOLD, MIN_MISSING) == (LOST["threshold"], LOST["min_missing"])
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c["name"]) for c in LOST["cases"]])
+def test_lost_events_rule(case):
+    """The rule of ingest's block and scheduler checks (the collector's copy is tested on the same
+    file in collectors/tests/test_collect_probes_unit.py)."""
+    from iolens.store.rules.lost_events import recorded_short
+
+    assert recorded_short(case["recorded"], case["counted"]) is case["lost"]
+
+
 # --- flame graph colours and rectangles ----------------------------------------------------------
 
 FLAME = vectors("flame")
@@ -137,3 +157,22 @@ def test_flame_visible_rects(case):
     for g, want in zip(got, case["rects"]):
         assert [g[0], g[3], g[4]] == [want[0], want[3], want[4]]
         assert g[1] == pytest.approx(want[1], abs=1e-6) and g[2] == pytest.approx(want[2], abs=1e-6)
+
+
+# --- cell states: the frontend's URL text, read again by the text and HTML exports ---------------
+
+CELLS = vectors("cell-state")
+
+
+def test_cell_state_vectors_cover_every_export():
+    from iolens.exports.registry import VIEW_EXPORTS
+
+    assert sorted(CELLS["kinds"]) == sorted(VIEW_EXPORTS)
+
+
+@pytest.mark.parametrize("kind, case", [pytest.param(k, c, id=f"{k}:{c['state']}")
+                                        for k, cases in CELLS["kinds"].items() for c in cases])
+def test_cell_state_read_by_the_exports(kind, case):
+    from iolens.exports.registry import VIEW_EXPORTS
+
+    assert VIEW_EXPORTS[kind].read_state(case["state"]) == case["reads"]

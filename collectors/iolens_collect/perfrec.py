@@ -503,8 +503,8 @@ class RunProbe:
         return ""
 
 
-# The lost-events rule, the same in ingest and the frontend, tested on the shared
-# testdata/vectors/lost-events.json: recorded below 90 % of perf stat's count, and more than 32
+# The lost-events rule (docs/lost-events.md), the same in ingest and the frontend, all three tested
+# on testdata/vectors/lost-events.json: recorded below 90 % of perf stat's count, and more than 32
 # short (fewer are perf record's own start and stop).
 LOSS_THRESHOLD = 0.90
 MIN_MISSING = 32

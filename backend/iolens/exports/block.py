@@ -93,11 +93,17 @@ def _instant(ns: int) -> str:
 class BlockExport:
     title = "Block layer"
 
-    def data(self, ctx: ExportContext, state: str) -> BlockData:
+    @staticmethod
+    def read_state(state: str) -> dict[str, object]:
         st = parse_state(state)
         window = _window(st.get("t", ""))
-        op = st.get("op") if st.get("op") not in (None, "", "all") else None
-        dev = st.get("dev") or None
+        return {"op": st.get("op") or "all", "dev": st.get("dev") or None, "range": list(window) if window else None}
+
+    def data(self, ctx: ExportContext, state: str) -> BlockData:
+        read = self.read_state(state)
+        window = tuple(read["range"]) if read["range"] else None
+        op = read["op"] if read["op"] != "all" else None
+        dev = read["dev"]
         index = next((i for i, c in enumerate(ctx.doc.cells)
                       if getattr(c, "kind", None) == "block" and getattr(c, "state", None) == state), None)
         ids = [c.id for c in ctx.captures]

@@ -62,6 +62,12 @@ def context(store: Store, sandbox: Sandbox, version: models.NotebookVersion, bas
 class ViewExport(Protocol):
     title: str
 
+    def read_state(self, state: str) -> dict[str, Any]:
+        """What the export reads of the cell's state text (its URL text, cells/KIND/state.ts), in
+        the frontend's field names; tested with the frontend's decode on
+        testdata/vectors/cell-state.json."""
+        ...
+
     def data(self, ctx: ExportContext, state: str) -> Any: ...
 
     def text(self, ctx: ExportContext, data: Any) -> list[str]: ...

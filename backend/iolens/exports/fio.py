@@ -27,9 +27,13 @@ class FioData:
 class FioExport:
     title = "fio comparison"
 
-    def data(self, ctx: ExportContext, state: str) -> FioData:
+    @staticmethod
+    def read_state(state: str) -> dict[str, list[str] | None]:
         st = parse_state(state)
-        metrics = [m for m in st.get("m", "").split(",") if m] or None
+        return {"metrics": [m for m in st.get("m", "").split(",") if m] or None}
+
+    def data(self, ctx: ExportContext, state: str) -> FioData:
+        metrics = self.read_state(state)["metrics"]
         ids = [c.id for c in ctx.captures]
         return FioData(fio_compare.compare_fio(ctx.store, ids, ctx.doc.baseline), metrics)
 

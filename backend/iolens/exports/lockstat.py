@@ -52,16 +52,22 @@ def _name(lock_class: str, occurrence: int) -> str:
 class LockStatExport:
     title = "Lock contention"
 
-    def data(self, ctx: ExportContext, state: str) -> LockData:
+    @staticmethod
+    def read_state(state: str) -> dict[str, str | None]:
         st = parse_state(state)
+        return {"view": "top" if st.get("v") == "top" else "cmp",
+                "by": st["by"] if st.get("by") in BY else "wait_total", "cap": st.get("cap") or None}
+
+    def data(self, ctx: ExportContext, state: str) -> LockData:
+        st = self.read_state(state)
         ids = [c.id for c in ctx.captures]
         cmp = lock_view.compare(ctx.store, ids, ctx.doc.baseline, limit=200)
         caps = [c for c in ids if cmp.availability[c].available]
         missing = [c for c in ids if c not in caps]
         rows: list[ClassRow] = []
-        if st.get("v") == "top" and caps:
-            cap = st.get("cap") if st.get("cap") in caps else caps[0]
-            by = st.get("by") if st.get("by") in BY else "wait_total"
+        if st["view"] == "top" and caps:
+            cap = st["cap"] if st["cap"] in caps else caps[0]
+            by = st["by"]
             top = lock_view.top_classes(ctx.store, cap, by, limit=50)  # type: ignore[arg-type]
             for r in top.rows:
                 if r.stat.contentions == 0 and r.stat.acquisitions == 0:

@@ -87,11 +87,14 @@ def _lost_runs(st: models.SchedCaptureStatus) -> list[str]:
 class SchedExport:
     title = "Scheduler"
 
+    @staticmethod
+    def read_state(state: str) -> dict[str, int]:
+        return {"windowUs": _window(parse_state(state))}
+
     def data(self, ctx: ExportContext, state: str) -> SchedData:
-        st = parse_state(state)
         ids = [c.id for c in ctx.captures]
         cmp = sched_view.compare(ctx.store, ids, ctx.doc.baseline)
-        data = SchedData(cmp, _window(st))
+        data = SchedData(cmp, self.read_state(state)["windowUs"])
         for cid in ids:
             p = CapturePairs(cid)
             if cmp.status[cid].runs:

@@ -41,11 +41,15 @@ class MatrixData:
 class SweepExport:
     title = "Sweep matrix"
 
-    def data(self, ctx: ExportContext, state: str) -> MatrixData:
+    @staticmethod
+    def read_state(state: str) -> dict[str, object]:
         st = parse_state(state)
+        return {"metric": st.get("m") or None, "relative": st.get("abs") != "1"}
+
+    def data(self, ctx: ExportContext, state: str) -> MatrixData:
+        st = self.read_state(state)
         ids = [c.id for c in ctx.captures]
-        return MatrixData(sweep_view.sweep_matrix(ctx.store, ids, ctx.doc.baseline, st.get("m") or None),
-                          st.get("abs") != "1")
+        return MatrixData(sweep_view.sweep_matrix(ctx.store, ids, ctx.doc.baseline, st["metric"]), st["relative"])
 
     def text(self, ctx: ExportContext, data: MatrixData) -> list[str]:
         m = data.m
@@ -110,17 +114,22 @@ def _fixed(text: str) -> dict[str, str | None]:
 class SweepLineExport:
     title = "Sweep chart"
 
-    def data(self, ctx: ExportContext, state: str) -> LineData:
+    @staticmethod
+    def read_state(state: str) -> dict[str, object]:
         st = parse_state(state)
+        return {"metric": st.get("m") or None, "x": st.get("x") or None, "fixed": _fixed(st.get("f", ""))}
+
+    def data(self, ctx: ExportContext, state: str) -> LineData:
+        st = self.read_state(state)
         ids = [c.id for c in ctx.captures]
-        m = sweep_view.sweep_matrix(ctx.store, ids, ctx.doc.baseline, st.get("m") or None)
+        m = sweep_view.sweep_matrix(ctx.store, ids, ctx.doc.baseline, st["metric"])
         names = [p.name for p in m.params]
         numeric = [p.name for p in m.params if len(p.values) > 1 and all(v.replace(".", "", 1).lstrip("-").isdigit()
                                                                          for v in p.values)]
-        x = st.get("x") if st.get("x") in names else (numeric[-1] if numeric else (names[-1] if names else None))
+        x = st["x"] if st["x"] in names else (numeric[-1] if numeric else (names[-1] if names else None))
         if x is None:
             return LineData(m, None, [], [])
-        fixed = _fixed(st.get("f", ""))
+        fixed = st["fixed"]
         others = {p.name: (fixed[p.name] if p.name in fixed else (p.values[0] if p.values else None))
                   for p in m.params if p.name != x}
         splits = [n for n, v in others.items() if v is None]
@@ -167,12 +176,16 @@ class SweepLineExport:
 class FioLogExport:
     title = "fio log over time"
 
-    def data(self, ctx: ExportContext, state: str) -> models.FioLogSeries:
+    @staticmethod
+    def read_state(state: str) -> dict[str, str | None]:
         st = parse_state(state)
-        log = st.get("l") if st.get("l") in ("iops", "bw", "lat", "clat", "slat") else "iops"
-        ddir = st.get("d") if st.get("d") in ("all", "read", "write", "trim") else "all"
-        point = urllib.parse.unquote(st["p"]) if st.get("p") else None
-        return sweep_view.fio_log_series(ctx.store, [c.id for c in ctx.captures], log, ddir, point)
+        return {"log": st["l"] if st.get("l") in ("iops", "bw", "lat", "clat", "slat") else "iops",
+                "ddir": st["d"] if st.get("d") in ("all", "read", "write", "trim") else "all",
+                "point": urllib.parse.unquote(st["p"]) if st.get("p") else None}
+
+    def data(self, ctx: ExportContext, state: str) -> models.FioLogSeries:
+        st = self.read_state(state)
+        return sweep_view.fio_log_series(ctx.store, [c.id for c in ctx.captures], st["log"], st["ddir"], st["point"])
 
     def _rows(self, d: models.FioLogSeries, bare_rate: bool = False) -> list[tuple[str, list[str]]]:
         """Per series: first, last, lowest and highest mean value, the end of the log and the runs.

@@ -38,10 +38,9 @@ from ..formats.perf_stat import parse_perf_stat_csv
 from ..store.rules.bin_percentile import lat_bin
 from ..store.rules.lost_events import (
     BOUNDARY_NS,
-    COUNTED_MISSING_ABS,
-    COUNTED_MISSING_REL,
     INTERIOR_UNMATCHED_ABS,
     INTERIOR_UNMATCHED_REL,
+    recorded_short,
 )
 from .parsed import BulkCsv, Parsed
 
@@ -83,7 +82,7 @@ class IoMatcher:
     Rows come out in completion order (the unfinished ones last); times are ns since `t0_ns`.
 
     perf-block artifacts are matched by the compiled equivalent of these rules and of
-    PerfBlockReader (formats/perf_block_native.py, src/block.rs of backend/native/iolens_native):
+    PerfBlockReader (formats/perf_block_native.py, src/block/ of backend/native/iolens_native):
     a change of rule here needs the same change there (test_block_native.py compares the two).
     """
 
@@ -344,7 +343,7 @@ def assess(run: BlockRun, counted: dict[str, int | None] | None) -> None:
                 continue
             got = m.actions[action]
             missing = n - got
-            if missing > max(COUNTED_MISSING_ABS, COUNTED_MISSING_REL * n):
+            if recorded_short(got, n):
                 run.events_lost = True
                 run.warnings.append(
                     f"{where}: perf stat counted {n} {tp} events, the recording has {got} "

@@ -40,7 +40,7 @@ from ..formats.cpulist import parse_cpu_list
 from ..formats.perf_sched import Migrate, SchedReader, Switch
 from ..formats.perf_stat import PerfStat, parse_perf_stat
 from ..store.derived import BUCKET_NS, MAX_WINDOW_US
-from ..store.rules.lost_events import LOSS_THRESHOLD, MIN_MISSING
+from ..store.rules.lost_events import LOSS_THRESHOLD, recorded_short
 from .parsed import BulkCsv, Parsed
 
 if TYPE_CHECKING:
@@ -259,7 +259,7 @@ def assess(trace: SchedTrace, counted: dict[str, float] | None, counted_from: st
             continue
         expected = int(round(c))
         ratio = n / expected if expected else (1.0 if n == 0 else None)
-        ok = None if ratio is None else (ratio >= LOSS_THRESHOLD or expected - n <= MIN_MISSING)
+        ok = None if ratio is None else not recorded_short(n, expected)
         pct = "" if ratio is None else f" ({ratio:.1%})"
         detail = f"{event}: recorded {n} of {expected} counted by perf stat{pct} in {counted_from}"
         if ok is False:
@@ -272,7 +272,7 @@ def assess(trace: SchedTrace, counted: dict[str, float] | None, counted_from: st
         # Every sched_waking is followed by a sched_wakeup of the same task (kernel/sched/core.c,
         # try_to_wake_up): their counts agree unless one was lost.
         ratio = min(waking, wakeup) / max(waking, wakeup)
-        ok = ratio >= LOSS_THRESHOLD or abs(waking - wakeup) <= MIN_MISSING
+        ok = not recorded_short(min(waking, wakeup), max(waking, wakeup))
         fewer = "sched:sched_waking" if waking < wakeup else "sched:sched_wakeup"
         detail = f"sched_waking {waking} vs sched_wakeup {wakeup} recorded ({ratio:.1%})"
         if not ok:
@@ -281,7 +281,7 @@ def assess(trace: SchedTrace, counted: dict[str, float] | None, counted_from: st
     if trace.chain_links:
         chained = trace.chain_links - trace.chain_breaks
         ratio = chained / trace.chain_links
-        ok = ratio >= LOSS_THRESHOLD or trace.chain_breaks <= MIN_MISSING
+        ok = not recorded_short(chained, trace.chain_links)
         detail = (f"{chained} of {trace.chain_links} consecutive switches of a CPU switch out the task the "
                   f"previous one switched in ({ratio:.1%})")
         if not ok:

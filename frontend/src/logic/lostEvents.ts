@@ -1,5 +1,5 @@
-// The lost-events rule of the capture page's probe table, the collector's rule for
-// runs[].probes.NAME.lost (tested on testdata/vectors/lost-events.json in TypeScript and Python).
+// The lost-events rule, the one the collector, ingest and the capture page apply alike
+// (docs/lost-events.md; tested on testdata/vectors/lost-events.json in TypeScript and Python).
 // Pure; tests in lostEvents.test.ts.
 
 /** Fewer missing events than this are perf record's own start and stop, never a loss. */

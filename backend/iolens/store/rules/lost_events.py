@@ -1,6 +1,8 @@
-"""When a trace lost events: the thresholds of the loss checks that ingest runs and the views
-report (docs/block.md "Lost events", docs/sched.md). The scheduler checks (ingest/sched.py) and the
-block checks (ingest/block.py) read them here; the frontend's copy is in frontend/src/logic.
+"""When a trace lost events: the one lost-events rule (docs/lost-events.md) and the thresholds of
+the loss checks that ingest runs and the views report (docs/block.md "Lost events", docs/sched.md).
+The scheduler checks (ingest/sched.py) and the block checks (ingest/block.py) use them here; the
+frontend's copy is frontend/src/logic/lostEvents.ts and the collector's perfrec.recorded_short, all
+three tested on testdata/vectors/lost-events.json.
 """
 
 from __future__ import annotations
@@ -20,5 +22,12 @@ MIN_MISSING = 32
 BOUNDARY_NS = 1_000_000_000
 INTERIOR_UNMATCHED_ABS = 16       # ... flagged when more than this many
 INTERIOR_UNMATCHED_REL = 0.001    # ... and more than this fraction of the I/Os
-COUNTED_MISSING_ABS = 32          # perf stat counted more than recorded by more than this
-COUNTED_MISSING_REL = 0.02        # ... and by more than this fraction of the count
+
+
+def recorded_short(recorded: int, expected: int | None) -> bool:
+    """Whether a recording lost events: perf stat (or another count of the same events) expected
+    more than MIN_MISSING more than were recorded, and the recording holds less than LOSS_THRESHOLD
+    of them (10 x recorded < 9 x expected: exact in integers). Nothing is checked without a count."""
+    if not expected:
+        return False
+    return expected - recorded > MIN_MISSING and 10 * recorded < 9 * expected
