@@ -41,7 +41,7 @@ Quirks:
 
 This reader is the reference: ingest reads perf-block artifacts with its compiled equivalent
 (perf_block_native.py, Rust), which must give the same events and counters. A change of rule here
-needs the same change in backend/native/iolens_native/src/block.rs; test_block_native.py compares
+needs the same change in backend/native/iolens_native/src/block/; test_block_native.py compares
 the two on every rule.
 """
 

@@ -1,5 +1,5 @@
 """The fast path for block events: `iolens_native.block_perf_csv` (Rust, backend/native/iolens_native
-src/block.rs).
+src/block/).
 
 One pass over a `perf-block` artifact (`perf script --ns` text of the block tracepoints, gzip
 detected): read, parse, match issue to completion and write the CSV rows that ingest loads into
