@@ -339,27 +339,3 @@ def test_flame_errors(served, url, status, message):
     body = r.json()
     assert set(body) == {"error", "detail"}
     assert re.search(re.escape(message), body["error"]), body
-
-
-# The same vectors are in frontend/src/logic/flame.test.ts and flameDiff.test.ts: canvas and SVG
-# colour a frame alike.
-COLOUR_VECTORS = [
-    ("", 2166136261, (233, 191, 67), (246, 229, 179)),
-    ("all", 321211332, (233, 179, 67), (246, 224, 179)),
-    ("iomap_dio_rw", 3028100276, (248, 179, 103), (252, 224, 194)),
-    ("kworker/1:1", 2750728141, (235, 191, 73), (247, 229, 182)),
-    ("std::map<int, int>::find", 954969859, (233, 168, 67), (246, 220, 179)),
-    ("caf\u00e9", 856211068, (250, 179, 109), (253, 224, 196)),
-    ("\U0001f600x", 1475839781, (243, 191, 91), (250, 229, 189)),
-]
-DIFF_VECTORS = [(0, 0, (238, 235, 231)), (1, 2, (226, 152, 146)), (-1, 2, (149, 173, 214)), (2, 2, (214, 69, 61)),
-                (-5, 2, (59, 111, 196)), (0.3, 7.1, (237, 228, 224)), (-0.01, 3, (237, 235, 231))]
-
-
-def test_colours_match_the_frontends():
-    from iolens.views.flame_svg import diff_rgb, dim, fnv1a, frame_rgb
-
-    for name, h, rgb, dimmed in COLOUR_VECTORS:
-        assert (fnv1a(name), frame_rgb(name), dim(frame_rgb(name))) == (h, rgb, dimmed)
-    for delta, max_abs, rgb in DIFF_VECTORS:
-        assert diff_rgb(delta, max_abs) == rgb

@@ -12,8 +12,8 @@
 //   matched counts each sample once (a match inside a match is not added again).
 // - Top functions (`topFunctions`): self and total per function under a node, total counted once
 //   per sample where a function recurses. Command names (depth 1) are not functions.
-// - Colours: the same as the backend's SVG export (backend/iolens/views/flame_svg.py); both test
-//   the same vectors.
+// - Colours and the rectangles drawn: the same as the backend's SVG export (its rules in
+//   backend/iolens/store/rules/flame.py); both test testdata/vectors/flame.json.
 import { hierarchy, partition } from 'd3-hierarchy';
 import { scaleLinear } from 'd3-scale';
 

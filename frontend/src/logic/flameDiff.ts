@@ -3,7 +3,7 @@
 // total), red where it grew, blue where it shrank, intensity |change| / the largest |change| of
 // the tree. A change within the spread between repeats (the API's noise flags) is grey and
 // hatched. Tests in flameDiff.test.ts; the colours are the backend SVG's
-// (backend/iolens/views/flame_svg.py), tested on the same vectors.
+// (backend/iolens/store/rules/flame.py), both tested on testdata/vectors/flame.json.
 import { GREY, hex, layoutTree, structure, type FlameLayout, type Rgb } from './flame';
 
 export const NEUTRAL: Rgb = [238, 235, 231];
