@@ -51,7 +51,7 @@ def _fio_run(args: argparse.Namespace, out: IO[str]) -> None:
 
     with open_text(args.file) as f:
         result = parse_fio_json(f.read(), source=source_name(args.file))
-    json.dump(dataclasses.asdict(result), out, indent=2, default=str)
+    json.dump(dataclasses.asdict(result), out, indent=2, default=str, allow_nan=False)
     out.write("\n")
 
 
@@ -123,7 +123,7 @@ def _lock_stat_run(args: argparse.Namespace, out: IO[str]) -> None:
     for w in dump.warnings:
         print(f"iolens convert: warning: {w}", file=sys.stderr)
     if args.to == "json":
-        json.dump(dataclasses.asdict(dump), out, indent=2)
+        json.dump(dataclasses.asdict(dump), out, indent=2, allow_nan=False)
         out.write("\n")
         return
     writer = csv.writer(out, lineterminator="\n")
@@ -194,7 +194,7 @@ def _sched_run(args: argparse.Namespace, out: IO[str]) -> None:
     with open_text(args.file) as f:
         if args.to == "jsonl":
             for ev in reader.events(f):
-                out.write(json.dumps({"event": kinds[type(ev)], **ev._asdict()}) + "\n")
+                out.write(json.dumps({"event": kinds[type(ev)], **ev._asdict()}, allow_nan=False) + "\n")
         else:
             cls = next(c for c, k in kinds.items() if k == args.event)
             w = csv.writer(out, lineterminator="\n")
@@ -214,7 +214,7 @@ def _timehist_run(args: argparse.Namespace, out: IO[str]) -> None:
 
     with open_text(args.file) as f:
         result = parse_timehist(f.read(), source=source_name(args.file))
-    json.dump(dataclasses.asdict(result), out, indent=1)
+    json.dump(dataclasses.asdict(result), out, indent=1, allow_nan=False)
     out.write("\n")
 
 
@@ -229,7 +229,7 @@ def _perf_stat_run(args: argparse.Namespace, out: IO[str]) -> None:
 
     with open_text(args.file) as f:
         stat = parse_perf_stat(f.read(), source=source_name(args.file), separator=args.separator)
-    json.dump(stat.totals() if args.to == "totals" else dataclasses.asdict(stat), out, indent=1)
+    json.dump(stat.totals() if args.to == "totals" else dataclasses.asdict(stat), out, indent=1, allow_nan=False)
     out.write("\n")
 
 
@@ -246,13 +246,18 @@ def _fio_log_run(args: argparse.Namespace, out: IO[str]) -> None:
     with open_text(args.file) as f:
         log = parse_fio_log(f.read(), source=source_name(args.file) if args.file != "-" else "stdin", kind=args.kind)
     if args.to == "json":
-        json.dump(dataclasses.asdict(log), out, indent=1)
+        json.dump(dataclasses.asdict(log), out, indent=1, allow_nan=False)
         out.write("\n")
         return
     out.write(f"# fio {log.kind} log, value in {log.unit}\nt_ms,value,ddir,bs,offset,prio\n")
     for e in log.entries:
-        out.write(f"{e.t_ms},{e.value:g},{e.ddir},{e.bs},{'' if e.offset is None else e.offset},"
+        out.write(f"{e.t_ms},{_exact(e.value)},{e.ddir},{e.bs},{'' if e.offset is None else e.offset},"
                   f"{'' if e.prio is None else e.prio}\n")
+
+
+def _exact(v: float) -> str:
+    """Every digit of a value: 1273222 (not 1.27322e+06), 0.5, 1e+20 as Python's shortest round trip."""
+    return str(int(v)) if v.is_integer() and abs(v) < 1e18 else repr(v)
 
 
 def _fio_terse_configure(p: argparse.ArgumentParser) -> None:
@@ -264,7 +269,7 @@ def _fio_terse_run(args: argparse.Namespace, out: IO[str]) -> None:
 
     with open_text(args.file) as f:
         result = parse_fio_terse(f.read(), source=source_name(args.file))
-    json.dump(dataclasses.asdict(result), out, indent=2, default=str)
+    json.dump(dataclasses.asdict(result), out, indent=2, default=str, allow_nan=False)
     out.write("\n")
 
 
@@ -313,5 +318,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     except OSError as exc:
         print(f"iolens convert: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # noqa: BLE001 - a parser bug: one line naming the file, never a traceback
+        print(f"iolens convert: {source_name(args.file)}: cannot read this file "
+              f"({type(exc).__name__}: {' '.join(str(exc).split())[:300]})", file=sys.stderr)
         return 1
     return 0

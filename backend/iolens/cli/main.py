@@ -89,6 +89,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             print(f"{prefix}: rejected, nothing stored: {exc}", file=sys.stderr)
             failed += 1
             continue
+        except Exception as exc:  # noqa: BLE001 - one line per bundle, never a traceback; the rest go on
+            print(f"{prefix}: rejected, nothing stored: {type(exc).__name__}: {str(exc)[:300]}", file=sys.stderr)
+            failed += 1
+            continue
         took = time.perf_counter() - start
         state = "ingested" if result.created else "already present"
         print(f"{prefix}: {state} as {result.capture_id} ({result.label}), {result.runs} runs, {took:.2f} s",

@@ -135,7 +135,9 @@ _INLINE = re.compile(
     r"|\\(?P<esc>[\\`*_{}\[\]()#+\-.!<>])"
 )
 
-SAFE_URL = re.compile(r"^(https?://|mailto:|/|#)", re.IGNORECASE)
+# "/n/ID" is a path of this server; "//host/x" (and "/\\host/x", which browsers read the same way)
+# is another server with the page's scheme: not an in-app link, so not a link at all here.
+SAFE_URL = re.compile(r"^(https?://|mailto:|/(?![/\\])|#)", re.IGNORECASE)
 
 
 @dataclass

@@ -56,6 +56,8 @@ _EVENTS = re.compile(r"^Events \(([^)]*)\): ([\d,]+) entries")
 _SKIPS = re.compile(r"^Skips: ([\d,]+) forward \(([\d,]+) -\s*([\d.]+)%\)")
 _UNIT_KIB = {"K": 1, "M": 1024, "G": 1024 * 1024}
 
+_I64_MAX = 2**63 - 1  # ns, sectors and bytes as the database stores them
+
 
 @dataclass
 class SummaryBlock:
@@ -219,6 +221,8 @@ class BlkparseReader:
             raise self._err(lineno, f"cannot read the {action} event's fields {tail!r}", "sector") from None
         if comm == "(null)":
             comm = None
+        if max(abs(t_ns), abs(sector or 0), abs(nr or 0) * 512, abs(pid), abs(cpu), abs(error or 0)) > _I64_MAX:
+            raise self._err(lineno, f"a time, sector or size beyond 64 bits: {tail[:80]!r}", "sector")
         return BlockEvent(t_ns, cpu, pid, comm, action, p[0], rwbs, sector, nr,
                           None if nr is None else nr * 512, error)
 

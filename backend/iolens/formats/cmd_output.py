@@ -15,12 +15,12 @@ Pure: text in, dataclasses out.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass
 
 from iolens.formats.errors import FormatError
+from iolens.formats.numbers import STRICT_JSON, StrictJsonError
 
 __all__ = ["Metric", "parse_metric_lines", "Rusage", "parse_rusage"]
 
@@ -72,9 +72,11 @@ class Rusage:
 
 def parse_rusage(text: str, source: str = "rusage.json") -> Rusage:
     try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        raise FormatError(source, f"invalid JSON: {exc}") from None
+        doc = STRICT_JSON.decode(text)
+    except StrictJsonError as exc:
+        raise exc.format_error(source, text) from None
+    except (ValueError, RecursionError) as exc:
+        raise FormatError(source, f"invalid JSON: {str(exc) or 'nested too deeply'}") from None
     if not isinstance(doc, dict):
         raise FormatError(source, "expected a JSON object")
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from iolens.formats.errors import FormatError
+from iolens.formats.numbers import to_int
 
 __all__ = ["FIELDS", "DiskStat", "parse_diskstats", "DiskDelta", "delta"]
 
@@ -39,11 +40,9 @@ def parse_diskstats(text: str, source: str = "diskstats") -> list[DiskStat]:
         if len(parts) < 14:
             raise FormatError(source, f"expected major, minor, name and at least 11 counters, got {len(parts)} fields",
                               line=lineno)
-        try:
-            nums = [int(x) for x in parts[3:3 + len(FIELDS)]]
-            major, minor = int(parts[0]), int(parts[1])
-        except ValueError:
-            raise FormatError(source, f"not a number in {line.strip()[:80]!r}", line=lineno) from None
+        nums = [to_int(x, source, lineno, name, minimum=0) for name, x in zip(FIELDS, parts[3:3 + len(FIELDS)])]
+        major = to_int(parts[0], source, lineno, "major", minimum=0)
+        minor = to_int(parts[1], source, lineno, "minor", minimum=0)
         out.append(DiskStat(major, minor, parts[2], dict(zip(FIELDS, nums))))
     if not out:
         raise FormatError(source, "empty: no device lines")

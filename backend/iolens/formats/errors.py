@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+MAX_MESSAGE = 400  # characters of a message; the rest of a quoted input line is cut
+
 
 class FormatError(ValueError):
     """Input that a parser cannot read, with where it went wrong.
@@ -18,8 +20,10 @@ class FormatError(ValueError):
     def __init__(self, file: str, message: str, *, line: int | None = None, field: str | None = None) -> None:
         self.file = file
         self.line = line
-        self.field = field
-        self.message = message
+        self.field = field if field is None or len(field) <= 80 else field[:80] + "..."
+        # one readable line, whatever the input held
+        message = " ".join(message.split("\n"))
+        self.message = message if len(message) <= MAX_MESSAGE else message[:MAX_MESSAGE] + "..."
         super().__init__(self._render())
 
     def _render(self) -> str:

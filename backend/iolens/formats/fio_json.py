@@ -34,6 +34,7 @@ fio 3.33 json+ run, see tests/formats/samples):
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -41,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from iolens.formats.errors import FormatError
+from iolens.formats.numbers import STRICT_JSON, StrictJsonError, is_float, is_int
 
 __all__ = ["DDIRS", "FioJobDir", "FioResult", "parse_fio_json"]
 
@@ -125,7 +127,9 @@ def parse_fio_json(text: str, source: str = "fio.json") -> FioResult:
     ctx = _Ctx(text, source, offset, line_index + 1)
 
     try:
-        doc, end = json.JSONDecoder().raw_decode(text, offset)
+        doc, end = STRICT_JSON.raw_decode(text, offset)
+    except StrictJsonError as exc:
+        raise exc.format_error(source, text, offset) from None
     except json.JSONDecodeError as exc:
         # exc.lineno counts from the start of `text`, preamble included.
         raise FormatError(source, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
@@ -163,7 +167,7 @@ def parse_fio_json(text: str, source: str = "fio.json") -> FioResult:
 
     rows: list[FioJobDir] = []
     for index, job in enumerate(jobs_raw):
-        rows.extend(_job_rows(ctx, job, index))
+        rows.extend(_check_row(ctx, row) for row in _job_rows(ctx, job, index))
 
     return FioResult(
         fio_version=version,
@@ -285,6 +289,21 @@ def _kind(value: Any) -> str:
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
+
+
+def _check_row(ctx: _Ctx, row: FioJobDir) -> FioJobDir:
+    """Numbers computed from the JSON (KiB -> bytes, sums) stay finite and within 64 bits."""
+    for f in dataclasses.fields(row):
+        v = getattr(row, f.name)
+        values = [*v.keys(), *v.values()] if isinstance(v, dict) else (v,)
+        for x in values:
+            if isinstance(x, float) and not math.isfinite(x) or isinstance(x, int) and abs(x) > _I64_MAX:
+                ctx.fail(f"jobs[{row.job_index}].{row.ddir}.{f.name}",
+                         f"the value {str(x)[:30]} is beyond what fio writes (finite, within 64 bits)", row.job_index)
+    return row
+
+
+_I64_MAX = 2**63 - 1
 
 
 def _join(path: str, key: str) -> str:
@@ -481,10 +500,9 @@ def _lat(ctx: _Ctx, block: dict, name: str, dpath: str, job: int) -> _Lat:
         if not isinstance(pct_raw, dict):
             ctx.fail(ppath, f"expected an object, got {_kind(pct_raw)}", job)
         for pkey, pval in pct_raw.items():
-            try:
-                p = float(pkey)
-            except ValueError:
-                ctx.fail(_join(ppath, pkey), 'expected a percentile key like "99.900000"', job)
+            if not is_float(pkey) or not 0.0 <= float(pkey) <= 100.0:
+                ctx.fail(_join(ppath, pkey[:40]), 'expected a percentile key like "99.900000"', job)
+            p = float(pkey)
             if isinstance(pval, bool) or not isinstance(pval, (int, float)):
                 ctx.fail(_join(ppath, pkey), f"expected a number, got {_kind(pval)}", job)
             if p <= 0.0 and pval == 0:
@@ -531,10 +549,9 @@ def _bins(ctx: _Ctx, raw: dict, path: str, job: int, scale: float) -> dict[int, 
             continue
         if isinstance(count, bool) or not (isinstance(count, int) or (isinstance(count, float) and count.is_integer())):
             ctx.fail(_join(bpath, key), f"expected an integer count, got {_kind(count)}", job)
-        try:
-            k = int(key)
-        except ValueError:
-            ctx.fail(_join(bpath, key), "expected a bin key that is an integer", job)
+        if not is_int(key) or int(key) < 0:
+            ctx.fail(_join(bpath, key[:40]), "expected a bin key that is an integer >= 0", job)
+        k = int(key)
         if not count:
             continue
         value = _plat_idx_to_val(k, bits, val) if indexed else k

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 
 from iolens.formats.errors import FormatError
+from iolens.formats.numbers import to_float, to_int
 
 __all__ = ["KINDS", "UNITS", "FioLogEntry", "FioLog", "log_kind_from_name", "parse_fio_log"]
 
@@ -83,14 +84,12 @@ def parse_fio_log(text: str, source: str = "fio.log", kind: str | None = None, l
         if columns and len(parts) != columns:
             raise FormatError(source, f"{len(parts)} fields where the lines above have {columns}", line=lineno)
         columns = len(parts)
-        try:
-            t_ms = int(parts[0])
-            value = float(parts[1])
-            ddir = int(parts[2])
-            bs = int(parts[3])
-            offset = int(parts[4]) if len(parts) > 4 else None
-            prio = int(parts[5]) if len(parts) > 5 else None
-        except ValueError:
-            raise FormatError(source, f"not a number in {line[:80]!r}", line=lineno) from None
+        # Every field is a count, a time or a size: a negative, NaN or infinite one is refused.
+        t_ms = to_int(parts[0], source, lineno, "time", minimum=0)
+        value = to_float(parts[1], source, lineno, "value", minimum=0)
+        ddir = to_int(parts[2], source, lineno, "direction", minimum=0)
+        bs = to_int(parts[3], source, lineno, "block size", minimum=0)
+        offset = to_int(parts[4], source, lineno, "offset", minimum=0) if len(parts) > 4 else None
+        prio = to_int(parts[5], source, lineno, "priority", minimum=0) if len(parts) > 5 else None
         entries.append(FioLogEntry(t_ms, value * scale, DDIRS.get(ddir, "other"), bs, offset, prio))
     return FioLog(kind, UNITS[kind], columns, entries)  # empty: the job ran for less than log_avg_msec

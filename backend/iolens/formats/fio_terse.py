@@ -33,11 +33,13 @@ Quirks handled:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
 from iolens.formats.errors import FormatError
 from iolens.formats.fio_json import FioJobDir, FioResult
+from iolens.formats.numbers import is_float
 
 __all__ = ["parse_fio_terse", "looks_like_terse", "TERSE_VERSIONS"]
 
@@ -64,14 +66,16 @@ class _Cursor:
 
     def num(self, what: str) -> float:
         v = self.take(what).rstrip("%")
-        try:
-            return float(v)
-        except ValueError:
+        if not is_float(v):  # never NaN, inf or 1e309
             raise FormatError(self.source, f"field {self.i} ({what}): expected a number, got {v[:40]!r}",
-                              line=self.line) from None
+                              line=self.line)
+        return float(v)
 
     def int(self, what: str) -> int:
-        return int(self.num(what))
+        v = self.num(what)
+        if abs(v) > 2**63 - 1:
+            raise FormatError(self.source, f"field {self.i} ({what}): {v:g} is beyond 64 bits", line=self.line)
+        return int(v)
 
 
 def looks_like_terse(text: str) -> bool:
@@ -106,6 +110,9 @@ def _direction(c: _Cursor, version: int, ddir: str) -> dict:
         if not m:
             raise FormatError(c.source, f"field {c.i} ({ddir} clat percentile {k + 1}): expected P%=VALUE, "
                                         f"got {raw[:40]!r}", line=c.line)
+        if not (is_float(m.group(1)) and is_float(m.group(2))):
+            raise FormatError(c.source, f"field {c.i} ({ddir} clat percentile {k + 1}): expected P%=VALUE, "
+                                        f"got {raw[:40]!r}", line=c.line)
         p = float(m.group(1))
         if p > 0:  # "0%=0": an unused slot
             pcts[round(p, 6)] = float(m.group(2)) * _USEC
@@ -138,6 +145,8 @@ def _line(fields: list[str], source: str, lineno: int, index: int) -> tuple[list
         name = c.take("disk name")
         vals = [c.num(f"disk {name} {k}") for k in ("read ios", "write ios", "read merges", "write merges",
                                                     "read ticks", "write ticks", "in queue", "util")]
+        if any(abs(v) > 2**63 - 1 for v in vals):
+            raise FormatError(c.source, f"disk {name}: a count beyond 64 bits", line=c.line, field=name[:40])
         disks.append({"name": name, "read_ios": int(vals[0]), "write_ios": int(vals[1]), "read_merges": int(vals[2]),
                       "write_merges": int(vals[3]), "read_ticks": int(vals[4]), "write_ticks": int(vals[5]),
                       "in_queue": int(vals[6]), "util": vals[7]})
@@ -154,15 +163,16 @@ def _line(fields: list[str], source: str, lineno: int, index: int) -> tuple[list
             lat_mean_ns=lat[2], lat_min_ns=lat[0], lat_max_ns=lat[1], clat_percentiles_ns=d["pcts"],
             clat_bins_ns=None, usr_cpu=usr, sys_cpu=sys_, ctx=ctx, majf=majf, minf=minf, elapsed_s=None,
         ))
+    for row in rows:  # KiB -> bytes and the like: still within 64 bits
+        for f in dataclasses.fields(row):
+            name, v = f.name, getattr(row, f.name)
+            if isinstance(v, int) and not isinstance(v, bool) and abs(v) > 2**63 - 1:
+                raise FormatError(c.source, f"{row.ddir} {name}: {v} is beyond 64 bits", line=c.line, field=name)
     return rows, fio_version, disks
 
 
 def _is_number(s: str) -> bool:
-    try:
-        float(s.rstrip("%"))
-        return True
-    except ValueError:
-        return False
+    return is_float(s.rstrip("%"))
 
 
 def parse_fio_terse(text: str, source: str = "fio.terse") -> FioResult:

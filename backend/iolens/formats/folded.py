@@ -43,10 +43,10 @@ def parse_folded(text: str, source: str = "folded.txt") -> Folded:
         stack, sep, count = line.rpartition(" ")
         if not sep or not stack.strip():
             raise FormatError(source, f"expected 'frame;frame;... COUNT', got {line[:80]!r}", line=lineno, field="count")
-        if not count.isdigit():
+        if not (count.isascii() and count.isdigit() and len(count) <= 18):
             raise FormatError(source, f"the count {count[:30]!r} is not a non-negative integer", line=lineno, field="count")
         head, _, prev = stack.rpartition(" ")
-        if head and prev.isdigit() and ";" in head:
+        if head and prev.isascii() and prev.isdigit() and ";" in head:
             raise FormatError(source, "two counts on the line: this is difffolded.pl's differential format; "
                                       "load each side as its own file instead", line=lineno, field="count")
         stack = stack.rstrip()

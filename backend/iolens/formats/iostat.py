@@ -29,8 +29,9 @@ import re
 from dataclasses import dataclass, field
 
 from .errors import FormatError
+from .numbers import to_float
 
-_SYSTEM = re.compile(r"^(\S+) (\S+) \(([^)]*)\)\s+(\S+)\s+(\S+)\s+\((\d+) CPU\)\s*$")
+_SYSTEM = re.compile(r"^(\S+) (\S+) \(([^)]*)\)\s+(\S+)\s+(\S+)\s+\(([0-9]{1,6}) CPU\)\s*$")
 _TIME = re.compile(r"^\d{2,4}[/.-]\d{2}[/.-]\d{2,4}[ T]\d{1,2}:\d{2}:\d{2}( [AP]M)?\s*$|^\d{4}-\d{2}-\d{2}T\S+\s*$")
 
 
@@ -60,10 +61,8 @@ class Iostat:
 
 
 def _num(tok: str, source: str, lineno: int, fld: str) -> float:
-    try:
-        return float(tok.replace(",", ".") if "." not in tok else tok)
-    except ValueError:
-        raise FormatError(source, f"expected a number, got {tok!r}", line=lineno, field=fld) from None
+    # iostat prints "%.2f" in the C locale, or with a decimal comma in some locales
+    return to_float(tok.replace(",", ".") if "." not in tok else tok, source, lineno, fld)
 
 
 def parse_iostat(text: str, source: str = "iostat.txt") -> Iostat:

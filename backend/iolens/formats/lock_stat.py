@@ -116,7 +116,8 @@ _SYMBOL_RE = re.compile(
 # Trailing "#N" (name version) and "/N" (subclass) suffixes of a printed class name.
 _SUFFIX_RE = re.compile(r"^(?P<base>.*?)(?:#(?P<ver>[0-9]{1,2}))?(?:/(?P<sub>[0-9]{1,2}))?$")
 _COUNT_RE = re.compile(r"^[0-9]{1,20}$")  # %lu: 64 bits, 20 digits at most
-_TIME_RE = re.compile(r"^([0-9]{1,17})\.([0-9][0-9])$")  # %lld.%02d of ns / 1000
+_I64_MAX = 2**63 - 1  # what the database stores
+_TIME_RE = re.compile(r"^([0-9]{1,15})\.([0-9][0-9])$")  # %lld.%02d of ns / 1000: within 2^63 ns
 
 # Fragments that only appear in a dump broken by an email client.
 _PARTIAL_ROW_RE = re.compile(r"^\S(?:.*?\S)?(?:-[RW])?:(?:\s+\d+(?:\.\d+)?){0,11}$")
@@ -321,6 +322,9 @@ def parse_lock_stat(text: str, source: str = "lock_stat") -> LockStatDump:
                     f"a point of class {point_name!r} in the points of class {current.name!r}",
                     line=lineno,
                 )
+            if int(m.group("count")) > _I64_MAX:
+                raise FormatError(source, f"a point count beyond 2^63: {_show(m.group('count'))}", line=lineno,
+                                  field="count")
             points = current.points[current.section]
             if len(points) >= 4:
                 raise FormatError(source, f"more than 4 points in one list of class {current.name!r}", line=lineno)
@@ -369,8 +373,9 @@ def _row_values(tokens: tuple[str, ...], source: str, lineno: int, name: str,
     for i, tok in enumerate(tokens):
         col = COLUMNS[i + 1]
         if i in _COUNT_FIELDS:
-            if not _COUNT_RE.match(tok):
-                raise FormatError(source, f"expected a whole number of at most 20 digits (%lu), got {_show(tok)}", line=lineno, field=col)
+            if not _COUNT_RE.match(tok) or int(tok) > _I64_MAX:
+                raise FormatError(source, f"expected a whole number below 2^63 (%lu), got {_show(tok)}", line=lineno,
+                                  field=col)
             out.append(int(tok))
             continue
         m = _TIME_RE.match(tok)
@@ -389,7 +394,7 @@ def _row_values(tokens: tuple[str, ...], source: str, lineno: int, name: str,
             warnings.append(f"line {lineno}: {col} of {name!r} was cut by the kernel to {tok} "
                             "(its integer part is incomplete): value unknown")
             continue
-        raise FormatError(source, f"expected microseconds like 12.34 (at most 17 digits before the point), got {_show(tok)}", line=lineno, field=col)
+        raise FormatError(source, f"expected microseconds like 12.34 (at most 15 digits before the point), got {_show(tok)}", line=lineno, field=col)
     return out
 
 

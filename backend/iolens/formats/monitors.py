@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .errors import FormatError
+from .numbers import is_float, to_int
 
 MARK = "#@iolens-monitor"
 SOURCES = ("vmstat", "meminfo", "stat", "xfs", "ext4", "slabinfo")
@@ -66,10 +67,7 @@ class MonitorFile:
 
 
 def _num(s: str) -> float | None:
-    try:
-        return float(s)
-    except ValueError:
-        return None
+    return float(s) if is_float(s) else None  # never NaN or inf
 
 
 def _vmstat(lines: list[tuple[int, str]], f: MonitorFile) -> dict[str, float]:
@@ -160,10 +158,7 @@ def _slabinfo(lines: list[tuple[int, str]], f: MonitorFile, source: str) -> dict
         if len(parts) < 4:
             raise FormatError(source, f"not a slabinfo line: {ln[:60]!r}", line=lineno, field="slabinfo")
         name = parts[0]
-        try:
-            active, num, size = int(parts[1]), int(parts[2]), int(parts[3])
-        except ValueError:
-            raise FormatError(source, f"expected numbers after {name}", line=lineno, field=name) from None
+        active, num, size = (to_int(parts[i], source, lineno, name, minimum=0) for i in (1, 2, 3))
         out[f"{name}.active_objs"] = active
         out[f"{name}.num_objs"] = num
         out[f"{name}.objsize"] = size
@@ -195,10 +190,9 @@ def parse_monitor(text: str, source_kind: str, source: str = "monitor.txt") -> M
             flush()
             block = []
             _, _, rest = ln.partition("t_ns=")
-            try:
-                t = int(rest.split()[0])
-            except (ValueError, IndexError):
-                raise FormatError(source, f"bad sample line {ln[:60]!r}", line=lineno, field="t_ns") from None
+            if not rest.split():
+                raise FormatError(source, f"bad sample line {ln[:60]!r}", line=lineno, field="t_ns")
+            t = to_int(rest.split()[0], source, lineno, "t_ns", minimum=0)
             if t_ns is not None and t < t_ns:
                 raise FormatError(source, f"sample time {t} before the previous one {t_ns}", line=lineno, field="t_ns")
             t_ns = t

@@ -90,6 +90,8 @@ _new = tuple.__new__
 # " lost %lu"), and PERF_RECORD_LOST_SAMPLES likewise; older perf report wrote "LOST 12 events!".
 _LOST = re.compile(r"PERF_RECORD_LOST(?:_SAMPLES)?\b\D*?(\d+)|\bLOST (\d+) events?!")
 
+_I64_MAX = 2**63 - 1  # ns, sectors and bytes as the database stores them
+
 
 class PerfBlockReader:
     """Streaming reader: `events(lines)` yields BlockEvents; `tracepoints` counts every block
@@ -161,14 +163,24 @@ class PerfBlockReader:
                                 nbytes, error = int(pre[2]), None
                             else:
                                 nbytes, error = nr * 512, int(post[-1][1:-1])
+                            pid = int(ptid[ptid.find("/") + 1:])
+                            cpu = int(head[2][1:-1])
+                            # beyond 64 bits: refused below (the sign is as the Rust reader reads it)
+                            if (abs(t_ns) > _I64_MAX or abs(sector) > _I64_MAX or abs(nr) > _I64_MAX
+                                    or abs(nbytes) > _I64_MAX or abs(pid) > _I64_MAX or abs(cpu) > _I64_MAX
+                                    or error is not None and abs(error) > _I64_MAX):
+                                raise ValueError
                             yield _new(BlockEvent, (
-                                t_ns, int(head[2][1:-1]), int(ptid[ptid.find("/") + 1:]), head[0].lstrip(), action,
+                                t_ns, cpu, pid, head[0].lstrip(), action,
                                 pre[0], pre[1], sector, nr, nbytes, error))
                             continue
                     except (ValueError, IndexError):
                         raise self._err(lineno, f"cannot read the {name} payload {tail[j + 2:].strip()!r}", name) from None
             try:
                 ev = self._event(head, spec, tail[j + 2:].rstrip("\n") if j >= 0 else "")
+                if ev is not None and max(abs(ev.t_ns), abs(ev.sector or 0), abs(ev.nr_sectors or 0), abs(ev.bytes or 0),
+                                          abs(ev.pid or 0), abs(ev.cpu), abs(ev.error or 0)) > _I64_MAX:
+                    raise ValueError
             except (ValueError, IndexError):
                 raise self._err(lineno, f"cannot read the {name} payload {tail[j + 2:].strip()!r}", name) from None
             if ev is not None:

@@ -91,25 +91,32 @@ SchedEvent = Switch | Wake | Migrate
 # The header written by perf_sample__fprintf_start. The comm is matched lazily and the tid, the
 # optional /pid and the [cpu] that follow pin it down, so comms with spaces and digits work.
 # An optional sample period (-F +period) may sit between the time and the event name.
+# Numbers are bounded as the kernel bounds them (pid_t, 2^63 ns), so that a number no tool prints
+# is an error here and not a traceback or an overflow further on.
 _HEAD = re.compile(
-    r"\s*(?P<comm>.*?)\s+(?P<tid>-?\d+)(?:/(?P<tid2>-?\d+))?\s+\[(?P<cpu>\d+)\]\s+"
-    r"(?P<sec>\d+)\.(?P<frac>\d+):\s+(?:\d+\s+)?(?P<event>[\w:.-]+):\s?"
+    r"\s*(?P<comm>.*?)\s+(?P<tid>-?[0-9]{1,9})(?:/(?P<tid2>-?[0-9]{1,9}))?\s+\[(?P<cpu>[0-9]{1,6})\]\s+"
+    r"(?P<sec>[0-9]{1,10})\.(?P<frac>[0-9]{1,9}):\s+(?:[0-9]{1,20}\s+)?(?P<event>[\w:.-]+):\s?"
 )
 
 # Print formats of include/trace/events/sched.h. prev_comm/next_comm/comm are "%s" of a 16-byte
 # array and can hold spaces, so the next field's name ends them.
 _SWITCH = re.compile(
-    r"prev_comm=(.*?) prev_pid=(-?\d+) prev_prio=(-?\d+) prev_state=(\S*)"
-    r" ==> next_comm=(.*?) next_pid=(-?\d+) next_prio=(-?\d+)"
+    r"prev_comm=(.*?) prev_pid=([0-9]{1,9}) prev_prio=(-?[0-9]{1,9}) prev_state=(\S*)"
+    r" ==> next_comm=(.*?) next_pid=([0-9]{1,9}) next_prio=(-?[0-9]{1,9})"
 )
 # Since 4.x (commit 2705937a): "comm=%s pid=%d prio=%d target_cpu=%03d". Before that a
 # "success=%d" field sat before target_cpu; very old kernels had no target_cpu.
 _WAKE = re.compile(
-    r"comm=(.*?) pid=(-?\d+) prio=(-?\d+)(?: success=\d+)?(?: target_cpu=(\d+))?"
+    r"comm=(.*?) pid=([0-9]{1,9}) prio=(-?[0-9]{1,9})(?: success=\d+)?(?: target_cpu=([0-9]{1,6}))?"
 )
 _MIGRATE = re.compile(
-    r"comm=(.*?) pid=(-?\d+) prio=(-?\d+) orig_cpu=(\d+) dest_cpu=(\d+)"
+    r"comm=(.*?) pid=([0-9]{1,9}) prio=(-?[0-9]{1,9}) orig_cpu=([0-9]{1,6}) dest_cpu=([0-9]{1,6})"
 )
+
+_HEAD_LOOSE = re.compile(r"\s*.*?\s+-?\d+(?:/-?\d+)?\s+\[\d+\]\s+\d+\.\d+:\s+(?:\d+\s+)?[\w:.-]+:")
+_FIELD_VALUE = re.compile(r"\b(\w*(?:pid|prio|cpu))=(\S*)")
+_FIELD_OK = {"pid": re.compile(r"[0-9]{1,9}"), "prio": re.compile(r"-?[0-9]{1,9}"), "cpu": re.compile(r"[0-9]{1,6}")}
+_TS_LIMIT = 2**63
 
 _WAKE_KINDS = {
     "sched:sched_waking": "waking",
@@ -169,6 +176,14 @@ class SchedReader:
     def _error(self, lineno: int, message: str, fieldname: str | None = None) -> FormatError:
         return FormatError(self.source, message, line=lineno, field=fieldname)
 
+    def _trace_error(self, lineno: int, event: str, trace: str) -> FormatError:
+        for name, value in _FIELD_VALUE.findall(trace):
+            kind = "pid" if name.endswith("pid") else "prio" if name.endswith("prio") else "cpu"
+            if not _FIELD_OK[kind].fullmatch(value):
+                return self._error(lineno, f"{event}: {name}={value[:40]} is not a {kind} the kernel prints "
+                                           "(a pid is >= 0, at most 9 digits)", name)
+        return self._error(lineno, f"{event} fields not as expected: {trace.strip()[:80]!r}", "trace")
+
     def events(self, lines: Iterable[str]) -> Iterator[SchedEvent]:
         # Hot loop (millions of lines): locals only, no helper calls on the common path.
         switch_match = _SWITCH.match
@@ -194,6 +209,8 @@ class SchedReader:
                 cpu = int(cpu[1:-1])
                 ts = int(sec + frac) * 1000 if len(frac) == 6 else _ts_ns(sec, frac)
                 tid = int(tid) if "/" not in tid else int(tid.partition("/")[2])  # -F +pid: "pid/tid"
+                if ts >= _TS_LIMIT or cpu >= 1_000_000 or tid >= 1_000_000_000 or ts < 0 or cpu < 0:
+                    raise ValueError  # the checked path below says which
                 event, _, trace = body.lstrip().partition(": ")
                 if " " in event:  # a sample period (-F +period) before the event name
                     event = event.rsplit(" ", 1)[1]
@@ -201,6 +218,9 @@ class SchedReader:
                 h = _HEAD.match(line)
                 if h is None:
                     stripped = line.strip()
+                    if _HEAD_LOOSE.match(line):
+                        raise self._error(lineno, "a time, CPU or thread id beyond what perf prints (2^63 ns, "
+                                                  f"9 digits): {stripped[:80]!r}", "header") from None
                     # Blank lines separate samples with call chains; chain lines are indented
                     # "addr symbol+off (dso)" lines (perf record -g).
                     if not stripped or (line[:1] in " \t" and _is_chain_line(stripped)):
@@ -217,7 +237,7 @@ class SchedReader:
             if event == "sched:sched_switch":
                 m = switch_match(trace)
                 if m is None:
-                    raise self._error(lineno, f"sched_switch fields not as expected: {trace.strip()[:80]!r}", "trace")
+                    raise self._trace_error(lineno, "sched_switch", trace)
                 pc, pp, ppr, ps, nc, np, npr = m.groups()
                 if ps[:1].isdigit():
                     ps = normalise_state(ps)
@@ -225,15 +245,14 @@ class SchedReader:
             elif event in wake_kinds:
                 m = wake_match(trace)
                 if m is None:
-                    raise self._error(lineno, f"{event} fields not as expected: {trace.strip()[:80]!r}", "trace")
+                    raise self._trace_error(lineno, event, trace)
                 c, p, pr, t = m.groups()
                 yield new(Wake, (lineno, ts, cpu, wake_kinds[event], c, int(p), int(pr),
                                  None if t is None else int(t), comm.lstrip(), tid))
             elif event == "sched:sched_migrate_task":
                 m = migrate_match(trace)
                 if m is None:
-                    raise self._error(lineno, f"sched_migrate_task fields not as expected: {trace.strip()[:80]!r}",
-                                      "trace")
+                    raise self._trace_error(lineno, "sched_migrate_task", trace)
                 c, p, pr, o, d = m.groups()
                 yield new(Migrate, (lineno, ts, cpu, c, int(p), int(pr), int(o), int(d)))
             else:
@@ -320,9 +339,12 @@ class Timehist:
 
 
 _TH_HEAD = re.compile(r"\s*time\s+cpu\s+")
-_TH_ROW = re.compile(r"\s*(?P<t>\d+)\.(?P<f>\d+)\s+\[(?P<cpu>\d+)\]")
-_TH_TASK = re.compile(r"(?P<comm>.*)\[(?P<tid>-?\d+)(?:/(?P<pid>-?\d+))?\]")
-_TH_TIMES = re.compile(r"\s+(?P<w>-?\d+\.\d+)\s+(?P<d>-?\d+\.\d+)\s+(?P<r>-?\d+\.\d+)(?=\s|$)")
+_TH_ROW = re.compile(r"\s*(?P<t>[0-9]{1,10})\.(?P<f>[0-9]{1,9})\s+\[(?P<cpu>[0-9]{1,6})\]")
+_TH_ROW_LOOSE = re.compile(r"\s*\d+\.\d+\s+\[\d+\]")
+_TH_TASK = re.compile(r"(?P<comm>.*)\[(?P<tid>-?[0-9]{1,9})(?:/(?P<pid>-?[0-9]{1,9}))?\]")
+# msec.usec; perf can print a negative delay (events out of order): such rows are dropped, counted
+_TH_TIMES = re.compile(r"\s+(?P<w>-?[0-9]{1,12}\.[0-9]{1,9})\s+(?P<d>-?[0-9]{1,12}\.[0-9]{1,9})"
+                       r"\s+(?P<r>-?[0-9]{1,12}\.[0-9]{1,9})(?=\s|$)")
 _TH_WAKE = re.compile(r"\s+awakened:\s+(?P<target>.+?)\s*$")
 _TH_MIGRATE = re.compile(r"\s+migrated:\s+(?P<target>.+?)\s+cpu\s+(?P<from>\d+)\s+=>\s+(?P<to>\d+)\s*$")
 # Lines perf prints around the table (builtin-sched.c): kept as notes.
@@ -355,6 +377,7 @@ def parse_timehist(text: str, source: str = "<perf sched timehist>") -> Timehist
     visual_span: tuple[int, int] | None = None  # -V: the per-CPU column, under its header digits
     has_state = False
     in_summary = False
+    negative: list[int] = []  # lines of rows with a negative time, dropped
     for lineno, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
         if not stripped:
@@ -378,6 +401,9 @@ def parse_timehist(text: str, source: str = "<perf sched timehist>") -> Timehist
             continue
         m = _TH_ROW.match(line)
         if m is None:
+            if _TH_ROW_LOOSE.match(line):
+                raise FormatError(source, f"a time or CPU beyond what perf prints: {stripped[:80]!r}", line=lineno,
+                                  field="time")
             raise FormatError(source, f"not a perf sched timehist line: {stripped[:80]!r}", line=lineno)
         if task_col is None:
             raise FormatError(source, "a row before the header (time cpu task name ...)", line=lineno)
@@ -409,6 +435,9 @@ def parse_timehist(text: str, source: str = "<perf sched timehist>") -> Timehist
         if t is None:
             raise FormatError(source, "expected wait time, sch delay and run time (msec)", line=lineno,
                               field="times")
+        if "-" in (t.group("w")[0], t.group("d")[0], t.group("r")[0]):
+            negative.append(lineno)
+            continue
         task = rest[: t.start()].strip()
         comm, tid, pid = _split_task(task)
         tail = rest[t.end():].strip()
@@ -430,4 +459,7 @@ def parse_timehist(text: str, source: str = "<perf sched timehist>") -> Timehist
             wait_ns=_ms_ns(t.group("w")), sch_delay_ns=_ms_ns(t.group("d")), run_ns=_ms_ns(t.group("r")),
             state=state, next_task=nxt, callchain=chain, cpu_visual=visual,
         ))
+    if negative:
+        out.notes.append(f"iolens: {len(negative)} row(s) with a negative wait, sch delay or run time dropped "
+                         f"(line {', '.join(map(str, negative[:10]))}{', ...' if len(negative) > 10 else ''})")
     return out

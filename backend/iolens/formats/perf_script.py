@@ -87,8 +87,8 @@ class Sample:
 def parse_u64(s: str) -> int | None:
     """Rust's str::parse::<u64>(): an optional '+', ASCII digits, no overflow."""
     digits = s[1:] if s.startswith("+") else s
-    if not digits or not all(c in _DIGITS for c in digits):
-        return None
+    if not digits or len(digits) > 20 or not all(c in _DIGITS for c in digits):
+        return None  # (more than 20 digits: past u64, an overflow for Rust too)
     v = int(digits)
     return v if v < 1 << 64 else None
 

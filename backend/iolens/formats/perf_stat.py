@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass, field
 
 from .errors import FormatError
+from .numbers import is_float, is_int
 
 
 @dataclass(frozen=True)
@@ -82,10 +83,8 @@ _NOT = {"<not counted>": "not counted", "<not supported>": "not supported"}
 
 
 def _float(text: str) -> float | None:
-    try:
-        return float(text)
-    except ValueError:
-        return None
+    """A number as perf prints it; None for anything else (NaN, inf, 1e309, "1_000" included)."""
+    return float(text) if is_float(text) else None
 
 
 def _is_value(text: str) -> bool:
@@ -121,7 +120,7 @@ def parse_perf_stat(text: str, source: str = "<perf stat>", separator: str = ","
             cpu, aggr = int(m.group(1)), head
             out.per_cpu = True
             i += 1
-        elif _AGGR_WITH_NR.fullmatch(head) and i + 1 < len(fields) and fields[i + 1].isdigit() \
+        elif _AGGR_WITH_NR.fullmatch(head) and i + 1 < len(fields) and _is_int(fields[i + 1]) \
                 and _looks_like_row(fields, i + 2):
             aggr, aggr_nr = head, int(fields[i + 1])
             i += 2
@@ -142,7 +141,9 @@ def parse_perf_stat(text: str, source: str = "<perf stat>", separator: str = ","
             value = _float(value_text)
             status = "counted"
             if value is None:
-                raise FormatError(source, f"not a number: {value_text!r}", line=lineno, field="value")
+                raise FormatError(source, f"not a finite number: {value_text[:40]!r}", line=lineno, field="value")
+            if value < 0:
+                raise FormatError(source, f"a negative count: {value_text!r}", line=lineno, field="value")
         if not event:
             raise FormatError(source, "no event name", line=lineno, field="event")
         tail = rest[3:]
@@ -175,7 +176,7 @@ def parse_perf_stat(text: str, source: str = "<perf stat>", separator: str = ","
 
 
 def _is_int(text: str) -> bool:
-    return text.isdigit()
+    return text.isascii() and text.isdigit() and is_int(text)
 
 
 def _looks_like_row(fields: list[str], i: int) -> bool:

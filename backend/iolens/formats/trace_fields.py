@@ -37,8 +37,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import FormatError
+from .numbers import STRICT_JSON, StrictJsonError, to_int
 
-_FIELD = re.compile(r"^\s*field:(?P<decl>[^;]+);\s*offset:(?P<off>\d+);\s*size:(?P<size>\d+);\s*signed:(?P<signed>-?\d+);")
+_FIELD = re.compile(r"^\s*field:(?P<decl>[^;]+);\s*offset:(?P<off>[0-9]{1,9});\s*size:(?P<size>[0-9]{1,9});\s*signed:(?P<signed>-?[0-9]{1,3});")
 _DECL = re.compile(r"^(?P<type>.*?)\s*\b(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*(?P<array>\[[^\]]*\])?\s*$")
 
 
@@ -98,10 +99,7 @@ def parse_formats(text: str, source: str = "trace-formats.txt") -> dict[str, Tra
         if cur is None:
             raise FormatError(source, f"not a tracepoint format line: {s[:60]!r}", line=lineno)
         if s.startswith("ID:"):
-            try:
-                cur.id = int(s.split(":", 1)[1])
-            except ValueError:
-                raise FormatError(source, f"bad ID {s!r}", line=lineno, field="ID") from None
+            cur.id = to_int(s.split(":", 1)[1], source, lineno, "ID", minimum=0)
             continue
         if s.startswith("print fmt:"):
             cur.print_fmt = s.split(":", 1)[1].strip()
@@ -141,9 +139,13 @@ def iter_events(lines: Iterable[str], source: str = "trace.fields.jsonl") -> Ite
         if not line.strip():
             continue
         try:
-            o = json.loads(line)
+            o = STRICT_JSON.decode(line)
+        except StrictJsonError as exc:
+            raise exc.format_error(source, line, line=lineno) from None
         except json.JSONDecodeError as exc:
             raise FormatError(source, f"not JSON: {exc.msg}", line=lineno) from None
+        except RecursionError:
+            raise FormatError(source, "not JSON of a trace event: nested too deeply", line=lineno) from None
         if not isinstance(o, dict) or not isinstance(o.get("event"), str) or not isinstance(o.get("fields"), dict):
             raise FormatError(source, "expected an object with 'event' and 'fields'", line=lineno, field="event")
         t = o.get("time_ns")

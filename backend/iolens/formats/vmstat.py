@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import FormatError
+from .numbers import to_int
 
 
 @dataclass
@@ -81,9 +82,7 @@ def parse_vmstat(text: str, source: str = "vmstat.txt") -> Vmstat:
             raise FormatError(source, f"{len(toks)} values for {want} columns", line=lineno, field="row")
         vals: dict[str, int] = {}
         for c, t in zip(columns, toks):
-            if not t.lstrip("-").isdigit():
-                raise FormatError(source, f"expected an integer, got {t!r}", line=lineno, field=c)
-            vals[c] = int(t)
+            vals[c] = to_int(t, source, lineno, c)
         time = " ".join(toks[len(columns):]) if timezone is not None else None
         rows.append(VmstatRow(len(rows), not rows, vals, time))
     if columns is None:

@@ -77,6 +77,13 @@ def parse_bundle(bundle: OpenBundle) -> Parsed:
             raise BundleError(
                 str(exc), {"file": exc.file, "line": exc.line, "field": exc.field, "run": run_id}, 422
             ) from exc
+        except (ValueError, ArithmeticError, IndexError, KeyError, RecursionError, UnicodeError) as exc:
+            # A parser bug, not a FormatError: still a clear refusal naming the file, never a 500.
+            log.exception("%s: the %s parser failed", art.path, art.kind)
+            raise BundleError(
+                f"{art.path}: cannot read this {art.kind} file ({type(exc).__name__}: {str(exc)[:200]})",
+                {"file": art.path, "line": None, "field": None, "run": run_id}, 422,
+            ) from exc
     for finish in FINISHERS:
         finish(bundle, out)
     for run in bundle.manifest.runs:

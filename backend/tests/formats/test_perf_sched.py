@@ -185,7 +185,7 @@ def test_errors_name_file_line_and_field() -> None:
     broken = SWITCH.replace("next_pid=18", "next_pid=x")
     with pytest.raises(FormatError) as e:
         list(iter_sched_events([SWITCH, broken], source="runs/r000/sched.txt"))
-    assert (e.value.file, e.value.line, e.value.field) == ("runs/r000/sched.txt", 2, "trace")
+    assert (e.value.file, e.value.line, e.value.field) == ("runs/r000/sched.txt", 2, "next_pid")
     with pytest.raises(FormatError) as e:
         list(iter_sched_events([SWITCH, "Warning: 3 out of order events recorded."], source="f"))
     assert e.value.line == 2 and "not a perf script event line" in str(e.value)

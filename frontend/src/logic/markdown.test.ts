@@ -22,4 +22,14 @@ describe('markdown of text cells', () => {
   it('in-app links stay in the tab', () => {
     expect(renderMarkdown('[v](/n/abcdefghjk)')).toBe('<p><a href="/n/abcdefghjk">v</a></p>\n');
   });
+
+  it('protocol-relative links are another server, not in-app: not links', () => {
+    for (const url of ['//evil.example/x', '///evil.example/x']) {
+      const html = renderMarkdown(`[x](${url})`);
+      expect(html).not.toContain('<a ');
+      expect(html).toContain('evil.example');
+    }
+    // a backslash is kept as %5C: a path of this server, never read as "//"
+    expect(renderMarkdown('[x](/\\evil.example/x)')).toContain('href="/%5Cevil.example/x"');
+  });
 });

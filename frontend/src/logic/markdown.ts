@@ -4,7 +4,8 @@
 // in markdown.test.ts. The exports render the same subset in Python (iolens/exports/markdown.py).
 import MarkdownIt from 'markdown-it';
 
-const SAFE_LINK = /^(https?:\/\/|mailto:|\/|#)/i;
+// "/n/ID" is in-app; "//host/x" and "/\host/x" are another server (protocol-relative): refused.
+const SAFE_LINK = /^(https?:\/\/|mailto:|\/(?![/\\])|#)/i;
 
 const md = new MarkdownIt({ html: false, linkify: true, typographer: false, breaks: false });
 md.disable(['image']);
@@ -15,7 +16,7 @@ const defaultLinkOpen =
 md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
   const t = tokens[idx]!;
   const href = String(t.attrGet('href') ?? '');
-  if (!href.startsWith('#') && !href.startsWith('/')) {
+  if (!href.startsWith('#') && !/^\/(?![/\\])/.test(href)) {
     t.attrSet('target', '_blank');
     t.attrSet('rel', 'noopener noreferrer');
   }
