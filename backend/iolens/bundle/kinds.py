@@ -41,10 +41,16 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("diskstats", "run", True, "/proc/diskstats before or after the command (field phase)"),
     Kind("sweep-plan", "capture", True, "the sweep plan (TOML) the collector ran (text kept in capture_texts)"),
     Kind("perf-trace", "run", False, "perf script text of any tracepoints (--trace)"),
-    Kind("perf-trace-fields", "run", False, "the same events, one JSON object per line with every field typed"),
-    Kind("tracepoint-formats", "run", False, "the tracefs format file of each traced event"),
-    Kind("monitor", "run", False, "the kernel's counters sampled during the run (--monitors)"),
+    Kind("perf-trace-fields", "run", True, "the same events, one JSON object per line with every field typed"),
+    Kind("tracepoint-formats", "run", False, "the tracefs format file of each traced event (read with perf-trace-fields)"),
+    Kind("monitor", "run", True, "the kernel's counters sampled during the run (--monitors)"),
     Kind("kernel-config", "capture", False, "the kernel's .config (--kernel-config)"),
+    Kind("blktrace", "run", True, "blktrace's binary per-CPU files of the run's trace (DEV.blktrace.N)"),
+    Kind("folded-stacks", "run", True, "folded stacks 'frame;frame;... COUNT' (FlameGraph, inferno)"),
+    Kind("iostat", "run or capture", True, "iostat -x output (loose files), read into the monitors tables"),
+    Kind("vmstat", "run or capture", True, "vmstat output (loose files), read into the monitors tables"),
+    Kind("fio-hist-log", "run", False, "a fio latency histogram log (loose files)"),
+    Kind("perf-sched-timehist", "run", False, "perf sched timehist text (loose files)"),
 )}
 
 PARSED_KINDS = frozenset(k.name for k in KINDS.values() if k.parsed)

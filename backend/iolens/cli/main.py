@@ -2,6 +2,7 @@
 
     iolens serve [--db PATH] [--host H] [--port N]
     iolens ingest BUNDLE... [--db PATH | --server URL]
+    iolens bundle --label L [--kernel RELEASE] [--tag K=V]... FILE... -o BUNDLE
     iolens convert FORMAT FILE [--to json]
     iolens export NOTEBOOK [--format text|html] [--server URL | --db PATH]
     iolens report --baseline LABEL [--capture LABEL]... [--metric KEY]... [--format text|markdown|json]
@@ -183,6 +184,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     return report.run_cli(args)
 
 
+def cmd_bundle(args: argparse.Namespace) -> int:
+    from . import bundle
+
+    return bundle.run(args)
+
+
 def cmd_convert(args: argparse.Namespace) -> int:
     from . import convert
 
@@ -243,6 +250,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     report.add_parser(sub, str(default_db_path()))
     sub.choices["report"].set_defaults(func=cmd_report)
+
+    from . import bundle as bundle_cli
+
+    bundle_cli.add_parser(sub)
+    sub.choices["bundle"].set_defaults(func=cmd_bundle)
 
     c = sub.add_parser("convert", help="parse a tool's output and print it (iolens convert FORMAT --help)")
     from . import convert

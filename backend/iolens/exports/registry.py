@@ -5,7 +5,7 @@ draw through this table; a kind without an entry is exported as its name and a l
 
 from __future__ import annotations
 
-from . import block, fio, lockstat, sched, sweep
+from . import block, events, fio, lockstat, monitors, sched, sweep
 from .context import ViewExport
 
 VIEW_EXPORTS: dict[str, ViewExport] = {
@@ -16,4 +16,6 @@ VIEW_EXPORTS: dict[str, ViewExport] = {
     "sweep": sweep.SweepExport(),
     "sweepline": sweep.SweepLineExport(),
     "fiolog": sweep.FioLogExport(),
+    "monitors": monitors.MonitorsExport(),
+    "events": events.EventsExport(),
 }

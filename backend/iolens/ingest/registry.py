@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..bundle import Artifact, OpenBundle
-from . import block, fio, lock_stat, perf_script, sched, sweep
+from . import blktrace, block, fio, folded, lock_stat, monitors, perf_script, sched, sweep, trace
 from .parsed import Parsed
 
 Handler = Callable[[OpenBundle, str | None, Artifact, Parsed], None]
@@ -29,6 +29,12 @@ HANDLERS: dict[str, Handler] = {
     "diskstats": sweep.diskstats_artifact,
     "fio-jobfile": sweep.text_artifact,
     "sweep-plan": sweep.text_artifact,
+    "blktrace": blktrace.blktrace_artifact,
+    "folded-stacks": folded.folded_artifact,
+    "perf-trace-fields": trace.trace_fields_artifact,
+    "monitor": monitors.monitor_artifact,
+    "iostat": monitors.iostat_artifact,
+    "vmstat": monitors.vmstat_artifact,
 }
 
 # Run after every artifact is parsed, for kinds that pair artifacts (diskstats before/after).
@@ -41,4 +47,7 @@ TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
     **block.TABLE_COLUMNS,
     **sched.TABLE_COLUMNS,
     **sweep.TABLE_COLUMNS,
+    **folded.TABLE_COLUMNS,
+    **trace.TABLE_COLUMNS,
+    **monitors.TABLE_COLUMNS,
 }

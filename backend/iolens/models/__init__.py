@@ -45,6 +45,15 @@ from .common import (  # noqa: F401
     ErrorBody,
     Health,
 )
+from .events import (  # noqa: F401
+    EventsByField,
+    EventsRate,
+    EventsSummary,
+    FieldCounts,
+    FieldValueCount,
+    RateSeries,
+    TracedEvent,
+)
 from .fio import (  # noqa: F401
     ComparedCapture,
     FioComparison,
@@ -88,6 +97,15 @@ from .lockstat import (  # noqa: F401
     LockSymbolCapture,
     LockSymbolSource,
     LockTopRow,
+)
+from .loose import LooseFileSeen, LoosePreview  # noqa: F401
+from .monitors import (  # noqa: F401
+    MonitorCell,
+    MonitorComparison,
+    MonitorPoint,
+    MonitorRow,
+    MonitorSeries,
+    MonitorSeriesSet,
 )
 from .notebook import (  # noqa: F401
     NOTEBOOK_FORMAT_VERSION,

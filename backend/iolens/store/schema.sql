@@ -656,3 +656,51 @@ CREATE TABLE IF NOT EXISTS capture_texts (
     text       VARCHAR NOT NULL,   -- the file, decoded as UTF-8 (invalid bytes replaced)
     PRIMARY KEY (capture_id, path)
 );
+
+-- Traced events (`iolens-collect --trace`, kind perf-trace-fields; docs/loose-files.md): one row per
+-- capture, run and event. The events themselves are in the event's own table, named here
+-- (trace_SYS__NAME, e.g. trace_xfs__xfs_ail_insert): capture_id, run_id, ts_ns (perf's clock),
+-- t_ns (ns since the run started), cpu, pid, tid, comm, then every field of the event's tracefs
+-- format as a typed column (field_NAME where a field is named like one of those).
+CREATE TABLE IF NOT EXISTS trace_events (
+    capture_id VARCHAR NOT NULL,
+    run_id     VARCHAR NOT NULL,
+    event      VARCHAR NOT NULL,   -- sys:name
+    table_name VARCHAR NOT NULL,   -- the table holding the events
+    events     BIGINT NOT NULL,    -- events recorded in the run
+    first_ns   BIGINT,             -- perf's clock of the first and last event
+    last_ns    BIGINT,
+    recorded   BIGINT,             -- what perf record kept, as the collector counted it (NULL: unknown)
+    counted    BIGINT,             -- what perf stat counted over the run (NULL: unknown)
+    lost       BOOLEAN NOT NULL,   -- recorded below 90% of counted
+    fields     JSON NOT NULL,      -- column -> type of the event's fields
+    PRIMARY KEY (capture_id, run_id, event)
+);
+
+-- Monitors (`iolens-collect --monitors`, kind monitor): the kernel's counters sampled during each run.
+-- Every sampled value: source vmstat | meminfo | stat | xfs | ext4 | slabinfo, key as in
+-- formats/monitors.py (pgfault, Dirty, cpu0.system, log.writes, vda/lifetime_write_kbytes,
+-- kmalloc-64.bytes...).
+CREATE TABLE IF NOT EXISTS monitor_samples (
+    capture_id VARCHAR NOT NULL,
+    run_id     VARCHAR NOT NULL,
+    source     VARCHAR NOT NULL,
+    key        VARCHAR NOT NULL,
+    t_ns       BIGINT NOT NULL,    -- ns since the run started (the collector's CLOCK_MONOTONIC)
+    value      DOUBLE NOT NULL     -- as the kernel printed it (meminfo kB as bytes)
+);
+
+-- Monitors per run and key: for a counter its change over the run, for a level its mean over the
+-- samples; from /proc/stat also each CPU's share of time per state and busy% (mpstat's figures).
+CREATE TABLE IF NOT EXISTS monitor_keys (
+    capture_id VARCHAR NOT NULL,
+    run_id     VARCHAR NOT NULL,
+    source     VARCHAR NOT NULL,
+    key        VARCHAR NOT NULL,
+    counter    BOOLEAN NOT NULL,   -- true: value is the change over the run; false: a level (mean) or a share
+    unit       VARCHAR,            -- bytes, KiB, USER_HZ, %, or NULL (a count)
+    value      DOUBLE NOT NULL,
+    seconds    DOUBLE NOT NULL,    -- between the run's first and last sample
+    samples    INTEGER NOT NULL,
+    PRIMARY KEY (capture_id, run_id, source, key)
+);

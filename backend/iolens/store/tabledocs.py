@@ -118,4 +118,27 @@ def capture_tables(store: Store) -> list[TableDoc]:
             columns=[ColumnDoc(c, ty, p.columns.get(c.lower()) or COMMON_COLUMNS.get(c.lower(), ""))
                      for c, ty in columns],
         ))
+    # one table per traced event, made at ingest (ingest/trace.py): trace_SYS__NAME
+    for name in sorted(by_table):
+        columns = by_table[name]
+        if name.startswith("trace_") and "__" in name and name not in parsed and \
+                "capture_id" in {c.lower() for c, _ in columns}:
+            sys_, _, ev = name[len("trace_"):].partition("__")
+            out.append(TableDoc(
+                name=name,
+                description=f"Traced event {sys_}:{ev} (iolens-collect --trace): one row per event, every field of "
+                            "its tracefs format a typed column; trace_events lists the captures and runs that have it.",
+                columns=[ColumnDoc(c, ty, TRACE_COLUMNS.get(c.lower()) or COMMON_COLUMNS.get(c.lower(), "a field of the event"))
+                         for c, ty in columns],
+            ))
     return out
+
+
+TRACE_COLUMNS = {
+    "ts_ns": "perf's clock of the event (CLOCK_MONOTONIC with the collector), ns.",
+    "t_ns": "ns since the run started (ts_ns minus the artifact's trace_clock_at_start_ns).",
+    "cpu": "CPU the event happened on.",
+    "pid": "process id of the task in whose context it happened.",
+    "tid": "thread id.",
+    "comm": "the task's command name.",
+}

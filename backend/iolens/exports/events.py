@@ -1,0 +1,57 @@
+"""The traced events cell ('events' in src/cells/registry.ts) in text and HTML exports: what each
+capture traced (events per run, lost events flagged) and the counts of the chosen event per value of
+its field, with the first and last time. State: `e=SYS:NAME;f=FIELD;top=N` (src/cells/events/state.ts)."""
+
+from __future__ import annotations
+
+import html
+
+from .. import models
+from ..views import events as events_view
+from . import textfmt as tf
+from .context import ExportContext, parse_state
+from .monitors import _num
+
+
+class EventsExport:
+    title = "Traced events"
+
+    def data(self, ctx: ExportContext, state: str) -> tuple[models.EventsSummary, models.EventsByField | None]:
+        st = parse_state(state)
+        ids = [c.id for c in ctx.captures]
+        summary = events_view.summary(ctx.store, ids)
+        event = st.get("e") or (summary.events[0].event if summary.events else None)
+        if event is None:
+            return summary, None
+        top = int(st["top"]) if st.get("top", "").isdigit() else 20
+        try:
+            return summary, events_view.by_field(ctx.store, ids, event, st.get("f") or None, min(top, 20))
+        except events_view.BadEventQuery:
+            return summary, None
+
+    def text(self, ctx: ExportContext, data: tuple[models.EventsSummary, models.EventsByField | None]) -> list[str]:
+        summary, by = data
+        if not summary.events:
+            return tf.wrap("No traced events in these captures: record them with iolens-collect run --trace SYS:EVENT.",
+                           indent="    ")
+        lines = []
+        for ev in summary.events:
+            lost = " LOST EVENTS" if ev.lost else ""
+            lines.append(f"    {tf.fit(ev.event, 30):<30} {tf.fit(ctx.name(ev.capture), 14):<14} "
+                         f"{_num(ev.per_run):>8}/run {ev.runs} runs{lost}"[:72])
+        if by is None:
+            return lines
+        lines += [""] + tf.wrap(f"{by.event} per {by.field or 'event'}: events per run, first and last time since the "
+                                "run started (s).", indent="    ")
+        for c in by.captures:
+            lines.append(f"    {ctx.name(c.capture)} ({c.runs} runs, {c.total:,} events)"[:72])
+            for r in c.rows:
+                name = "(the rest)" if r.rest else (r.value if r.value is not None else by.event)
+                first = "-" if r.first_s is None else f"{r.first_s:.3f}"
+                last = "-" if r.last_s is None else f"{r.last_s:.3f}"
+                lines.append(f"      {tf.fit(name, 30):<30} {_num(r.per_run):>10} {first:>10} {last:>10}"[:72])
+        return lines
+
+    def html(self, ctx: ExportContext, data: tuple[models.EventsSummary, models.EventsByField | None]) -> str:
+        e = html.escape
+        return "<pre>" + e("\n".join(self.text(ctx, data))) + "</pre>"
