@@ -141,6 +141,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/captures/loose": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload Loose
+         * @description Loose files -> one bundle (recognised by content, checked by their parsers) -> ingested.
+         */
+        post: operations["upload_loose_api_captures_loose_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/captures/{capture_id}": {
         parameters: {
             query?: never;
@@ -515,6 +535,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Events Summary */
+        get: operations["events_summary_api_events_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/events/by-field": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Events By Field */
+        get: operations["events_by_field_api_events_by_field_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/events/rate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Events Rate */
+        get: operations["events_rate_api_events_rate_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -524,6 +595,60 @@ export interface paths {
         };
         /** Health */
         get: operations["health_api_health_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/loose/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview Loose
+         * @description What each file is (recognised by content) and where it would go; nothing is stored.
+         */
+        post: operations["preview_loose_api_loose_preview_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/monitors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Monitors Compare */
+        get: operations["monitors_compare_api_monitors_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/monitors/series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Monitors Series */
+        get: operations["monitors_series_api_monitors_series_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1247,6 +1372,20 @@ export interface components {
             /** Series */
             series: components["schemas"]["BlockSizeSeries"][];
         };
+        /** Body_preview_loose_api_loose_preview_post */
+        Body_preview_loose_api_loose_preview_post: {
+            /**
+             * Files
+             * @description The first bytes of each file (64 KiB is enough)
+             */
+            files: string[];
+            /**
+             * Sizes
+             * @description JSON list: each file's full size in bytes, same order
+             * @default []
+             */
+            sizes: string;
+        };
         /** Body_upload_capture_api_captures_post */
         Body_upload_capture_api_captures_post: {
             /**
@@ -1254,6 +1393,30 @@ export interface components {
              * @description A capture bundle (.iolens.tar.gz)
              */
             file: string;
+        };
+        /** Body_upload_loose_api_captures_loose_post */
+        Body_upload_loose_api_captures_loose_post: {
+            /**
+             * Files
+             * @description fio JSON, perf script, blktrace, folded stacks...
+             */
+            files: string[];
+            /**
+             * Kernel
+             * @description kernel release, when the files do not say
+             */
+            kernel?: string | null;
+            /**
+             * Label
+             * @description the capture's name
+             */
+            label: string;
+            /**
+             * Tags
+             * @description JSON object of tags, string -> string
+             * @default {}
+             */
+            tags: string;
         };
         /** CaptureCreated */
         CaptureCreated: {
@@ -1449,6 +1612,90 @@ export interface components {
              * @description What went wrong, in one sentence.
              */
             error: string;
+        };
+        /** EventsByField */
+        EventsByField: {
+            /** Captures */
+            captures: components["schemas"]["FieldCounts"][];
+            /** Event */
+            event: string;
+            /**
+             * Field
+             * @description The field counted by; null: counts of the event alone.
+             */
+            field: string | null;
+            /** Top */
+            top: number;
+        };
+        /** EventsRate */
+        EventsRate: {
+            /**
+             * Bucket S
+             * @description Bucket width, seconds since each run's start.
+             */
+            bucket_s: number;
+            /** Event */
+            event: string;
+            /** Series */
+            series: components["schemas"]["RateSeries"][];
+        };
+        /** EventsSummary */
+        EventsSummary: {
+            /** Captures */
+            captures: string[];
+            /** Events */
+            events: components["schemas"]["TracedEvent"][];
+        };
+        /** FieldCounts */
+        FieldCounts: {
+            /** Capture */
+            capture: string;
+            /** Label */
+            label: string;
+            /** Rows */
+            rows: components["schemas"]["FieldValueCount"][];
+            /** Runs */
+            runs: number;
+            /** Total */
+            total: number;
+        };
+        /** FieldValueCount */
+        FieldValueCount: {
+            /**
+             * Count
+             * @description Events over the capture's runs.
+             */
+            count: number;
+            /**
+             * First S
+             * @description First event with this value, seconds since its run started (earliest run).
+             */
+            first_s: number | null;
+            /**
+             * Last S
+             * @description Last event with this value, seconds since its run started (latest).
+             */
+            last_s: number | null;
+            /**
+             * Per Run
+             * @description Events per run.
+             */
+            per_run: number;
+            /**
+             * Rest
+             * @description True for the row that sums the values beyond the top N.
+             */
+            rest: boolean;
+            /**
+             * Value
+             * @description The field's value as text; null for the rest (values beyond the top N, summed).
+             */
+            value: string | null;
+            /**
+             * Values
+             * @description Distinct values in the row (1, or how many the rest sums).
+             */
+            values: number;
         };
         /** FioComparison */
         FioComparison: {
@@ -2540,6 +2787,65 @@ export interface components {
              */
             t_s: number;
         };
+        /** LooseFileSeen */
+        LooseFileSeen: {
+            /**
+             * Answer
+             * @description The recognition's answer from the bytes seen.
+             * @enum {string}
+             */
+            answer: "yes" | "no" | "cannot tell yet";
+            /**
+             * File
+             * @description The file's name as given.
+             */
+            file: string;
+            /**
+             * Kind
+             * @description What it was recognised as (an artifact kind); null: not a file iolens reads.
+             */
+            kind: string | null;
+            /**
+             * Reason
+             * @description What was seen, or why nothing fits.
+             */
+            reason: string;
+            /**
+             * Run
+             * @description The run it would go to (r000...); null: the capture as a whole, or refused.
+             */
+            run: string | null;
+            /**
+             * Size
+             * @description Its full size in bytes.
+             */
+            size: number;
+            /**
+             * Title
+             * @description The kind in words ('perf script with call stacks').
+             */
+            title: string | null;
+        };
+        /** LoosePreview */
+        LoosePreview: {
+            /** Files */
+            files: components["schemas"]["LooseFileSeen"][];
+            /**
+             * Notes
+             * @description What the capture will not know (host facts, device...).
+             */
+            notes: string[];
+            /**
+             * Problems
+             * @description Why these files cannot make a capture as they are (empty: they can).
+             */
+            problems: string[];
+            /**
+             * Runs
+             * @description Runs the capture would have (one per fio result, at least one).
+             */
+            runs: number;
+        };
         /**
          * MarkdownCell
          * @description Text written by the author, in Markdown. Rendered without raw HTML, scripts or images.
@@ -2581,6 +2887,137 @@ export interface components {
              * Unit
              * @description 'IO/s', 'B/s', 'ns' or '%'.
              */
+            unit: string;
+        };
+        /** MonitorCell */
+        MonitorCell: {
+            /**
+             * Hi
+             * @description Largest run's value.
+             */
+            hi: number;
+            /**
+             * Lo
+             * @description Smallest run's value.
+             */
+            lo: number;
+            /**
+             * Ratio
+             * @description value / the baseline's value; null when the baseline's is 0 or missing.
+             */
+            ratio: number | null;
+            /** Runs */
+            runs: number;
+            /**
+             * Value
+             * @description Mean over the capture's runs: per second for a counter, the level (mean) otherwise.
+             */
+            value: number;
+        };
+        /** MonitorComparison */
+        MonitorComparison: {
+            /**
+             * Available
+             * @description Capture id -> the sources it has (empty: no monitors).
+             */
+            available: {
+                [key: string]: string[];
+            };
+            /** Baseline */
+            baseline: string;
+            /** Captures */
+            captures: string[];
+            /**
+             * Labels
+             * @description Capture id -> label.
+             */
+            labels: {
+                [key: string]: string;
+            };
+            /** Rows */
+            rows: components["schemas"]["MonitorRow"][];
+            /**
+             * Source
+             * @description The source shown; null: all.
+             */
+            source: string | null;
+            /**
+             * Total
+             * @description Keys that differ or are non-zero, before the limit.
+             */
+            total: number;
+        };
+        /** MonitorPoint */
+        MonitorPoint: {
+            /** Hi */
+            hi: number;
+            /** Lo */
+            lo: number;
+            /** Mean */
+            mean: number;
+            /**
+             * N
+             * @description Runs with this sample.
+             */
+            n: number;
+            /**
+             * T S
+             * @description Seconds since the run started (mean over the runs at this sample).
+             */
+            t_s: number;
+        };
+        /** MonitorRow */
+        MonitorRow: {
+            /**
+             * Cells
+             * @description Capture id -> its value; null when it has no such key.
+             */
+            cells: {
+                [key: string]: components["schemas"]["MonitorCell"] | null;
+            };
+            /**
+             * Change
+             * @description Largest |log2 ratio| against the baseline: the row's rank.
+             */
+            change: number | null;
+            /**
+             * Counter
+             * @description True: a rate (the counter's change per second of run).
+             */
+            counter: boolean;
+            /** Key */
+            key: string;
+            /**
+             * Source
+             * @description vmstat, meminfo, stat, xfs, ext4, slabinfo.
+             */
+            source: string;
+            /**
+             * Unit
+             * @description Unit of the values: 'bytes', 'bytes/s', '/s', '%', 'USER_HZ/s'...
+             */
+            unit: string;
+        };
+        /** MonitorSeries */
+        MonitorSeries: {
+            /** Capture */
+            capture: string;
+            /** Label */
+            label: string;
+            /** Points */
+            points: components["schemas"]["MonitorPoint"][];
+        };
+        /** MonitorSeriesSet */
+        MonitorSeriesSet: {
+            /** Counter */
+            counter: boolean;
+            /** Key */
+            key: string;
+            /** Series */
+            series: components["schemas"]["MonitorSeries"][];
+            /** Source */
+            source: string;
+            /** Unit */
             unit: string;
         };
         /** NotebookCapture */
@@ -2826,6 +3263,18 @@ export interface components {
              * @description The recorder's version, e.g. 'perf version 6.1.187'.
              */
             tool: string | null;
+        };
+        /** RateSeries */
+        RateSeries: {
+            /** Capture */
+            capture: string;
+            /** Label */
+            label: string;
+            /**
+             * Per S
+             * @description Events per second in each bucket, averaged over the runs.
+             */
+            per_s: number[];
         };
         /** RunPublic */
         RunPublic: {
@@ -3935,6 +4384,68 @@ export interface components {
             /** Workload Kind */
             workload_kind: string;
         };
+        /** TracedEvent */
+        TracedEvent: {
+            /**
+             * Capture
+             * @description Capture id.
+             */
+            capture: string;
+            /**
+             * Counted
+             * @description What perf stat counted over the same runs (null: not known).
+             */
+            counted: number | null;
+            /**
+             * Event
+             * @description sys:name, e.g. xfs:xfs_ail_insert.
+             */
+            event: string;
+            /**
+             * Events
+             * @description Events recorded over those runs.
+             */
+            events: number;
+            /**
+             * Fields
+             * @description Column -> type of the event's fields.
+             */
+            fields: {
+                [key: string]: string;
+            };
+            /** Label */
+            label: string;
+            /**
+             * Lost
+             * @description perf record kept fewer than 90% of what perf stat counted in some run.
+             */
+            lost: boolean;
+            /**
+             * Per Run
+             * @description Events per run (mean).
+             */
+            per_run: number;
+            /**
+             * Per S
+             * @description Events per second between the first and the last event of each run, averaged.
+             */
+            per_s: number | null;
+            /**
+             * Recorded
+             * @description What perf record kept, as the collector counted (null: not known).
+             */
+            recorded: number | null;
+            /**
+             * Runs
+             * @description Runs that recorded it.
+             */
+            runs: number;
+            /**
+             * Table
+             * @description The event's table for SQL cells (trace_SYS__NAME).
+             */
+            table: string;
+        };
         /** ValidationError */
         ValidationError: {
             /** Context */
@@ -4541,6 +5052,93 @@ export interface operations {
         requestBody: {
             content: {
                 "multipart/form-data": components["schemas"]["Body_upload_capture_api_captures_post"];
+            };
+        };
+        responses: {
+            /** @description Already ingested */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaptureCreated"];
+                };
+            };
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaptureCreated"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    upload_loose_api_captures_loose_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["Body_upload_loose_api_captures_loose_post"];
             };
         };
         responses: {
@@ -6320,6 +6918,219 @@ export interface operations {
             };
         };
     };
+    events_summary_api_events_get: {
+        parameters: {
+            query: {
+                /** @description Comma-separated capture ids, in column order. */
+                captures: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventsSummary"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    events_by_field_api_events_by_field_get: {
+        parameters: {
+            query: {
+                /** @description Comma-separated capture ids, in column order. */
+                captures: string;
+                /** @description sys:name */
+                event: string;
+                /** @description A column of the event's table (a field, or cpu/pid/tid/comm). */
+                field?: string | null;
+                /** @description Values shown; the rest are summed. */
+                top?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventsByField"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    events_rate_api_events_rate_get: {
+        parameters: {
+            query: {
+                /** @description Comma-separated capture ids, in column order. */
+                captures: string;
+                /** @description sys:name */
+                event: string;
+                buckets?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventsRate"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     health_api_health_get: {
         parameters: {
             query?: never;
@@ -6336,6 +7147,219 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    preview_loose_api_loose_preview_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["Body_preview_loose_api_loose_preview_post"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoosePreview"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    monitors_compare_api_monitors_get: {
+        parameters: {
+            query: {
+                /** @description Comma-separated capture ids, in column order. */
+                captures: string;
+                /** @description Capture id of the baseline (default: the first). */
+                baseline?: string | null;
+                /** @description vmstat, meminfo, stat, xfs, ext4, slabinfo (default: all). */
+                source?: string | null;
+                /** @description Rows, largest change first. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorComparison"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    monitors_series_api_monitors_series_get: {
+        parameters: {
+            query: {
+                /** @description Comma-separated capture ids, in column order. */
+                captures: string;
+                source: string;
+                key: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonitorSeriesSet"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };

@@ -14,6 +14,8 @@ import { noteCell } from './note/kind';
 import { schedCell } from './sched/kind';
 import { blockCell } from './block/kind';
 import { sqlCell } from './sql/kind';
+import { eventsCell } from './events/kind';
+import { monitorsCell } from './monitors/kind';
 
 export const registry: Readonly<Record<string, CellKind<unknown>>> = {
   [fioTableCell.kind]: fioTableCell,
@@ -26,6 +28,8 @@ export const registry: Readonly<Record<string, CellKind<unknown>>> = {
   [lockStatCell.kind]: lockStatCell,
   [flameCell.kind]: flameCell,
   [blockCell.kind]: blockCell,
+  [eventsCell.kind]: eventsCell,
+  [monitorsCell.kind]: monitorsCell,
 };
 
 /** The cells of a version-0 link (`/compare?captures=A,B`, no cells): frozen, old links rely on it. */

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { CapturePublic } from '../api/client';
 import { useCaptureList } from '../api/queries';
 import { invalidate } from '../api/useQuery';
@@ -7,6 +7,7 @@ import { ErrorBox } from '../components/ErrorBox';
 import { useShortcut } from '../components/shortcuts';
 import { flash } from '../components/Toast';
 import { UploadList } from '../components/UploadList';
+import { LooseFilesPanel } from '../components/LooseFilesPanel';
 import { useUploads } from '../components/useUploads';
 import { formatDate } from '../logic/format';
 import { filterCaptures, sortCaptures } from '../logic/library';
@@ -14,6 +15,11 @@ import { Link, navigate } from '../state/router';
 import { starterUrl, viewToUrl, type Sort, type SortKey } from '../state/url';
 import { useNotebooks } from '../api/queries';
 import { NotebookTable } from '../components/NotebookTable';
+
+/** Bundles go straight to upload; other files (by content, on the server) to the loose-files panel. */
+function isBundleName(f: File): boolean {
+  return /\.(iolens\.tar(\.gz)?|tar\.gz|tgz|tar)$/i.test(f.name);
+}
 
 type LibraryView = { page: 'library'; query: string; sort: Sort };
 
@@ -37,8 +43,25 @@ export function LibraryPage({ view, problems }: { view: LibraryView; problems: s
   const [selected, setSelected] = useState<string[]>([]);
   const [baseline, setBaseline] = useState<string | null>(null);
   const [dragging, setDragging] = useState(false);
+  const [loose, setLoose] = useState<File[] | null>(null);
   const filterRef = useRef<HTMLInputElement>(null);
   const fileRef = useRef<HTMLInputElement>(null);
+  const looseRef = useRef<HTMLInputElement>(null);
+  // Dropped files: bundles are uploaded one by one; anything else goes to the loose-files panel,
+  // where the server says what each file is and they become one capture.
+  const addLoose = useCallback(
+    (files: File[]) => setLoose((cur) => [...(cur ?? []), ...files.filter((f) => !(cur ?? []).some((c) => c.name === f.name && c.size === f.size))]),
+    [],
+  );
+  const routeDropped = useCallback(
+    (files: File[]) => {
+      const bundles = files.filter(isBundleName);
+      const rest = files.filter((f) => !isBundleName(f));
+      if (bundles.length) addUploads(bundles);
+      if (rest.length) addLoose(rest);
+    },
+    [addUploads, addLoose],
+  );
 
   const list = useMemo(() => captures.data ?? [], [captures.data]);
   const shown = useMemo(() => sortCaptures(filterCaptures(list, view.query), view.sort), [list, view.query, view.sort]);
@@ -89,7 +112,7 @@ export function LibraryPage({ view, problems }: { view: LibraryView; problems: s
       e.preventDefault();
       depth = 0;
       setDragging(false);
-      if (e.dataTransfer?.files.length) addUploads(Array.from(e.dataTransfer.files));
+      if (e.dataTransfer?.files.length) routeDropped(Array.from(e.dataTransfer.files));
     };
     window.addEventListener('dragenter', enter);
     window.addEventListener('dragover', over);
@@ -101,7 +124,7 @@ export function LibraryPage({ view, problems }: { view: LibraryView; problems: s
       window.removeEventListener('dragleave', leave);
       window.removeEventListener('drop', drop);
     };
-  }, [addUploads]);
+  }, [routeDropped]);
 
   const sortBy = (key: SortKey) =>
     setView({ sort: { key, desc: view.sort.key === key ? !view.sort.desc : key === 'date' || key === 'runs' } });
@@ -152,6 +175,20 @@ export function LibraryPage({ view, problems }: { view: LibraryView; problems: s
         <button type="button" className="button" onClick={() => fileRef.current?.click()}>
           Upload bundles…
         </button>
+        <input
+          ref={looseRef}
+          type="file"
+          multiple
+          hidden
+          data-testid="loose-input"
+          onChange={(e) => {
+            if (e.target.files?.length) addLoose(Array.from(e.target.files));
+            e.target.value = '';
+          }}
+        />
+        <button type="button" className="button" onClick={() => looseRef.current?.click()} title="fio JSON, perf script, blktrace, folded stacks, iostat... made into one capture">
+          Loose files…
+        </button>
         <button
           type="button"
           className="button primary"
@@ -164,6 +201,19 @@ export function LibraryPage({ view, problems }: { view: LibraryView; problems: s
       </div>
 
       <UploadList items={uploads.items} onCancel={uploads.cancel} onClear={uploads.clearFinished} />
+
+      {loose && loose.length > 0 && (
+        <LooseFilesPanel
+          files={loose}
+          onAdd={addLoose}
+          onRemove={(f) => setLoose((cur) => (cur ?? []).filter((x) => x !== f))}
+          onClose={() => setLoose(null)}
+          onUploaded={() => {
+            invalidate('captures');
+            invalidate('health');
+          }}
+        />
+      )}
 
       {captures.error && <ErrorBox error={captures.error} title="Cannot list captures" />}
       {captures.loading && <p className="muted">Loading captures…</p>}
@@ -239,7 +289,7 @@ export function LibraryPage({ view, problems }: { view: LibraryView; problems: s
             </table>
           </div>
           <p className="hint muted">
-            Drop bundles (<code>.iolens.tar.gz</code>) anywhere on this page to upload them. Select two or more captures, pick the baseline, then Compare.
+            Drop bundles (<code>.iolens.tar.gz</code>) anywhere on this page to upload them, or loose files (fio JSON, perf script, blktrace, folded stacks, iostat…) to make one capture of them. Select two or more captures, pick the baseline, then Compare.
           </p>
         </>
       )}
@@ -248,7 +298,7 @@ export function LibraryPage({ view, problems }: { view: LibraryView; problems: s
 
       {dragging && (
         <div className="drop-overlay" aria-hidden="true">
-          <div>Drop bundles to upload</div>
+          <div>Drop bundles, or loose files to make a capture</div>
         </div>
       )}
     </div>

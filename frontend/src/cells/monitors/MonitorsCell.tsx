@@ -1,0 +1,111 @@
+import { BandChart } from '../../charts/BandChart';
+import { ErrorBox } from '../../components/ErrorBox';
+import { captureColor } from '../../logic/colors';
+import { formatRatio } from '../../logic/format';
+import type { CellProps } from '../types';
+import { useMonitorSeries, useMonitors } from './queries';
+import { SOURCES, type MonitorsState } from './state';
+
+function fmt(v: number): string {
+  const a = Math.abs(v);
+  if (a >= 1e9) return `${(v / 1e9).toFixed(2)}G`;
+  if (a >= 1e6) return `${(v / 1e6).toFixed(2)}M`;
+  if (a >= 1e4) return `${(v / 1e3).toFixed(1)}k`;
+  return a < 100 && !Number.isInteger(v) ? v.toFixed(2) : v.toLocaleString('en-US', { maximumFractionDigits: 0 });
+}
+
+/** Monitors: the counters that moved most against the baseline (mean of the runs), one of them over time. */
+export function MonitorsCell({ ctx, state, setState, full }: CellProps<MonitorsState>) {
+  const q = useMonitors(ctx.captures, ctx.baseline, state.source);
+  const d = q.data;
+  const first = d?.rows.find((r) => !r.key.endsWith('%'));
+  const key = state.key ?? (first ? `${first.source}/${first.key}` : null);
+  const series = useMonitorSeries(ctx.captures, d ? key : null);
+  if (q.loading) return <p className="muted">Reading the monitors…</p>;
+  if (q.error) return <ErrorBox error={q.error} title="Monitors" />;
+  if (!d) return null;
+  if (!Object.values(d.available).some((s) => s.length))
+    return (
+      <p className="muted">
+        No monitors in these captures. Record /proc/vmstat, meminfo, per-CPU time, XFS/ext4 counters and slab caches during each run with <code>iolens-collect run --monitors</code>.
+      </p>
+    );
+  const caps = d.captures.filter((c) => d.available[c]?.length);
+  const s = series.data;
+  return (
+    <div className="monitors-cell">
+      <div className="cell-toolbar">
+        <label className="select-label">
+          Source
+          <select value={state.source ?? ''} aria-label="Monitor source" onChange={(e) => setState({ source: e.target.value || null, key: null })}>
+            <option value="">all</option>
+            {SOURCES.map((x) => (
+              <option key={x} value={x}>
+                {x}
+              </option>
+            ))}
+          </select>
+        </label>
+        <span className="muted">
+          {d.rows.length} of {d.total} keys, what moved most against the baseline first; counters per second of run, levels as their mean, mean of the runs (min–max on hover). Click a row to draw it.
+        </span>
+      </div>
+      <div className="table-scroll">
+        <table className="data-table monitors-table">
+          <thead>
+            <tr>
+              <th>Key</th>
+              <th>Unit</th>
+              {caps.map((c) => (
+                <th key={c} className="num" style={{ color: captureColor(ctx.captures.indexOf(c)) }}>
+                  {d.labels[c] ?? c}
+                  {c === d.baseline && <span className="muted"> (baseline)</span>}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {d.rows.map((r) => {
+              const k = `${r.source}/${r.key}`;
+              return (
+                <tr key={k} className={k === key ? 'selected' : undefined} onClick={() => !r.key.endsWith('%') && setState({ ...state, key: k })} style={{ cursor: r.key.endsWith('%') ? 'default' : 'pointer' }}>
+                  <td className="mono">{k}</td>
+                  <td className="muted">{r.unit}</td>
+                  {caps.map((c) => {
+                    const x = r.cells[c];
+                    return (
+                      <td key={c} className="num" title={x ? `${fmt(x.value)} (${fmt(x.lo)}–${fmt(x.hi)} over ${x.runs} run${x.runs === 1 ? '' : 's'})` : 'not in this capture'}>
+                        {x ? fmt(x.value) : '–'}
+                        {x && c !== d.baseline && x.ratio !== null && x.ratio !== undefined && <span className="muted"> {formatRatio(x.ratio)}</span>}
+                      </td>
+                    );
+                  })}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      {series.error && <ErrorBox error={series.error} title={key ?? 'Monitor'} />}
+      {s && (
+        <BandChart
+          width={full ? 1800 : 1100}
+          height={220}
+          x={{ kind: 'linear', unit: ' s' }}
+          series={s.series.map((x) => ({
+            key: x.capture,
+            label: x.label,
+            color: captureColor(Math.max(0, ctx.captures.indexOf(x.capture))),
+            dash: '',
+            points: x.points.map((p) => ({ x: p.t_s, mean: p.mean, lo: p.lo, hi: p.hi, title: `${x.label} at ${p.t_s.toFixed(2)} s: ${fmt(p.mean)} ${s.unit} (mean of ${p.n} run${p.n === 1 ? '' : 's'})` })),
+          }))}
+          bands
+          yLabel={(v) => fmt(v)}
+          xTitle="time since the run started"
+          ariaLabel={`${s.source}/${s.key} over time`}
+          note={`${s.source}/${s.key}${s.unit ? ` (${s.unit})` : ''}${s.counter ? ': the change between samples, per second' : ''}; mean of the runs, band: min–max`}
+        />
+      )}
+    </div>
+  );
+}
