@@ -42,9 +42,10 @@ or a version other than 7), a record cut short by the end of the file (a truncat
 
 from __future__ import annotations
 
+import heapq
 import struct
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from .block_events import BlockEvent
@@ -140,7 +141,8 @@ def is_blktrace(data: bytes) -> bool:
     return m_le == MAGIC | VERSION or m_be == MAGIC | VERSION
 
 
-def _records(name: str, data: bytes, start_order: int) -> list[_Record]:
+def _check_head(name: str, data: bytes) -> tuple[struct.Struct, int]:
+    """The byte order and magic of a file, from its first record (FormatError when it is not blktrace's)."""
     if not data:
         raise FormatError(name, "empty file: no blktrace records")
     m_le = int.from_bytes(data[:4], "little") if len(data) >= 4 else 0
@@ -155,7 +157,12 @@ def _records(name: str, data: bytes, start_order: int) -> list[_Record]:
     if magic & 0xFF != VERSION:
         raise FormatError(name, f"blktrace format version {magic & 0xFF}, only version {VERSION} is read",
                           field="record 1 (byte 0): magic")
-    out: list[_Record] = []
+    return st, magic
+
+
+def _records(name: str, data: bytes, file_index: int) -> Iterator[_Record]:
+    """The records of one file, in file order (`data`: bytes, or an mmap of the file)."""
+    st, magic = _check_head(name, data)
     off, n, size = 0, 0, len(data)
     unpack = st.unpack_from
     while off < size:
@@ -171,91 +178,128 @@ def _records(name: str, data: bytes, start_order: int) -> list[_Record]:
         if end > size:
             raise FormatError(name, f"truncated: the record's payload is {pdu_len} bytes, {size - off - HEADER} "
                                     "are left (the capture was cut short)", field=f"record {n} (byte {off}): pdu_len")
-        out.append(_Record(t, devno, cpu, seq, start_order + n, action, sector, nbytes, pid,
-                           error - 0x10000 if error & 0x8000 else error, data[off + HEADER:end], name))
+        yield _Record(t, devno, cpu, seq, (file_index << 40) + n, action, sector, nbytes, pid,
+                      error - 0x10000 if error & 0x8000 else error, data[off + HEADER:end], name)
         off = end
-    return out
 
 
 def _be64(b: bytes) -> int:
     return int.from_bytes(b[:8], "big") if len(b) >= 8 else 0
 
 
+def _key(r: _Record) -> tuple[int, int, int, int, int]:
+    return (r.time, r.devno, r.cpu, r.seq, r.order)
+
+
+def _merged(files: list[tuple[str, bytes]]) -> tuple[Iterator[_Record], int | None]:
+    """Every record of every file in blkparse's order (time, device, CPU, sequence), and the
+    earliest time (blkparse's genesis). Each per-CPU file is in time order as blktrace writes it, so
+    the files are merged as they are read; a file that is not in order is sorted whole first."""
+    streams: list[Iterator[_Record]] = []
+    firsts: list[int] = []
+    for i, (name, data) in enumerate(files):
+        _check_head(name, data)
+        ordered, prev = True, None
+        for r in _records(name, data, i):  # a first pass: validate and check the order (no records kept)
+            k = _key(r)
+            if prev is not None and k < prev:
+                ordered = False
+                break
+            prev = k
+        if ordered:
+            st, _ = _check_head(name, data)
+            firsts.append(st.unpack_from(data, 0)[2])
+            streams.append(_records(name, data, i))
+        else:
+            recs = sorted(_records(name, data, i), key=_key)
+            firsts.append(recs[0].time)
+            streams.append(iter(recs))
+    return heapq.merge(*streams, key=_key), (min(firsts) if firsts else None)
+
+
+class BlktraceReader:
+    """Streaming reader: `events()` yields BlockEvents in blkparse's order; the counters (actions,
+    devices, lost, processes...) are complete once the generator is exhausted."""
+
+    def __init__(self, files: Iterable[tuple[str, bytes]]) -> None:
+        self.files = list(files)
+        self.names = [n for n, _ in self.files]
+        self.actions: Counter[str] = Counter()
+        self.devices: Counter[str] = Counter()
+        self.lost: Counter[str] = Counter()
+        self.comm: dict[int, str] = {}
+        self.messages: list[str] = []
+        self.passthrough = 0
+        self.records = 0
+        self.genesis_ns: int | None = None
+        if not self.files:
+            raise FormatError("<blktrace>", "no blktrace files given")
+
+    def events(self) -> Iterator[BlockEvent]:
+        recs, genesis = _merged(self.files)
+        self.genesis_ns = genesis
+        actions, devices, lost, comm = self.actions, self.devices, self.lost, self.comm
+        last_seq: dict[tuple[int, int], int] = {}
+        for r in recs:
+            self.records += 1
+            act = r.action
+            pdu = r.pdu
+            if act & TA_CGROUP and len(pdu) >= 8:
+                pdu = pdu[8:]
+            code = act & 0xFF
+            if act & TC_NOTIFY:
+                if code == TN_PROCESS:
+                    comm[r.pid] = pdu.split(b"\0", 1)[0].decode("utf-8", "replace")
+                elif code == TN_MESSAGE:
+                    actions["m"] += 1
+                    devices[dev_name(r.devno)] += 1
+                    if len(self.messages) < 1000:
+                        self.messages.append(pdu.split(b"\0", 1)[0].decode("utf-8", "replace"))
+                continue
+            devices[dev_name(r.devno)] += 1
+            key = (r.devno, r.cpu)
+            prev = last_seq.get(key)
+            if prev is not None and r.seq > prev + 1:
+                lost[f"{dev_name(r.devno)} cpu{r.cpu}"] += r.seq - prev - 1
+            if prev is None or r.seq > prev:
+                last_seq[key] = r.seq
+            letter = _LETTER.get(code)
+            if letter is None:
+                raise FormatError(r.file, f"unknown blktrace action {code}",
+                                  field=f"sequence {r.seq} on cpu {r.cpu}: action")
+            actions[letter] += 1
+            action = _ACTIONS.get(letter)
+            if action is None:
+                continue  # B, S, abort, driver data: counted, nothing to match (as blkparse's text reader)
+            if act & TC_PC and letter in "DIQCR":
+                self.passthrough += 1
+                continue
+            nsec = r.nbytes >> 9
+            name = comm.get(r.pid)
+            sector: int | None = None
+            nr: int | None = None
+            error: int | None = None
+            if letter in "CR":
+                error = r.error
+                name = None
+                sector, nr = r.sector, nsec
+            elif letter in "DIQMFG":
+                if nsec:
+                    sector, nr = r.sector, nsec
+            elif letter == "A":
+                sector, nr = r.sector, nsec
+                name = None
+            elif letter == "X":
+                sector = r.sector
+            yield BlockEvent(r.time - genesis, r.cpu, r.pid, name, action, dev_name(r.devno), rwbs(act, r.nbytes),
+                             sector, nr, None if nr is None else nr * 512, error)
+
+
 def parse_blktrace(files: Iterable[tuple[str, bytes]]) -> BlktraceResult:
     """One or more per-CPU files of one trace (`(name, bytes)`), merged in time order as blkparse
-    merges them."""
-    recs: list[_Record] = []
-    names: list[str] = []
-    for name, data in files:
-        names.append(name)
-        recs.extend(_records(name, data, len(recs)))
-    if not recs:
-        raise FormatError(", ".join(names) or "<blktrace>", "no blktrace files given")
-    recs.sort(key=lambda r: (r.time, r.devno, r.cpu, r.seq, r.order))
-    # blkparse's genesis is the earliest time of every record it reads, notify records included
-    genesis = recs[0].time
-    actions: Counter[str] = Counter()
-    devices: Counter[str] = Counter()
-    comm: dict[int, str] = {}
-    messages: list[str] = []
-    passthrough = 0
-    events: list[BlockEvent] = []
-    last_seq: dict[tuple[int, int], int] = {}
-    lost: Counter[str] = Counter()
-    for r in recs:
-        act = r.action
-        pdu = r.pdu
-        if act & TA_CGROUP and len(pdu) >= 8:
-            pdu = pdu[8:]
-        code = act & 0xFF
-        if act & TC_NOTIFY:
-            if code == TN_PROCESS:
-                comm[r.pid] = pdu.split(b"\0", 1)[0].decode("utf-8", "replace")
-            elif code == TN_MESSAGE:
-                actions["m"] += 1
-                devices[dev_name(r.devno)] += 1
-                if len(messages) < 1000:
-                    messages.append(pdu.split(b"\0", 1)[0].decode("utf-8", "replace"))
-            continue
-        devices[dev_name(r.devno)] += 1
-        key = (r.devno, r.cpu)
-        prev = last_seq.get(key)
-        if prev is not None and r.seq > prev + 1:
-            lost[f"{dev_name(r.devno)} cpu{r.cpu}"] += r.seq - prev - 1
-        if prev is None or r.seq > prev:
-            last_seq[key] = r.seq
-        letter = _LETTER.get(code)
-        if letter is None:
-            raise FormatError(r.file, f"unknown blktrace action {code}",
-                              field=f"sequence {r.seq} on cpu {r.cpu}: action")
-        actions[letter] += 1
-        action = _ACTIONS.get(letter)
-        if action is None:
-            continue  # B, S, abort, driver data: counted, nothing to match (as blkparse's text reader)
-        dev = dev_name(r.devno)
-        flags = rwbs(act, r.nbytes)
-        nsec = r.nbytes >> 9
-        t_ns = r.time - genesis
-        name = comm.get(r.pid)
-        sector: int | None = None
-        nr: int | None = None
-        error: int | None = None
-        if letter in "DIQ" and act & TC_PC or letter in "CR" and act & TC_PC:
-            passthrough += 1
-            continue
-        if letter in "CR":
-            error = r.error
-            name = None
-            sector, nr = r.sector, nsec
-        elif letter in "DIQMFG":
-            if nsec:
-                sector, nr = r.sector, nsec
-        elif letter == "A":
-            sector, nr = r.sector, nsec
-            name = None
-        elif letter == "X":
-            sector = r.sector
-        events.append(BlockEvent(t_ns, r.cpu, r.pid, name, action, dev, flags, sector, nr,
-                                 None if nr is None else nr * 512, error))
-    return BlktraceResult(events, dict(sorted(actions.items())), passthrough, genesis, dict(sorted(lost.items())),
-                          dict(sorted(devices.items())), dict(sorted(comm.items())), messages, len(recs), names)
+    merges them; the whole trace at once (tests, conversion). Ingest streams with BlktraceReader."""
+    reader = BlktraceReader(files)
+    events = list(reader.events())
+    return BlktraceResult(events, dict(sorted(reader.actions.items())), reader.passthrough, reader.genesis_ns,
+                          dict(sorted(reader.lost.items())), dict(sorted(reader.devices.items())),
+                          dict(sorted(reader.comm.items())), reader.messages, reader.records, reader.names)

@@ -9,11 +9,13 @@ text, and lost events are blktrace's own sequence gaps (blkparse's "Skips") besi
 from __future__ import annotations
 
 import csv
+import mmap
 import tempfile
+from contextlib import ExitStack
 from pathlib import Path
 
 from ..bundle import Artifact, BundleError, OpenBundle
-from ..formats.blktrace_bin import parse_blktrace
+from ..formats.blktrace_bin import BlktraceReader
 from ..formats.errors import FormatError
 from .block import ROW_COLUMNS, STAT_KINDS, BlockRun, IoMatcher, assess, block_run_row, derive_tiles, read_counted
 from .parsed import BulkCsv, Parsed
@@ -32,21 +34,28 @@ def blktrace_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out
     if any(a.kind in ("blkparse", "perf-block") for a in run.artifacts):
         raise BundleError(f"run {run_id} has blktrace files and another block trace (one per run)", where, 422)
     t0 = (art.model_extra or {}).get("trace_clock_at_start_ns")
-    res = parse_blktrace([(a.path, bundle.path(a.path).read_bytes()) for a in arts])
     tmp = Path(tempfile.mkdtemp(prefix=".iolens-blktrace-", dir=bundle.root))
     csv_path = tmp / "block_ios.csv"
     matcher = IoMatcher(t0 if isinstance(t0, int) else None)
-    with csv_path.open("w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerows(matcher.feed(res.events))
-        w.writerows(matcher.finish())
+    with ExitStack() as stack:
+        maps = []  # the files mapped, not read into memory: a trace of millions of events streams through
+        for a in arts:
+            fh = stack.enter_context(bundle.path(a.path).open("rb"))
+            size = bundle.path(a.path).stat().st_size
+            maps.append((a.path, stack.enter_context(mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)) if size else b""))
+        res = BlktraceReader(maps)
+        with csv_path.open("w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerows(matcher.feed(res.events()))
+            w.writerows(matcher.finish())
     if not sum(matcher.actions.values()):
         raise FormatError(art.path, "no block events in the blktrace files")
     paths = ", ".join(a.path for a in arts)
     block = BlockRun(KIND, paths, csv_path, matcher)
-    block.tool = {"lost": sum(res.lost.values()), "lost_by_cpu": res.lost, "passthrough": res.passthrough,
-                  "lines": res.actions, "files": [a.path for a in arts], "genesis_ns": res.genesis_ns,
-                  "processes": len(res.processes), "messages": res.messages[:20]}
+    block.tool = {"lost": sum(res.lost.values()), "lost_by_cpu": dict(sorted(res.lost.items())),
+                  "passthrough": res.passthrough, "lines": dict(sorted(res.actions.items())),
+                  "files": [a.path for a in arts], "genesis_ns": res.genesis_ns, "processes": len(res.comm),
+                  "messages": res.messages[:20]}
     counted = None
     for a in run.artifacts:
         if a.kind in STAT_KINDS:
