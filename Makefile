@@ -46,9 +46,9 @@ build: deps-python deps-node
 api-client: deps-python deps-node
 	npm run --silent gen:api
 
-# The comparison `make demo` opens first: Debian 6.1 vs 6.12 from the kernel lab (datasets/lab-*).
-LAB_DEMO := datasets/lab-deb61-vs-deb612/dio-probes-deb61-xfs.iolens.tar.gz \
-            datasets/lab-deb61-vs-deb612/dio-probes-deb612-xfs.iolens.tar.gz
+# The comparison `make demo` opens first: Debian 6.1 vs 6.12 from the kernel lab (datasets/vmlab-*).
+LAB_DEMO := datasets/vmlab-deb61-vs-deb612/dio-probes-deb61-xfs.iolens.tar.gz \
+            datasets/vmlab-deb61-vs-deb612/dio-probes-deb612-xfs.iolens.tar.gz
 
 demo: deps build
 	@mkdir -p $(DEMO_DIR)
