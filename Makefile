@@ -12,13 +12,14 @@ DATASETS := $(sort $(wildcard datasets/*/*.iolens.tar.gz))
 export PATH := $(dir $(UV)):$(HOME)/.cargo/bin:$(PATH)
 
 .PHONY: help deps deps-system deps-python deps-node build api-client demo serve test test-python \
-        test-rust test-unit test-e2e typecheck clean bench lab-deps lab-kernel lab-datasets lint-python
+        test-rust test-unit test-e2e typecheck clean bench lab-deps lab-kernel lab-datasets lint-python bundle-schema
 
 help:
 	@echo "make demo   install, build, load datasets/ and serve on http://$(HOST):$(PORT)/"
 	@echo "make test   install what tests need and run every suite (Python, TypeScript, browser)"
 	@echo "make build  build the frontend into frontend/dist"
 	@echo "make api-client  regenerate frontend/src/api/schema.d.ts from the backend's OpenAPI schema"
+	@echo "make bundle-schema  regenerate docs/bundle-manifest.schema.json from the bundle manifest's model"
 	@echo "make bench  run every benchmark in bench/ (needs root and perf; not part of make test)"
 	@echo "make lab-deps  install what the kernel lab needs to build kernels too (docs/lab.md)"
 
@@ -45,6 +46,10 @@ build: deps-python deps-node
 
 api-client: deps-python deps-node
 	npm run --silent gen:api
+
+# The JSON Schema of manifest.json, from the model in backend/iolens/bundle/manifest.py.
+bundle-schema: deps-python
+	$(UV) run python -m iolens.bundle.schema > docs/bundle-manifest.schema.json
 
 # The comparison `make demo` opens first: Debian 6.1 vs 6.12 from the kernel lab (datasets/vmlab-*).
 LAB_DEMO := datasets/vmlab-deb61-vs-deb612/dio-probes-deb61-xfs.iolens.tar.gz \

@@ -10,6 +10,7 @@ import duckdb
 import pytest
 from bundles import add_file, fio_capture, write_bundle
 from lockstat_dumps import dump, points, row
+from notebook_helpers import check_mail_safe, save
 from server import running_server
 
 
@@ -221,8 +222,6 @@ REAL_DUMP = "lock_stat/linux-6.12.117-lockstat-xfs-fio8.txt"
 def test_real_dump_ingests_with_every_class_apart(api, tmp_path, corpus):
     """A real /proc/lock_stat (6.12, CONFIG_LOCK_STAT): cut names with spaces and braces, and
     classes printing the same name, each its own row through ingest, the views and the export."""
-    from notebook_helpers import check_mail_safe, save
-
     from iolens.formats.lock_stat import parse_lock_stat
 
     text = (corpus / REAL_DUMP).read_text()

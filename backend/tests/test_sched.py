@@ -272,13 +272,17 @@ def test_workload_cpus_sources():
     raw = {"workload": {"kind": "fio"}, "host": {"cpu": {"online": "0-3", "affinity": "2-3"}},
            "runs": [], "format": "iolens-bundle", "format_version": 1, "label": "x",
            "collector": {"name": "c", "version": "1"}, "created_at": "2026-11-22T00:00:00Z"}
-    m = Manifest.model_validate({**raw, "runs": [{"id": "r0", "index": 0, "repeat": 0, "params": {"cpus": "1,3-4"}}]})
-    assert workload_cpus(raw, m.runs[0]) == ([1, 3, 4], "runs[].params.cpus")
-    m2 = Manifest.model_validate({**raw, "runs": [{"id": "r0", "index": 0, "repeat": 0}]})
-    assert workload_cpus(raw, m2.runs[0]) == ([2, 3], "host.cpu.affinity")
-    assert workload_cpus({**raw, "workload": {"kind": "fio", "cpus": [5]}}, m2.runs[0]) == ([5], "workload.cpus")
-    same = {**raw, "host": {"cpu": {"online": "0-3", "affinity": "0-3"}}}
-    assert workload_cpus(same, m2.runs[0]) == (None, None)
+    def manifest(**parts):
+        return Manifest.model_validate({**raw, "runs": [{"id": "r0", "index": 0, "repeat": 0}], **parts})
+
+    m = manifest(runs=[{"id": "r0", "index": 0, "repeat": 0, "params": {"cpus": "1,3-4"}}])
+    assert workload_cpus(m, m.runs[0]) == ([1, 3, 4], "runs[].params.cpus")
+    m2 = manifest()
+    assert workload_cpus(m2, m2.runs[0]) == ([2, 3], "host.cpu.affinity")
+    pinned = manifest(workload={"kind": "fio", "cpus": [5]})
+    assert workload_cpus(pinned, pinned.runs[0]) == ([5], "workload.cpus")
+    same = manifest(host={"cpu": {"online": "0-3", "affinity": "0-3"}})
+    assert workload_cpus(same, same.runs[0]) == (None, None)
     assert parse_cpu_list("0-2, 5") == [0, 1, 2, 5]
     cmd = Manifest.model_validate({**raw, "workload": {"kind": "cmd"}, "runs": [
         {"id": "r0", "index": 0, "repeat": 0, "cmdline": ["taskset", "-c", "1", "/usr/sbin/xfs_io", "-c", "x"]}]})

@@ -141,14 +141,6 @@ def collect(stage: str, run_rel: str, avg_msec: int, jobnames: List[str], clocks
     return out
 
 
-def log_dir(stage: str, run_rel: str) -> Tuple[str, str]:
-    """(absolute, relative to the bundle) folder of one run's logs, created."""
-    rel = f"{run_rel}/logs"
-    path = os.path.join(stage, rel)
-    os.makedirs(path, exist_ok=True)
-    return path, rel
-
-
 def jobnames(workload: fio.Workload) -> List[str]:
     return [j.name for j in workload.jobs]
 

@@ -19,7 +19,7 @@ import os
 import shutil
 import tempfile
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 from . import block as block_mod
 from . import cgroup as cgroup_mod
@@ -30,13 +30,49 @@ from .sched import SchedProbe
 from .stacks import CALL_GRAPHS, DEFAULT_FREQ, StacksProbe
 from .trace import TraceProbe, parse_spec
 
-__all__ = ["Settings", "Probes", "ProbeError", "DEFAULT_MAX_MB", "scratch_base"]
+__all__ = ["Settings", "Probes", "ProbeError", "DEFAULT_MAX_MB", "scratch_base", "ProbeSpec", "PROBES",
+           "WORKLOAD_KINDS", "KINDS"]
 
 DEFAULT_MAX_MB = 512
 
 
 class ProbeError(ValueError):
     """A probe option is wrong; nothing has run."""
+
+
+@dataclass(frozen=True)
+class ProbeSpec:
+    """One probe of `iolens-collect run`: its name (the key of runs[].probes and of its notes), the
+    options that turn it on or tune it (cli.py), the artifact kinds it writes (each one must be in
+    the server's list, backend/iolens/bundle/kinds.py: a test checks it), its module, and what a
+    capture lacks when the probe cannot run."""
+
+    name: str
+    flags: Tuple[str, ...]
+    kinds: Tuple[str, ...]
+    module: str
+    lost: str
+
+
+# Every probe, one line each (docs/architecture.md, "Adding a probe").
+PROBES: Tuple[ProbeSpec, ...] = (
+    ProbeSpec("stacks", ("--stacks", "--freq", "--call-graph"), ("perf-script",), "stacks.py", "stacks"),
+    ProbeSpec("sched", ("--sched",), ("perf-sched", "perf-stat"), "sched.py", "scheduler events"),
+    ProbeSpec("block", ("--block",), ("blkparse", "perf-block", "perf-stat-block"), "block.py", "block events"),
+    ProbeSpec("trace", ("--trace",), ("perf-trace", "perf-trace-fields", "tracepoint-formats", "perf-stat"),
+              "trace.py", "traced events"),
+    ProbeSpec("monitors", ("--monitors", "--monitor-interval"), ("monitor",), "monitors.py", "monitors"),
+    ProbeSpec("lock_stat", ("--lock-stat", "--lock-stat-snapshot"), ("lock-stat",), "lockstat.py", "lock statistics"),
+    ProbeSpec("fio_logs", ("--fio-logs",), ("fio-log",), "fiologs.py", "fio logs"),
+    ProbeSpec("kernel_config", ("--kernel-config",), ("kernel-config",), "kconfig.py", "kernel configuration"),
+    ProbeSpec("workload", ("--cgroup", "--cpu-weight", "--cpus"), (), "cgroup.py", "workload placement"),
+)
+# What the workload itself leaves in a bundle (capture.py for fio, cmdrun.py for commands, sweep.py).
+WORKLOAD_KINDS: Tuple[str, ...] = ("fio-json", "fio-output", "fio-stderr", "stdout", "fio-jobfile", "sweep-plan",
+                                   "cmd-stdout", "stderr", "cmd-rusage", "diskstats")
+# Every artifact kind this collector writes.
+KINDS: Tuple[str, ...] = tuple(dict.fromkeys(WORKLOAD_KINDS + tuple(k for p in PROBES for k in p.kinds)))
+_LOST = {p.name: p.lost for p in PROBES}
 
 
 @dataclass
@@ -293,8 +329,7 @@ class Probes:
         p.abort()
         self.active.remove(p)
         hint = perfrec.permission_hint(self.s.root)
-        what = {"stacks": "stacks", "sched": "scheduler events", "block": "block events",
-                "trace": "traced events", "monitors": "monitors"}.get(p.name, p.name)
+        what = _LOST.get(p.name, p.name)
         where = "this capture" if run_id == "r000" else f"run {run_id} and later runs"
         if phase == "start":
             self._note(f"{p.name}: could not start{hint}: {why}; no {what} in {where}", say)

@@ -9,7 +9,7 @@ import textwrap
 import time
 
 import pytest
-from collect_helpers import open_bundle
+from collect_helpers import device_of, gz_text, need, open_bundle
 
 from iolens_collect import fio, fiologs
 
@@ -128,13 +128,11 @@ def test_fio_logs_with_the_block_probe_share_its_t0(collect, tmp_path, fio_bin):
     import shutil
     import subprocess
 
-    from test_collect_probes_capture import _device_of, _gz_text, _need
-
-    _need(shutil.which("perf") is not None and os.geteuid() == 0, "perf and root needed for --block")
+    need(shutil.which("perf") is not None and os.geteuid() == 0, "perf and root needed for --block")
     fiologs._PROBED.clear()
-    _need(fiologs.knows_monotonic(fio_bin), "this fio has no log_alternate_epoch_clock_id")
-    dev = _device_of(tmp_path)
-    _need(dev is not None, f"{tmp_path} is on no block device (tmpfs?)")
+    need(fiologs.knows_monotonic(fio_bin), "this fio has no log_alternate_epoch_clock_id")
+    dev = device_of(tmp_path)
+    need(dev is not None, f"{tmp_path} is on no block device (tmpfs?)")
     assert subprocess.run(["perf", "--version"], stdout=subprocess.DEVNULL).returncode == 0
     code, out, err = collect("run", "--label", "blockfio", "--block", dev["name"], "--fio-logs", "100", "--fio-args",
                              f"--name=w --rw=randwrite --bs=4k --size=4m --runtime=1 --time_based "
@@ -149,7 +147,7 @@ def test_fio_logs_with_the_block_probe_share_its_t0(collect, tmp_path, fio_bin):
         return  # blktrace's times start at its first event: nothing to compare
     t0 = blk["trace_clock_at_start_ns"]
     assert {a["trace_clock_at_start_ns"] for a in logs} == {t0}
-    text = _gz_text(files, blk["path"])
+    text = gz_text(files, blk["path"])
     # Issues and completions both: at --rate_iops=1000 the CPUs idle and perf drops completions, which
     # are raised in interrupt context (DESIGN.md; the first one kept came 56 ms after fio's first log
     # entry in one run); issues are raised in fio's own context and kept.

@@ -3,7 +3,6 @@ fio on this host, root for the cgroup and the system-wide tracepoints. Short run
 
 Skipped with the reason when perf, fio or root is missing, except under CI=true, where that fails."""
 
-import gzip
 import os
 import re
 import shutil
@@ -11,38 +10,27 @@ import subprocess
 import sys
 
 import pytest
-from collect_helpers import open_bundle
+from collect_helpers import device_of, gz_text, need, open_bundle
 
-from iolens_collect import cgroup, host
+from iolens_collect import cgroup
 
 pytestmark = pytest.mark.capture
-
-
-def _need(ok, why):
-    if not ok:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{why}, and CI=true: the probe capture tests must run in CI")
-        pytest.skip(why)
 
 
 @pytest.fixture
 def perf_root(fio_bin):
     """perf on PATH, working, and root (system-wide tracepoints, cgroups)."""
     perf = shutil.which("perf")
-    _need(perf is not None, "perf is not on PATH")
+    need(perf is not None, "perf is not on PATH")
     cp = subprocess.run([perf, "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    _need(cp.returncode == 0, f"perf does not run: {cp.stdout.decode(errors='replace').strip()[:120]}")
-    _need(os.geteuid() == 0, "not root: system-wide perf recording and cgroups need root")
+    need(cp.returncode == 0, f"perf does not run: {cp.stdout.decode(errors='replace').strip()[:120]}")
+    need(os.geteuid() == 0, "not root: system-wide perf recording and cgroups need root")
     return perf
 
 
 def _fio_args(target, extra=""):
     return (f"--name=w --rw=randwrite --bs=4k --size=4m --runtime=1 --time_based "
             f"--filename={target} {extra}").strip()
-
-
-def _gz_text(files, path):
-    return gzip.decompress(files[path]).decode("utf-8", "replace")
 
 
 def test_stacks_one_perf_script_per_run(collect, tmp_path, perf_root):
@@ -56,7 +44,7 @@ def test_stacks_one_perf_script_per_run(collect, tmp_path, perf_root):
         scripts = [a for a in run["artifacts"] if a["kind"] == "perf-script"]
         assert [a["path"] for a in scripts] == [f"runs/{run['id']}/perf.script.gz"]  # exactly one
         assert isinstance(scripts[0]["trace_clock_at_start_ns"], int)
-        text = _gz_text(files, scripts[0]["path"])
+        text = gz_text(files, scripts[0]["path"])
         first = text.splitlines()[0]
         # perf script -F +pid: "comm pid/tid [cpu] secs: period event:" then the stack, indented
         assert re.match(r"^\s*\S.*\s\d+/\d+\s+\[\d{3}\]\s+\d+\.\d+:\s+\d+\s+\S+:", first), first
@@ -82,7 +70,7 @@ def test_sched_records_and_counts(collect, tmp_path, perf_root):
     kinds = {a["kind"]: a for a in run["artifacts"]}
     assert kinds["perf-sched"]["path"] == "runs/r000/sched.script.gz"
     assert kinds["perf-stat"]["path"] == "runs/r000/perf-stat.csv" and kinds["perf-stat"]["scope"] == "system"
-    text = _gz_text(files, "runs/r000/sched.script.gz")
+    text = gz_text(files, "runs/r000/sched.script.gz")
     switch = re.compile(r"^\s*\S.*\s\d+/\d+\s+\[\d{3}\]\s+\d+\.\d{9}:\s+sched:sched_switch: prev_comm=.* "
                         r"prev_pid=\d+ prev_prio=\d+ prev_state=\S+ ==> next_comm=.* next_pid=\d+ next_prio=\d+$")
     assert any(switch.match(ln) for ln in text.splitlines()[:2000])
@@ -101,16 +89,9 @@ def test_sched_records_and_counts(collect, tmp_path, perf_root):
     assert "r000  sched  " in out
 
 
-def _device_of(path):
-    facts = host.Facts("/")
-    mounts = host.parse_mountinfo(open("/proc/self/mountinfo").read())
-    d = host.describe_target(facts, str(path), mounts)
-    return d["device"]
-
-
 def test_block_records_the_temp_dirs_device(collect, tmp_path, perf_root):
-    dev = _device_of(tmp_path)
-    _need(dev is not None, f"{tmp_path} is on no block device (tmpfs?)")
+    dev = device_of(tmp_path)
+    need(dev is not None, f"{tmp_path} is on no block device (tmpfs?)")
     name = dev["name"]
     code, out, err = collect("run", "--label", "block", "--block", name,
                              "--fio-args", _fio_args(tmp_path / "w.dat", "--direct=1 --rate_iops=1000"),
@@ -128,7 +109,7 @@ def test_block_records_the_temp_dirs_device(collect, tmp_path, perf_root):
     assert kinds["perf-block"]["path"] == "runs/r000/block.script.gz"
     assert kinds["perf-stat-block"]["path"] == "runs/r000/perf-stat-block.csv"
     traced = p["traced"][0]["dev"].replace(":", ",")  # a partition is traced as its disk
-    text = _gz_text(files, "runs/r000/block.script.gz")
+    text = gz_text(files, "runs/r000/block.script.gz")
     issue = [ln for ln in text.splitlines() if " block:block_rq_issue: " in ln]
     complete = [ln for ln in text.splitlines() if " block:block_rq_complete: " in ln]
     assert issue and complete

@@ -1,13 +1,18 @@
-"""The bundle manifest (docs/bundle-format.md), validated with pydantic.
+"""The bundle manifest (docs/bundle-format.md), validated with pydantic: every field of the format,
+of the manifest and of each artifact kind, in one model.
 
 Unknown fields are allowed and kept (a newer collector may add facts); known fields must have
 the documented type. Validation errors name the field path, e.g. `runs[0].artifacts[1].sha256`.
+The JSON Schema that the collector's tests check their bundles against is generated from these
+models (schema.py). Everything in iolens reads a manifest through them: `Manifest.model_validate`
+at ingest (reader.py), `stored_manifest` for the copy kept in the store.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
@@ -15,16 +20,39 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 SUPPORTED_FORMAT_VERSIONS = (1,)
 
+Scalar = str | int | float | bool | None
+
 
 class _Open(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
 class Artifact(_Open):
+    """A file of the bundle. The optional fields belong to some kinds (docs/bundle-format.md,
+    "Artifact kinds"); kinds.py lists the kinds."""
+
     kind: str = Field(min_length=1, max_length=64)
     path: str = Field(min_length=1, max_length=1024)
     size: int = Field(ge=0)
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    trace_clock_at_start_ns: int | None = Field(
+        None, description="CLOCK_MONOTONIC (ns) at the run's start, the clock of the recording's times: "
+                          "perf-script, perf-sched, perf-block, blkparse, perf-trace, perf-trace-fields, fio-log.")
+    scope: str | None = Field(None, description="perf-stat: system (default, -a) or workload.")
+    log: str | None = Field(None, description="fio-log: bw, iops, lat, clat or slat.")
+    job: str | None = Field(None, description="fio-log: the job's name.")
+    job_index: int | None = Field(None, description="fio-log: the job's position in the job file.")
+    clone: int | None = Field(None, description="fio-log: N of the file name's _KIND.N.log.")
+    avg_msec: int | None = Field(None, description="fio-log: fio's log_avg_msec.")
+    clock: str | None = Field(None, description="fio-log: what the times are: job (default) or CLOCK_MONOTONIC.")
+    phase: str | None = Field(None, description="diskstats: before or after the command.")
+    clock_ns: int | None = Field(None, description="diskstats: CLOCK_MONOTONIC (ns) when read.")
+    source: str | None = Field(None, description="monitor: the file sampled (vmstat, meminfo, ...).")
+    interval_ms: int | None = Field(None, description="monitor: the sampling interval.")
+    event: str | None = Field(None, description="folded-stacks: the perf event whose periods the counts are.")
+    source_file: str | None = Field(None, description="Bundles made from loose files: the name the file was given.")
+    converted_from: dict[str, Any] | None = Field(
+        None, description="Bundles made from loose files: a perf.data turned into text (file, command, perf version).")
 
     @field_validator("path")
     @classmethod
@@ -38,12 +66,15 @@ class Run(_Open):
     id: str = Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")
     index: int = Field(ge=0)
     repeat: int = Field(ge=0)
-    params: dict[str, str | int | float | bool | None] = Field(default_factory=dict)
+    params: dict[str, Scalar] = Field(default_factory=dict)
     started_at: datetime | None = None
     ended_at: datetime | None = None
     exit_code: int | None = None
     cmdline: list[str] = Field(default_factory=list)
     artifacts: list[Artifact] = Field(default_factory=list)
+    probes: dict[str, Any] = Field(
+        default_factory=dict, description="What each probe of the run did (stacks, sched, block, workload...): "
+                                          "commands, tool version, counts, sizes, overhead.")
 
 
 class Collector(_Open):
@@ -52,12 +83,80 @@ class Collector(_Open):
     argv: list[str] = Field(default_factory=list)
 
 
+class SweepParameter(_Open):
+    name: str
+    values: list[Scalar] = Field(default_factory=list)
+
+
+class Sweep(_Open):
+    parameters: list[SweepParameter] = Field(default_factory=list)
+    order: str | None = None
+    repeat: int | None = None
+    points: int | None = None
+    plan: str | None = None
+
+
+class FioLogs(_Open):
+    avg_msec: int | None = None
+
+
 class Workload(_Open):
     kind: Literal["fio", "cmd"]
     fio_version: str | None = None
     jobfile: str | None = None
     fio_args: list[str] | None = None
     targets: list[str] = Field(default_factory=list)
+    cwd: str | None = None
+    command: list[str] | None = Field(None, description="cmd: the command as given ({NAME} not yet replaced).")
+    devices: list[str] = Field(default_factory=list, description="cmd: the /proc/diskstats names of the run's disk figures.")
+    cpus: str | int | list[int | str] | None = Field(None, description="The CPUs the workload was pinned to.")
+    sweep: Sweep | None = None
+    fio_logs: FioLogs | None = None
+
+
+class HostKernel(_Open):
+    release: str | None = Field(None, description="uname -r")
+    version: Scalar = None
+    cmdline: Scalar = None
+    machine: Scalar = None
+    config: dict[str, Any] | None = Field(None, description="The options of the kernel's .config that decide whether "
+                                                           "captures compare (--kernel-config).")
+
+
+class HostCpu(_Open):
+    model: Scalar = None
+    count: Scalar = None
+    online: Scalar = Field(None, description="The kernel's CPU list of online CPUs, e.g. '0-3'.")
+    affinity: Scalar = Field(None, description="The CPUs the workload may run on, e.g. '2-3'.")
+    governor: Scalar = None
+    hypervisor: Scalar = None
+
+
+class Host(_Open):
+    """Host facts; every field may be null when it could not be read (the notes say why)."""
+
+    hostname: Scalar = None
+    os: Scalar = None
+    kernel: HostKernel | None = None
+    cpu: HostCpu | None = None
+    memory: dict[str, Any] | None = None
+    virtualization: Scalar = None
+    container: Scalar = None
+    tools: dict[str, Scalar] | None = None
+    cgroup: dict[str, Any] | None = None
+    targets: list[dict[str, Any]] | None = None
+    lab: dict[str, Any] | None = None
+
+
+class Source(_Open):
+    """Where a bundle the server made came from: {"kind": "fio-terse", "file", "sha256"} for an
+    upload of fio terse output (ingest/sweep.py wrap_terse); {"kind": "loose-files", "files"} for
+    a bundle made from loose files (ingest/loose.py)."""
+
+    kind: str
+    file: str | None = None
+    sha256: str | None = None
+    files: list[Any] | None = None
 
 
 class Manifest(_Open):
@@ -67,11 +166,12 @@ class Manifest(_Open):
     label: str = Field(min_length=1, max_length=200)
     tags: dict[str, str] = Field(default_factory=dict)
     created_at: datetime
-    host: dict[str, Any] = Field(default_factory=dict)
+    host: Host = Field(default_factory=Host)
     workload: Workload
     runs: list[Run] = Field(min_length=1)
     artifacts: list[Artifact] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    source: Source | None = None
 
     @field_validator("format_version")
     @classmethod
@@ -87,6 +187,28 @@ class Manifest(_Open):
         for run in self.runs:
             out.extend((run.id, a) for a in run.artifacts)
         return out
+
+    def host_facts(self) -> dict[str, Any]:
+        """The host facts as the collector recorded them (known and unknown fields, nothing added)."""
+        return self.host.model_dump(mode="json", exclude_unset=True)
+
+
+@dataclass(frozen=True)
+class StoredManifest:
+    """A manifest read back from the store: the model to read facts from, and the JSON as recorded
+    to show a section whole (in the collector's own order, fields unknown to this server included)."""
+
+    manifest: Manifest
+    raw: dict[str, Any]
+
+    def section(self, name: str) -> Any:
+        return self.raw.get(name, {})
+
+
+def stored_manifest(text: str) -> StoredManifest:
+    """The manifest kept in the store (captures.manifest, checked at ingest), through the model."""
+    raw = json.loads(text)
+    return StoredManifest(Manifest.model_validate(raw), raw)
 
 
 def capture_id(raw_manifest: dict[str, Any]) -> str:

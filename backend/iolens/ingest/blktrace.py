@@ -33,7 +33,7 @@ def blktrace_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out
         return  # read with the run's first blktrace file
     if any(a.kind in ("blkparse", "perf-block") for a in run.artifacts):
         raise BundleError(f"run {run_id} has blktrace files and another block trace (one per run)", where, 422)
-    t0 = (art.model_extra or {}).get("trace_clock_at_start_ns")
+    t0 = art.trace_clock_at_start_ns
     tmp = Path(tempfile.mkdtemp(prefix=".iolens-blktrace-", dir=bundle.root))
     csv_path = tmp / "block_ios.csv"
     matcher = IoMatcher(t0 if isinstance(t0, int) else None)

@@ -411,7 +411,7 @@ def block_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out: P
     where = {"file": art.path, "field": "kind"}
     if run_id is None:
         raise BundleError(f"{art.kind} artifact must belong to a run", where, 422)
-    t0 = (art.model_extra or {}).get("trace_clock_at_start_ns")
+    t0 = art.trace_clock_at_start_ns
     if t0 is not None and not isinstance(t0, int):
         raise BundleError("trace_clock_at_start_ns must be an integer (ns on the trace's clock)",
                           {"file": "manifest.json", "field": f"artifact {art.path}: trace_clock_at_start_ns"}, 422)

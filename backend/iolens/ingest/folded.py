@@ -25,9 +25,7 @@ def folded_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out: 
     if any(r[1] == run_id and r[0] == bundle.capture_id for r in out.rows.get("perf_stacks", [])) or \
             any(b.table == "perf_stacks" and ("run_id", run_id) in b.constants for b in out.bulk):
         raise BundleError(f"run {run_id} has more than one source of stacks (perf-script, folded-stacks)", where, 422)
-    event = (art.model_extra or {}).get("event")
-    if event is not None and not isinstance(event, str):
-        raise BundleError("event must be a string", {"file": "manifest.json", "field": f"artifact {art.path}: event"}, 422)
+    event = art.event  # a string or None: the manifest model checks it
     f = parse_folded(bundle.read_text(art.path), art.path)
     cid = bundle.capture_id
     out.add("perf_stacks", [(cid, run_id, i, stack) for i, (stack, _) in enumerate(f.stacks)])

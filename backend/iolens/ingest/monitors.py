@@ -39,12 +39,11 @@ def monitor_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out:
     where = {"file": art.path, "field": "kind"}
     if run_id is None:
         raise BundleError("monitor artifact must belong to a run", where, 422)
-    extra = art.model_extra or {}
-    source = extra.get("source")
-    if not isinstance(source, str):
+    source = art.source
+    if source is None:
         raise BundleError("a monitor artifact needs its source (vmstat, meminfo, stat, xfs, ext4, slabinfo)",
                           {"file": "manifest.json", "field": f"artifact {art.path}: source"}, 422)
-    t0 = extra.get("trace_clock_at_start_ns")
+    t0 = art.trace_clock_at_start_ns
     raw = bundle.path(art.path).read_bytes()
     if raw[:2] == b"\x1f\x8b":
         try:

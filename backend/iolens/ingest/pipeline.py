@@ -166,8 +166,8 @@ def _bundle_referenced(store: Store, sha256: str) -> bool:
 def _write(store: Store, bundle: OpenBundle, parsed: Parsed) -> None:
     m = bundle.manifest
     cid = bundle.capture_id
-    host = m.host or {}
-    kernel = (host.get("kernel") or {}).get("release") if isinstance(host.get("kernel"), dict) else None
+    host = m.host
+    kernel = host.kernel.release if host.kernel is not None else None
     repeats: dict[str, int] = {}
     for run in m.runs:
         key = json.dumps(run.params, sort_keys=True)
@@ -179,13 +179,13 @@ def _write(store: Store, bundle: OpenBundle, parsed: Parsed) -> None:
             ("capture_id", "label", "tags", "kernel", "hostname", "created_at", "ingested_at",
              "format_version", "collector_version", "workload_kind", "workload_summary", "n_runs",
              "n_repeats", "bundle_sha256", "bundle_bytes", "warnings", "manifest"),
-            [(cid, m.label, json.dumps(m.tags), kernel, host.get("hostname"), _utc(m.created_at), now,
-              m.format_version, m.collector.version, m.workload.kind, sweep.summary(bundle.raw_manifest, fio.workload_summary(parsed.fio)),
+            [(cid, m.label, json.dumps(m.tags), kernel, host.hostname, _utc(m.created_at), now,
+              m.format_version, m.collector.version, m.workload.kind, sweep.summary(m.workload, fio.workload_summary(parsed.fio)),
               len(m.runs), max(repeats.values()), bundle.sha256, bundle.size,
               json.dumps(parsed.warnings), json.dumps(bundle.raw_manifest))],
         )
         w.insert("host_facts", ("capture_id", "key", "value"),
-                 [(cid, k, v) for k, v in flatten_facts(host)])
+                 [(cid, k, v) for k, v in flatten_facts(m.host_facts())])
         w.insert(
             "runs",
             ("capture_id", "run_id", "run_index", "repeat", "params", "started_at", "ended_at",

@@ -183,16 +183,14 @@ def read_sched_trace(member: Path, source: str, out_dir: Path) -> SchedTrace:
 # Workload CPUs and task name
 
 
-def workload_cpus(raw_manifest: dict[str, Any], run: Run) -> tuple[list[int] | None, str | None]:
+def workload_cpus(manifest: Manifest, run: Run) -> tuple[list[int] | None, str | None]:
     """The CPUs the workload was pinned to, and where that was read, first found of:
     runs[].params.cpus (the collector's --cpus, also a sweep axis), workload.cpus, and
     host.cpu.affinity when it is narrower than host.cpu.online (the collector itself was pinned)."""
     candidates: list[tuple[Any, str]] = [(run.params.get("cpus"), "runs[].params.cpus")]
-    workload = raw_manifest.get("workload") if isinstance(raw_manifest.get("workload"), dict) else {}
-    candidates.append((workload.get("cpus"), "workload.cpus"))
-    host = raw_manifest.get("host") if isinstance(raw_manifest.get("host"), dict) else {}
-    cpu = host.get("cpu") if isinstance(host.get("cpu"), dict) else {}
-    affinity, online = cpu.get("affinity"), cpu.get("online")
+    candidates.append((manifest.workload.cpus, "workload.cpus"))
+    cpu = manifest.host.cpu
+    affinity, online = (cpu.affinity, cpu.online) if cpu is not None else (None, None)
     if affinity and online and str(affinity).strip() != str(online).strip():
         candidates.append((affinity, "host.cpu.affinity"))
     for value, source in candidates:
@@ -291,7 +289,7 @@ def assess(trace: SchedTrace, counted: dict[str, float] | None, counted_from: st
 
 
 def _stat_scope(art: Artifact) -> str:
-    scope = (art.model_extra or {}).get("scope", "system")
+    scope = art.scope if "scope" in art.model_fields_set else "system"
     if scope not in STAT_SCOPES:
         raise BundleError(f"perf-stat scope must be one of {', '.join(STAT_SCOPES)}",
                           {"file": "manifest.json", "field": f"artifact {art.path}: scope"}, 422)
@@ -343,7 +341,7 @@ def sched_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out: P
         other = ", ".join(f"{k} ({v})" for k, v in trace.skipped.items())
         out.warnings.append(f"{art.path}: other events not loaded: {other}")
     out.warnings.extend(warnings)
-    cpus, cpus_source = workload_cpus(bundle.raw_manifest, run)
+    cpus, cpus_source = workload_cpus(bundle.manifest, run)
     duration = None if trace.first_ts_ns is None else trace.last_ts_ns - trace.first_ts_ns  # type: ignore[operator]
     c = trace.counts
     out.add("sched_traces", [(

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..bundle import Artifact, BundleError, OpenBundle
+from ..bundle import Artifact, BundleError, OpenBundle, Workload
 from ..formats.cmd_output import parse_metric_lines, parse_rusage
 from ..formats.diskstats import delta, parse_diskstats
 from ..formats.fio_log import parse_fio_log
@@ -59,28 +59,28 @@ def fio_log_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out:
     `clock` (absent: "job", zero-based) with `trace_clock_at_start_ns`: logs on CLOCK_MONOTONIC are
     put on the run's time axis in `finish` (_fio_log_clock), once every log of the run is read."""
     run_id = _need_run(run_id, art)
-    extra = art.model_extra or {}
+    given = art.model_fields_set
     name = art.path.rsplit("/", 1)[-1]
     m = _LOG_NAME.match(name)
-    kind = extra.get("log") or (m.group("log") if m else None)
+    kind = art.log or (m.group("log") if m else None)
     log = parse_fio_log(bundle.read_text(art.path), source=art.path, kind=kind)
-    job = extra.get("job") or (m.group("job") if m else name)
-    job_index = extra.get("job_index", int(m.group("index")) if m and m.group("index") else None)
-    clone = extra.get("clone") or (int(m.group("n")) if m and m.group("n") else 1)
-    avg = extra.get("avg_msec")
+    job = art.job or (m.group("job") if m else name)
+    job_index = art.job_index if "job_index" in given else (int(m.group("index")) if m and m.group("index") else None)
+    clone = art.clone or (int(m.group("n")) if m and m.group("n") else 1)
+    avg = art.avg_msec
     if not log.entries:
         out.warnings.append(f"{art.path}: empty log (the job ran for less than log_avg_msec?)")
     cid = bundle.capture_id
     rows = [[cid, run_id, log.kind, str(job), job_index, int(clone), avg, e.t_ms, e.value, e.ddir, e.bs, art.path,
              None, None] for e in log.entries]
-    clock = extra.get("clock", JOB_CLOCK)
+    clock = art.clock if "clock" in given else JOB_CLOCK
     if clock == JOB_CLOCK or not rows:
         out.add("fio_log_samples", [tuple(r) for r in rows])
         return
     if clock != MONOTONIC:
         out.warnings.append(f"{art.path}: clock {clock!r} is not known (CLOCK_MONOTONIC or job): its times are taken "
                             "as ms on some clock, not aligned with the run's start")
-    t0 = extra.get("trace_clock_at_start_ns")
+    t0 = art.trace_clock_at_start_ns
     if clock == MONOTONIC and not isinstance(t0, int):
         out.warnings.append(f"{art.path}: fio log on CLOCK_MONOTONIC without an integer trace_clock_at_start_ns: "
                             "not aligned with the run's start")
@@ -194,8 +194,7 @@ def cmd_rusage_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, o
 def diskstats_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out: Parsed) -> None:
     """/proc/diskstats before or after a run (field phase); paired in `finish`."""
     run_id = _need_run(run_id, art)
-    extra = art.model_extra or {}
-    phase = extra.get("phase")
+    phase = art.phase
     if phase not in ("before", "after"):
         phase = "before" if art.path.endswith("before") else "after" if art.path.endswith("after") else None
     if phase is None:
@@ -205,7 +204,7 @@ def diskstats_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, ou
     if phase in runs.setdefault(run_id, {}):
         raise BundleError(f"run {run_id} has two diskstats artifacts for phase {phase}",
                           {"file": art.path, "field": "kind"}, 422)
-    clock = extra.get("clock_ns")
+    clock = art.clock_ns
     runs[run_id][phase] = (parse_diskstats(bundle.read_text(art.path), source=art.path),
                            clock if isinstance(clock, int) else None, art.path)
 
@@ -217,7 +216,7 @@ def finish(bundle: OpenBundle, out: Parsed) -> None:
     pairs = out.pending.get("diskstats", {})
     if not pairs:
         return
-    chosen = (bundle.raw_manifest.get("workload") or {}).get("devices") or []
+    chosen = bundle.manifest.workload.devices
     cid = bundle.capture_id
     for run_id, phases in sorted(pairs.items()):
         if set(phases) != {"before", "after"}:
@@ -298,22 +297,20 @@ SELECT $cid, run_id, metric, value, unit, 'fio' FROM long WHERE value IS NOT NUL
 """
 
 
-def summary(raw_manifest: dict[str, Any], fio_summary: str | None) -> str | None:
+def summary(w: Workload, fio_summary: str | None) -> str | None:
     """captures.workload_summary for sweeps and commands: what was swept, and over how many
     points ("randread libaio bs=4k ... | sweep rw x bs x iodepth, 12 points"); a command's own words."""
-    w = raw_manifest.get("workload") or {}
     text = fio_summary
-    if w.get("kind") == "cmd" and isinstance(w.get("command"), list):
-        text = " ".join(str(a) for a in w["command"])
+    if w.kind == "cmd" and w.command is not None:
+        text = " ".join(w.command)
         text = text if len(text) <= 120 else text[:117] + "..."
-    sweep = w.get("sweep") or {}
-    names = [str(p.get("name")) for p in sweep.get("parameters") or [] if isinstance(p, dict)]
-    if names and text and w.get("kind") == "fio":  # the first point's values are not the capture's
+    names = [p.name for p in w.sweep.parameters] if w.sweep is not None else []
+    if names and text and w.kind == "fio":  # the first point's values are not the capture's
         toks = text.split(" ")
         text = " ".join(t for i, t in enumerate(toks)
                         if not any(t.startswith(f"{n}=") for n in names) and not (i == 0 and "rw" in names)) or None
     if names:
-        n = sweep.get("points")
+        n = w.sweep.points if w.sweep is not None else None
         text = f"{text + ' | ' if text else ''}sweep {' x '.join(names)}{f', {n} points' if n else ''}"
     return text
 

@@ -69,11 +69,8 @@ def trace_fields_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact,
     for a in run.artifacts:
         if a.kind == "tracepoint-formats":
             formats.update(parse_formats(bundle.read_text(a.path), a.path))
-    t0 = (art.model_extra or {}).get("trace_clock_at_start_ns")
-    if t0 is not None and not isinstance(t0, int):
-        raise BundleError("trace_clock_at_start_ns must be an integer",
-                          {"file": "manifest.json", "field": f"artifact {art.path}: trace_clock_at_start_ns"}, 422)
-    probe = ((run.model_extra or {}).get("probes") or {}).get("trace") or {}
+    t0 = art.trace_clock_at_start_ns  # an integer: the manifest model checks it
+    probe = run.probes.get("trace") or {}
     recorded = probe.get("recorded") or {}
     counted = probe.get("counted") or {}
     lost = probe.get("lost") or {}

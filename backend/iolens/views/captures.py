@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from .. import models
+from ..bundle import stored_manifest
 from ..models.common import iso
 from ..store.db import Store
 
@@ -54,12 +55,9 @@ def _num(v: object, kind: type = float) -> Any:
     return int(v) if kind is int else float(v)
 
 
-def probe_summaries(run: object) -> list[models.ProbePublic]:
+def probe_summaries(probes: dict[str, Any]) -> list[models.ProbePublic]:
     """The perf probes of one manifest run (`runs[].probes`, docs/bundle-format.md), in the order
     stacks, sched, block, then any other; `workload` (where fio ran) is not a recording."""
-    probes = run.get("probes") if isinstance(run, dict) else None
-    if not isinstance(probes, dict):
-        return []
     order = {"stacks": 0, "sched": 1, "block": 2}
     out = []
     for name in sorted((k for k, v in probes.items() if k != "workload" and isinstance(v, dict)),
@@ -97,7 +95,7 @@ def get_capture(store: Store, capture_id: str) -> models.CaptureDetail | None:
     if not rows:
         return None
     row = rows[0]
-    manifest = json.loads(row["manifest"])
+    stored = stored_manifest(row["manifest"])
     facts = store.query(
         "SELECT key, value FROM host_facts WHERE capture_id = ? ORDER BY key", [capture_id]
     ).rows
@@ -110,23 +108,23 @@ def get_capture(store: Store, capture_id: str) -> models.CaptureDetail | None:
         "SELECT run_id, kind, path, size, sha256 FROM artifacts WHERE capture_id = ? ORDER BY path",
         [capture_id],
     ).dicts()
-    manifest_runs = {r.get("id"): r for r in manifest.get("runs", []) if isinstance(r, dict)}
+    probes = {r.id: r.probes for r in stored.manifest.runs}
     base = _public(row).model_dump()
     return models.CaptureDetail(
         **base,
-        collector=manifest.get("collector", {}),
-        workload=manifest.get("workload", {}),
+        collector=stored.section("collector"),
+        workload=stored.section("workload"),
         host=[models.HostFact(key=k, value=v) for k, v in facts],
         runs_detail=[
             models.RunPublic(
                 id=r["run_id"], index=r["run_index"], repeat=r["repeat"], params=json.loads(r["params"]),
                 started_at=iso(r["started_at"]), ended_at=iso(r["ended_at"]), exit_code=r["exit_code"],
-                cmdline=json.loads(r["cmdline"]), probes=probe_summaries(manifest_runs.get(r["run_id"])),
+                cmdline=json.loads(r["cmdline"]), probes=probe_summaries(probes.get(r["run_id"], {})),
             )
             for r in runs
         ],
         artifacts=[models.ArtifactPublic(**a) for a in artifacts],
-        notes=manifest.get("notes", []),
+        notes=stored.manifest.notes,
     )
 
 

@@ -18,6 +18,7 @@ import json
 from typing import Any, Literal
 
 from .. import models
+from ..bundle import stored_manifest
 from ..store.db import Store
 from .fio_compare import UnknownCaptures
 
@@ -81,8 +82,7 @@ def _compared(row: dict[str, Any]) -> models.ComparedCapture:
 
 
 def _lock_notes(manifest_json: str) -> list[str]:
-    notes = json.loads(manifest_json).get("notes") or []
-    return [n for n in notes if isinstance(n, str) and "lock_stat" in n.lower().replace("-", "_")]
+    return [n for n in stored_manifest(manifest_json).manifest.notes if "lock_stat" in n.lower().replace("-", "_")]
 
 
 def availability(store: Store, found: dict[str, dict[str, Any]]) -> dict[str, models.LockStatAvailability]:

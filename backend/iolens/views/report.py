@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import models
+from ..bundle import stored_manifest
 from ..store import notebooks
 from ..store.db import Store
 from . import sweep as sweep_view
@@ -87,9 +88,8 @@ def build(store: Store, captures: list[str], baseline: str, metrics: list[str] |
     matrices = [first] + [sweep_view.sweep_matrix(store, ids, baseline, k) for k in keys[1:]]
     base_label = next(r.label for r in first.rows if r.capture == baseline)
     title = f"{' / '.join(m.metric.label for m in matrices)} relative to {base_label}"
-    workloads = {cid: json.loads(w) if w else {} for cid, w in store.query(
-        "SELECT capture_id, json_extract(manifest, '$.workload') FROM captures WHERE list_contains($ids, capture_id)",
-        {"ids": ids}).rows}
+    workloads = {cid: stored_manifest(m).section("workload") for cid, m in store.query(
+        "SELECT capture_id, manifest FROM captures WHERE list_contains($ids, capture_id)", {"ids": ids}).rows}
     texts = {}
     try:
         texts = {cid: text for cid, text in store.query(

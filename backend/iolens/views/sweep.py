@@ -14,6 +14,7 @@ import json
 from typing import Any, Literal
 
 from .. import models
+from ..bundle import stored_manifest
 from ..store import stats
 from ..store.db import Store
 from .fio_compare import UnknownCaptures, host_diff
@@ -100,9 +101,11 @@ def point_key(params: dict[str, Any], order: list[str]) -> str:
 
 def _captures(store: Store, ids: list[str]) -> dict[str, dict[str, Any]]:
     rows = store.query(
-        """SELECT capture_id, label, kernel, tags, n_repeats, workload_kind,
-                  json_extract(manifest, '$.workload.sweep.parameters') AS sweep
+        """SELECT capture_id, label, kernel, tags, n_repeats, workload_kind, manifest
            FROM captures WHERE list_contains($ids, capture_id)""", {"ids": ids}).dicts()
+    for r in rows:
+        sweep = stored_manifest(r.pop("manifest")).manifest.workload.sweep
+        r["sweep"] = sweep.parameters if sweep is not None else []
     found = {r["capture_id"]: r for r in rows}
     missing = [i for i in ids if i not in found]
     if missing:
@@ -115,14 +118,11 @@ def _params(found: dict[str, dict[str, Any]], order_ids: list[str], runs: list[d
     names: list[str] = []
     values: dict[str, list[str]] = {}
     for cid in order_ids:
-        sweep = found[cid]["sweep"]
-        for p in json.loads(sweep) if sweep else []:
-            if not isinstance(p, dict) or "name" not in p:
-                continue
-            n = str(p["name"])
+        for p in found[cid]["sweep"]:
+            n = p.name
             if n not in names:
                 names.append(n)
-            for v in p.get("values") or []:
+            for v in p.values:
                 if param_text(v) not in values.setdefault(n, []):
                     values[n].append(param_text(v))
     for r in runs:
