@@ -102,3 +102,29 @@ def test_sql_cells_see_the_event_tables(served):
     assert q.status_code == 200, q.text
     want = Counter(e["fields"]["rwbs"] for e in EVENTS if e["event"] == "block:block_rq_issue")
     assert {row[0]: row[1] for row in q.json()["rows"]} == {k: 2 * v for k, v in want.items()}
+
+
+def test_the_cil_seed_analysis_on_the_xfs_dataset(tmp_path):
+    """datasets/xfs-ail-trace (real: fs_mark-style job on XFS, logbsize 32k vs 256k, --trace
+    xfs:xfs_ail_insert --monitors): AIL insertions per LSN with first and last time, the log's
+    traffic beside them, and the same in SQL."""
+    bundles = sorted((Path(__file__).resolve().parents[2] / "datasets" / "xfs-ail-trace").glob("*.iolens.tar.gz"))
+    assert len(bundles) == 2
+    with running_server(tmp_path / "data") as client:
+        ids = [client.post("/api/captures", files={"file": (b.name, b.read_bytes(), "application/gzip")}).json()["id"]
+               for b in bundles]
+        by = client.get("/api/events/by-field", params={"captures": ",".join(ids), "event": "xfs:xfs_ail_insert",
+                                                        "field": "new_lsn", "top": 5}).json()
+        for cap in by["captures"]:
+            assert cap["runs"] == 3 and cap["total"] > 3000
+            top = cap["rows"][0]
+            assert not top["rest"] and int(top["value"]) >> 32 >= 1 and top["first_s"] <= top["last_s"]
+            assert cap["rows"][-1]["rest"] and sum(r["count"] for r in cap["rows"]) == cap["total"]
+        summary = client.get("/api/events", params={"captures": ",".join(ids)}).json()["events"]
+        assert all(e["recorded"] == e["counted"] == e["events"] and not e["lost"] for e in summary)
+        log = {r["key"]: r for r in client.get("/api/monitors", params={"captures": ",".join(ids), "source": "xfs",
+                                                                       "limit": 500}).json()["rows"]}
+        assert all(log["log.writes"]["cells"][c]["value"] > 0 for c in ids)
+        sql = client.get("/api/sql", params={"captures": ids[0], "sql": "SELECT new_lsn >> 32 AS cycle, count(*) AS n "
+                                             "FROM trace_xfs__xfs_ail_insert GROUP BY ALL ORDER BY n DESC LIMIT 1"})
+        assert sql.status_code == 200 and sql.json()["rows"][0][1] > 0

@@ -107,7 +107,8 @@ def test_every_format_sample() -> None:
 _DATASET_KIND = {"fio-json": "fio-json", "fio-log": "fio-log", "perf-block": "perf-block", "perf-sched": "perf-sched",
                  "perf-script": "perf-script", "lock-stat": "lock-stat", "perf-stat": "perf-stat",
                  "perf-stat-block": "perf-stat", "fio-jobfile": "fio-jobfile", "blkparse": "blkparse",
-                 "monitor": "monitor"}
+                 "monitor": "monitor", "perf-trace": "perf-trace", "perf-trace-fields": "perf-trace-fields",
+                 "tracepoint-formats": "tracepoint-formats"}
 
 
 def test_every_file_in_the_datasets() -> None:
