@@ -21,13 +21,13 @@ from ..store import notebooks
 from ..store.db import Store, StoreError
 from ..store.sandbox import Sandbox, SqlRefused
 from .deps import Settings
-from .routes import block, captures, events, fio, flame, lockstat, loose, meta, monitors, sched, sql, sweep
+from .routes import block, captures, comparison, events, fio, flame, lockstat, loose, meta, monitors, sched, sql, sweep
 from .routes import notebooks as notebook_routes
 
 log = logging.getLogger("iolens.api")
 
 # One router per domain, in the order of the OpenAPI document.
-ROUTERS = (meta, captures, loose, fio, lockstat, notebook_routes, sql, block, sched, flame, sweep, events, monitors)
+ROUTERS = (meta, captures, comparison, loose, fio, lockstat, notebook_routes, sql, block, sched, flame, sweep, events, monitors)
 
 __all__ = ["Settings", "create_app", "default_frontend_dist"]
 

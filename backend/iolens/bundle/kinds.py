@@ -44,7 +44,7 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("perf-trace-fields", "run", True, "the same events, one JSON object per line with every field typed"),
     Kind("tracepoint-formats", "run", False, "the tracefs format file of each traced event (read with perf-trace-fields)"),
     Kind("monitor", "run", True, "the kernel's counters sampled during the run (--monitors)"),
-    Kind("kernel-config", "capture", False, "the kernel's .config (--kernel-config)"),
+    Kind("kernel-config", "capture", True, "the kernel's .config (--kernel-config)"),
     Kind("blktrace", "run", True, "blktrace's binary per-CPU files of the run's trace (DEV.blktrace.N)"),
     Kind("folded-stacks", "run", True, "folded stacks 'frame;frame;... COUNT' (FlameGraph, inferno)"),
     Kind("iostat", "run or capture", True, "iostat -x output (loose files), read into the monitors tables"),

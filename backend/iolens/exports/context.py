@@ -15,7 +15,7 @@ from .. import models
 from ..store.db import Store
 from ..store.sandbox import Sandbox
 from ..views import captures as captures_view
-from ..views import fio_compare
+from ..views import comparison, fio_compare
 
 
 @dataclass
@@ -27,6 +27,8 @@ class ExportContext:
     captures: list[models.CapturePublic] = field(default_factory=list)  # baseline first
     host_diff: list[models.HostDiff] = field(default_factory=list)
     short: dict[str, str] = field(default_factory=dict)  # capture id -> name that fits 16 columns
+    # kernel release and .config options, workload differences, incomparable set-ups (views/comparison.py)
+    facts: models.ComparisonFacts | None = None
 
     @property
     def doc(self) -> models.NotebookDocument:
@@ -56,7 +58,9 @@ def context(store: Store, sandbox: Sandbox, version: models.NotebookVersion, bas
     from .textfmt import short_names
 
     short = dict(zip([c.id for c in caps], short_names([c.label for c in caps])))
-    return ExportContext(store, sandbox, version, base_url, caps, diff, short)
+    ids = [c.id for c in caps]
+    facts = comparison.comparison_facts(store, ids, {c.id: c.label for c in caps}) if len(caps) > 1 else None
+    return ExportContext(store, sandbox, version, base_url, caps, diff, short, facts)
 
 
 class ViewExport(Protocol):

@@ -22,6 +22,7 @@ h1{font-size:18px;margin:0 0 2px}h2{font-size:15px}h3{font-size:14px}h4{font-siz
 a{color:var(--accent)}code,pre{font:12px ui-monospace,Menlo,Consolas,'DejaVu Sans Mono',monospace}
 pre{background:var(--subtle);border:1px solid var(--border);border-radius:4px;padding:8px 10px;overflow:auto}
 .muted{color:var(--muted)}.small{font-size:11.5px}.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.warning{border:1px solid #d4a72c;background:#fff8c5;border-radius:4px;padding:6px 10px;margin:8px 0}
 .meta{margin:0 0 12px}.scroll{overflow-x:auto}
 table{border-collapse:collapse;font-variant-numeric:tabular-nums}
 th,td{padding:3px 8px;border-bottom:1px solid var(--border);vertical-align:top;text-align:left}
@@ -57,10 +58,21 @@ def _captures_table(ctx: ExportContext) -> str:
         "<tr><th>Tags</th>" + "".join(
             f"<td>{e(', '.join(f'{k}={v}' for k, v in c.tags.items()))}</td>" for c in ctx.captures) + "</tr>",
     ]
+    f = ctx.facts
+    if f is not None:
+        facts = [("Kernel release", dict(f.kernels), ""), *((o.option, o.values, o.why) for o in f.kernel_options),
+                 *((d.key, d.values, "workload") for d in f.workload_diff)]
+        for key, values, why in facts[1:]:
+            rows.append(f'<tr class="fact"><th><code title="{e(why)}">{e(key)}</code></th>' + "".join(
+                f"<td><code>{e(values.get(c.id) or '-')}</code></td>" for c in ctx.captures) + "</tr>")
     for d in ctx.host_diff:
         rows.append(f"<tr><th><code>{e(d.key)}</code></th>" + "".join(
             f"<td><code>{e(d.values.get(c.id) or '-')}</code></td>" for c in ctx.captures) + "</tr>")
-    return f'<div class="scroll"><table class="caps"><thead><tr><th></th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
+    warn = "".join(f'<p class="warning"><strong>Not comparable as a kernel change ({e(w.what)}):</strong> {e(w.message)}</p>'
+                   for w in (f.warnings if f is not None else []))
+    more = (f'<p class="muted">{f.config_diff_count} options of the whole .config differ.</p>'
+            if f is not None and f.config_diff_count is not None else "")
+    return warn + f'<div class="scroll"><table class="caps"><thead><tr><th></th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>' + more
 
 
 def render(ctx: ExportContext) -> str:

@@ -81,6 +81,7 @@ def _header(ctx: ExportContext) -> list[str]:
     missing = [cid for cid in v.document.captures if cid not in {c.id for c in ctx.captures}]
     if missing:
         lines += tf.wrap(f"Not in this server's store: {', '.join(missing)}", indent="  ")
+    lines += _facts(ctx, width)
     if ctx.host_diff:
         lines += ["", "Host facts that differ:"]
         for d in ctx.host_diff[:16]:
@@ -93,6 +94,36 @@ def _header(ctx: ExportContext) -> list[str]:
                 lines += tf.wrap(val if val is not None else "(none)", indent=head, subsequent=" " * len(head))
         if len(ctx.host_diff) > 16:
             lines.append(f"  ({len(ctx.host_diff) - 16} more at the link)")
+    return lines
+
+
+def _facts(ctx: ExportContext, width: int) -> list[str]:
+    """Incomparable set-ups, then the kernel and workload facts that differ (views/comparison.py)."""
+    f = ctx.facts
+    if f is None:
+        return []
+    lines: list[str] = []
+    for w in f.warnings:
+        lines += [""] + tf.wrap(f"WARNING ({w.what}): {w.message}", indent="", subsequent="  ")
+    releases = set(f.kernels.values())
+    rows: list[tuple[str, dict[str, str | None]]] = [] if len(releases) == 1 else [("kernel release", dict(f.kernels))]
+    rows += [(o.option, o.values) for o in f.kernel_options]
+    rows += [(d.key, d.values) for d in f.workload_diff]
+    lines.append("")
+    if len(releases) == 1:
+        lines.append(f"Kernel release: {next(iter(releases)) or '(unknown)'} in every capture")
+    if rows:
+        lines.append("Kernel and workload facts that differ:")
+    for key, values in rows:
+        lines.append(f"  {tf.fit(key, 68)}")
+        for c in ctx.captures:
+            star = " *" if c.id == ctx.doc.baseline else ""
+            name = tf.fit(ctx.name(c.id), 18 - len(star)) + star
+            head = f"    {name:<{min(18, width + 2)}}  "
+            val = values.get(c.id)
+            lines += tf.wrap(val if val is not None else "(none)", indent=head, subsequent=" " * len(head))
+    if f.config_diff_count is not None:
+        lines.append(f"  ({f.config_diff_count} options of the whole .config differ; the list is at the link)")
     return lines
 
 

@@ -21,7 +21,7 @@ import duckdb
 from ..bundle import KEPT_KINDS, BundleError, Limits, OpenBundle, open_bundle
 from ..formats.errors import FormatError
 from ..store.db import Store
-from . import fio, sweep
+from . import fio, sweep, workload
 from .parsed import Parsed
 from .registry import FINISHERS, HANDLERS, TABLE_COLUMNS
 
@@ -186,6 +186,8 @@ def _write(store: Store, bundle: OpenBundle, parsed: Parsed) -> None:
         )
         w.insert("host_facts", ("capture_id", "key", "value"),
                  [(cid, k, v) for k, v in flatten_facts(m.host_facts())])
+        w.insert("workload_facts", ("capture_id", "key", "value"),
+                 [(cid, k, v) for k, v in workload.workload_facts(bundle, parsed)])
         w.insert(
             "runs",
             ("capture_id", "run_id", "run_index", "repeat", "params", "started_at", "ended_at",

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..bundle import Artifact, OpenBundle
-from . import blktrace, block, fio, folded, lock_stat, monitors, perf_script, sched, sweep, trace
+from . import blktrace, block, fio, folded, kconfig, lock_stat, monitors, perf_script, sched, sweep, trace
 from .parsed import Parsed
 
 Handler = Callable[[OpenBundle, str | None, Artifact, Parsed], None]
@@ -35,6 +35,7 @@ HANDLERS: dict[str, Handler] = {
     "monitor": monitors.monitor_artifact,
     "iostat": monitors.iostat_artifact,
     "vmstat": monitors.vmstat_artifact,
+    "kernel-config": kconfig.kernel_config_artifact,
 }
 
 # Run after every artifact is parsed, for kinds that pair artifacts (diskstats before/after).
@@ -50,4 +51,5 @@ TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
     **folded.TABLE_COLUMNS,
     **trace.TABLE_COLUMNS,
     **monitors.TABLE_COLUMNS,
+    **kconfig.TABLE_COLUMNS,
 }

@@ -45,6 +45,13 @@ from .common import (  # noqa: F401
     ErrorBody,
     Health,
 )
+from .comparison import (  # noqa: F401
+    ComparisonFacts,
+    HostDiff,
+    Incomparable,
+    KernelConfigDiff,
+    KernelOption,
+)
 from .events import (  # noqa: F401
     EventsByField,
     EventsRate,
@@ -58,7 +65,6 @@ from .fio import (  # noqa: F401
     ComparedCapture,
     FioComparison,
     FioGroup,
-    HostDiff,
     MetricRow,
     StatCell,
 )

@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from .captures import CaptureBase
+from .comparison import ComparisonFacts, HostDiff
 
 
 class StatCell(BaseModel):
@@ -42,11 +43,6 @@ class FioGroup(BaseModel):
     metrics: list[MetricRow]
 
 
-class HostDiff(BaseModel):
-    key: str
-    values: dict[str, str | None] = Field(description="Keyed by capture id.")
-
-
 class ComparedCapture(CaptureBase):
     kernel: str | None
     runs: int
@@ -60,3 +56,4 @@ class FioComparison(BaseModel):
     host_diff: list[HostDiff] = Field(description="Host facts whose values differ between the captures.")
     groups: list[FioGroup]
     fio_commands: dict[str, list[str]] = Field(description="The fio command line of each capture's first run.")
+    facts: ComparisonFacts = Field(description="Kernel release and .config, workload differences, and what makes the numbers incomparable.")

@@ -704,3 +704,22 @@ CREATE TABLE IF NOT EXISTS monitor_keys (
     samples    INTEGER NOT NULL,
     PRIMARY KEY (capture_id, run_id, source, key)
 );
+
+-- The kernel's .config (artifact kind kernel-config, --kernel-config): every option, "n" for
+-- "is not set". A comparison lists the options that differ (views/comparison.py).
+CREATE TABLE IF NOT EXISTS kernel_config (
+    capture_id VARCHAR NOT NULL,
+    option     VARCHAR NOT NULL,   -- CONFIG_LOCK_STAT
+    value      VARCHAR NOT NULL,   -- y | m | n | 1000 | a string without its quotes
+    PRIMARY KEY (capture_id, option)
+);
+
+-- What the workload was, as flat facts a comparison lines up (views/comparison.py): workload.kind,
+-- fio.JOB.OPTION (fio's own record of the first run's options, global options merged into each
+-- job), cmd.command (the command of a cmd capture), sweep.params.
+CREATE TABLE IF NOT EXISTS workload_facts (
+    capture_id VARCHAR NOT NULL,
+    key        VARCHAR NOT NULL,
+    value      VARCHAR,
+    PRIMARY KEY (capture_id, key)
+);

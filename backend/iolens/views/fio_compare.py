@@ -13,6 +13,7 @@ from typing import Literal
 
 from .. import models
 from ..store.db import Store
+from .comparison import comparison_facts
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,8 @@ _FACT_ORDER = (
 
 
 def _fact_rank(key: str) -> tuple[int, str]:
+    if key.startswith("kernel.config."):  # shown first by the comparison's kernel facts (views/comparison.py)
+        return len(_FACT_ORDER) + 1, key
     for rank, pattern in enumerate(_FACT_ORDER):
         if key.startswith(pattern) or f".{pattern}" in key:
             return rank, key
@@ -159,6 +162,7 @@ def compare_fio(store: Store, capture_ids: list[str], baseline: str | None = Non
         host_diff=host_diff(store, ids),
         groups=out_groups,
         fio_commands=_first_commands(store, ids),
+        facts=comparison_facts(store, ids, {i: found[i]["label"] for i in ids}),
     )
 
 

@@ -16,6 +16,8 @@ export type FioGroup = Schemas['FioGroup'];
 export type MetricRow = Schemas['MetricRow'];
 export type StatCell = Schemas['StatCell'];
 export type ComparedCapture = Schemas['ComparedCapture'];
+export type ComparisonFacts = Schemas['ComparisonFacts'];
+export type KernelConfigDiff = Schemas['KernelConfigDiff'];
 export type ErrorBody = Schemas['ErrorBody'];
 export type NotebookDocument = Schemas['NotebookDocument'];
 export type NotebookCell = NotebookDocument['cells'][number];
@@ -85,6 +87,9 @@ export const fetchCapture = (id: string, signal?: AbortSignal) =>
   unwrap(api.GET('/api/captures/{capture_id}', { params: { path: { capture_id: id } }, signal }));
 export const fetchFioComparison = (captures: string[], baseline: string, signal?: AbortSignal) =>
   unwrap(api.GET('/api/compare/fio', { params: { query: { captures: captures.join(','), baseline } }, signal }));
+
+export const fetchKernelConfigDiff = (captures: string[], signal?: AbortSignal) =>
+  unwrap(api.GET('/api/compare/kernel-config', { params: { query: { captures: captures.join(',') } }, signal }));
 
 export const bundleUrl = (id: string) => `/api/captures/${encodeURIComponent(id)}/bundle`;
 

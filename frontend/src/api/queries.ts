@@ -1,11 +1,14 @@
 // Shared query keys, so that every component asking for the same data shares one request.
-import { fetchCaptures, fetchFioComparison, fetchNotebook, fetchNotebooks, fetchSql, fetchSqlTables } from './client';
+import { fetchCaptures, fetchFioComparison, fetchKernelConfigDiff, fetchNotebook, fetchNotebooks, fetchSql, fetchSqlTables } from './client';
 import { useQuery } from './useQuery';
 
 export const useCaptureList = () => useQuery('captures', () => fetchCaptures());
 
 export const useFioComparison = (captures: string[], baseline: string) =>
   useQuery(`fio:${captures.join(',')}|${baseline}`, () => fetchFioComparison(captures, baseline));
+
+export const useKernelConfigDiff = (captures: string[] | null) =>
+  useQuery(captures === null ? null : `kconfig:${captures.join(',')}`, () => fetchKernelConfigDiff(captures ?? []));
 
 export const useNotebook = (id: string | null) => useQuery(id === null ? null : `notebook:${id}`, () => fetchNotebook(id ?? ''));
 

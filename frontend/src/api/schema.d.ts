@@ -433,6 +433,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/compare/facts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Facts
+         * @description Kernel releases, the .config options that matter and differ, workload differences, and
+         *     warnings when the numbers are not comparable (accelerator, CPUs, workload, debug options).
+         */
+        get: operations["facts_api_compare_facts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/compare/fio": {
         parameters: {
             query?: never;
@@ -493,6 +514,26 @@ export interface paths {
         };
         /** Flame Diff Svg */
         get: operations["flame_diff_svg_api_compare_flame_svg_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/compare/kernel-config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Kernel Config
+         * @description Every option of the captures' whole .config files whose value differs ('n': not set).
+         */
+        get: operations["kernel_config_api_compare_kernel_config_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1588,6 +1629,43 @@ export interface components {
                 [key: string]: string;
             };
         };
+        /** ComparisonFacts */
+        ComparisonFacts: {
+            /**
+             * Config Diff Count
+             * @description How many options of the whole .config differ (GET /api/compare/kernel-config lists them); null unless every capture has a .config.
+             */
+            config_diff_count: number | null;
+            /**
+             * Has Config
+             * @description Whether the capture's bundle holds the kernel's .config (kernel-config).
+             */
+            has_config: {
+                [key: string]: boolean;
+            };
+            /**
+             * Kernel Options
+             * @description The options that matter (preempt model, HZ, LOCK_STAT, BLK_DEV_IO_TRACE, debug options) whose values differ.
+             */
+            kernel_options: components["schemas"]["KernelOption"][];
+            /**
+             * Kernels
+             * @description Each capture's kernel release (host.kernel.release).
+             */
+            kernels: {
+                [key: string]: string | null;
+            };
+            /**
+             * Warnings
+             * @description Differences that make the numbers incomparable, worst first.
+             */
+            warnings: components["schemas"]["Incomparable"][];
+            /**
+             * Workload Diff
+             * @description Workload facts that differ: workload.kind, fio.JOB.OPTION (per job), cmd.command, sweep.PARAM.
+             */
+            workload_diff: components["schemas"]["HostDiff"][];
+        };
         /** DelayBin */
         DelayBin: {
             /** Count */
@@ -1706,6 +1784,8 @@ export interface components {
              * @description In the order asked for.
              */
             captures: components["schemas"]["ComparedCapture"][];
+            /** @description Kernel release and .config, workload differences, and what makes the numbers incomparable. */
+            facts: components["schemas"]["ComparisonFacts"];
             /**
              * Fio Commands
              * @description The fio command line of each capture's first run.
@@ -2197,6 +2277,74 @@ export interface components {
             key: string;
             /** Value */
             value: string | null;
+        };
+        /**
+         * Incomparable
+         * @description A difference that makes the captures' numbers not comparable as a kernel change.
+         */
+        Incomparable: {
+            /**
+             * Message
+             * @description One sentence naming the values.
+             */
+            message: string;
+            /**
+             * Values
+             * @description Keyed by capture id.
+             */
+            values: {
+                [key: string]: string | null;
+            };
+            /**
+             * What
+             * @enum {string}
+             */
+            what: "accelerator" | "cpu" | "workload" | "kernel-config";
+        };
+        /** KernelConfigDiff */
+        KernelConfigDiff: {
+            /**
+             * Captures
+             * @description Capture ids, in the order asked for.
+             */
+            captures: string[];
+            /** Has Config */
+            has_config: {
+                [key: string]: boolean;
+            };
+            /**
+             * Options
+             * @description Every .config option whose value differs ('n': not set), by name.
+             */
+            options: components["schemas"]["HostDiff"][];
+            /**
+             * Total Options
+             * @description Options named in any of the .config files.
+             */
+            total_options: number;
+        };
+        /**
+         * KernelOption
+         * @description One of the .config options that matter for a comparison, with each capture's value.
+         */
+        KernelOption: {
+            /**
+             * Option
+             * @description CONFIG_LOCK_STAT, or 'preempt model' for the CONFIG_PREEMPT* choice.
+             */
+            option: string;
+            /**
+             * Values
+             * @description Keyed by capture id; null: the capture has no .config.
+             */
+            values: {
+                [key: string]: string | null;
+            };
+            /**
+             * Why
+             * @description What the option changes in the numbers.
+             */
+            why: string;
         };
         /**
          * LockClassStat
@@ -6438,6 +6586,74 @@ export interface operations {
             };
         };
     };
+    facts_api_compare_facts_get: {
+        parameters: {
+            query: {
+                /** @description Comma-separated capture ids, in column order. */
+                captures: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ComparisonFacts"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     compare_api_compare_fio_get: {
         parameters: {
             query: {
@@ -6727,6 +6943,74 @@ export interface operations {
                 };
                 content: {
                     "image/svg+xml": unknown;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    kernel_config_api_compare_kernel_config_get: {
+        parameters: {
+            query: {
+                /** @description Comma-separated capture ids, in column order. */
+                captures: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KernelConfigDiff"];
                 };
             };
             /** @description Bad Request */

@@ -8,6 +8,7 @@ import type { NotebookContext } from '../cells/types';
 import { copyText } from '../components/copy';
 import { ErrorBoundary } from '../components/ErrorBoundary';
 import { ErrorBox } from '../components/ErrorBox';
+import { CompareFacts } from './CompareFacts';
 import { NotebookExportMenu } from '../components/ExportMenu';
 import { flash } from '../components/Toast';
 import { CellKeys, type KeyEdit } from '../logic/cellKeys';
@@ -413,6 +414,7 @@ function NotebookHeader({ view, list, cmp, onBaseline }: { view: CompareView; li
           Not in this server's library: {unknown.map((u) => <code key={u}>{u} </code>)}. The link may come from another iolens server.
         </div>
       )}
+      {cmp && cols.length > 1 && <CompareFacts cmp={cmp} cols={cols} labels={new Map(cmp.captures.map((c) => [c.id, c.label]))} />}
       {cmp && <HostDiff cmp={cmp} cols={cols} colorOf={colorOf} />}
     </section>
   );
@@ -430,7 +432,11 @@ function HostDiff({ cmp, cols, colorOf }: { cmp: FioComparison; cols: string[]; 
       </h2>
       {open &&
         (cmp.host_diff.length === 0 ? (
-          <p className="muted">The captures' host facts are identical.</p>
+          <p className="muted">
+            {cmp.facts.workload_diff.length > 0
+              ? `No host fact differs, but the workloads do: ${cmp.facts.workload_diff.length} workload fact${cmp.facts.workload_diff.length === 1 ? '' : 's'} listed above.`
+              : "The captures' host facts are identical."}
+          </p>
         ) : (
           <div className="table-scroll">
             <table className="data-table diff-table">

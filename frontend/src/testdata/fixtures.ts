@@ -63,6 +63,14 @@ export const comparison: FioComparison = {
       ],
     },
   ],
+  facts: {
+    kernels: { [A]: '6.18.44', [B]: '6.18.44', [C]: '6.1.0-28-amd64' },
+    has_config: { [A]: false, [B]: false, [C]: false },
+    kernel_options: [],
+    config_diff_count: null,
+    warnings: [],
+    workload_diff: [],
+  },
   fio_commands: {
     [A]: ['fio', '--output-format=json+', '--output=fio.json', '--name=randwrite', '--filename=/mnt/test/f', '--size=1g', '--bs=4k', '--rw=randwrite', '--ioengine=libaio', '--iodepth=32', '--direct=1', '--runtime=30', '--time_based'],
     [B]: ['fio', '--output-format=json+', '--output=fio.json', '--name=randwrite', '--filename=/mnt/test/f', '--size=1g', '--bs=4k', '--rw=randwrite', '--ioengine=libaio', '--iodepth=32', '--direct=1', '--runtime=30', '--time_based'],

@@ -1,0 +1,146 @@
+"""Comparisons of two kernels: the .config and the lab's facts the collector records
+(--kernel-config, --lab-facts), ingested and lined up by /api/compare/facts, /api/compare/fio and
+/api/compare/kernel-config, over real HTTP and a real DuckDB file; the bundles are made by the real
+collector running real fio."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from server import running_server
+
+REPO = Path(__file__).resolve().parents[2]
+
+BASE_CONFIG = """\
+#
+# Automatically generated file; DO NOT EDIT.
+# Linux/x86 6.1.0 Kernel Configuration
+#
+CONFIG_CC_VERSION_TEXT="gcc (Debian 12.2.0-14) 12.2.0"
+CONFIG_LOCALVERSION=""
+CONFIG_PREEMPT_VOLUNTARY=y
+# CONFIG_PREEMPT is not set
+CONFIG_HZ_250=y
+CONFIG_HZ=250
+CONFIG_BLK_DEV_IO_TRACE=y
+# CONFIG_LOCK_STAT is not set
+CONFIG_XFS_FS=m
+CONFIG_EXT4_FS=y
+"""
+OTHER_CONFIG = """\
+CONFIG_CC_VERSION_TEXT="gcc (Debian 12.2.0-14) 12.2.0"
+CONFIG_LOCALVERSION=""
+# CONFIG_PREEMPT_VOLUNTARY is not set
+CONFIG_PREEMPT=y
+CONFIG_HZ_1000=y
+CONFIG_HZ=1000
+CONFIG_BLK_DEV_IO_TRACE=y
+CONFIG_LOCK_STAT=y
+CONFIG_LOCKDEP=y
+CONFIG_XFS_FS=y
+CONFIG_EXT4_FS=y
+CONFIG_NEW_ONLY_HERE=y
+"""
+
+
+def collect(tmp: Path, name: str, config: str, accel: str, rw: str) -> Path:
+    if not shutil.which("fio"):
+        if os.environ.get("CI") == "true":
+            pytest.fail("fio is not installed (scripts/install-system-deps.sh installs it)")
+        pytest.skip("fio is not installed")
+    (tmp / f"{name}.config").write_text(config)
+    (tmp / f"{name}.lab.json").write_text(json.dumps({"accelerator": accel, "emulated": accel == "tcg"}))
+    work = tmp / f"{name}-files"
+    work.mkdir()
+    out = tmp / f"{name}.iolens.tar.gz"
+    args = f"--name=j --directory={work} --size=1m --rw={rw} --bs=4k --runtime=1 --time_based --ioengine=psync"
+    r = subprocess.run(
+        [sys.executable, "-m", "iolens_collect", "run", "--label", name, "--fio-args", args,
+         "--kernel-config", str(tmp / f"{name}.config"), "--lab-facts", str(tmp / f"{name}.lab.json"), "-o", str(out)],
+        cwd=REPO / "collectors", capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO / "collectors")})
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("kernels")
+    a = collect(tmp, "deb61", BASE_CONFIG, "kvm", "randwrite")
+    b = collect(tmp, "deb612", OTHER_CONFIG, "tcg", "randread")
+    with running_server(tmp / "data") as api:
+        ids = []
+        for p in (a, b):
+            with p.open("rb") as f:
+                r = api.post("/api/captures", files={"file": (p.name, f, "application/gzip")})
+            assert r.status_code == 201, r.text
+            ids.append(r.json()["id"])
+        yield api, ids
+
+
+def test_facts_name_kernel_options_and_incomparable_setups(pair):
+    api, (a, b) = pair
+    facts = api.get("/api/compare/facts", params={"captures": f"{a},{b}"}).json()
+    assert facts["has_config"] == {a: True, b: True}
+    opts = {o["option"]: o["values"] for o in facts["kernel_options"]}
+    assert opts["preempt model"] == {a: "voluntary", b: "full"}
+    assert opts["CONFIG_HZ"] == {a: "250", b: "1000"}
+    assert opts["CONFIG_LOCK_STAT"] == {a: "n", b: "y"}
+    assert opts["CONFIG_LOCKDEP"] == {a: "n", b: "y"}
+    assert "CONFIG_BLK_DEV_IO_TRACE" not in opts  # the same in both: not a difference
+    # the whole .config: PREEMPT*, HZ*, LOCK_STAT, LOCKDEP, XFS_FS, NEW_ONLY_HERE
+    assert facts["config_diff_count"] == 9
+    what = [w["what"] for w in facts["warnings"]]
+    assert what[:1] == ["accelerator"] and "workload" in what and "kernel-config" in what
+    acc = facts["warnings"][0]
+    assert acc["values"][a].startswith("kvm") and acc["values"][b].startswith("tcg")
+    work = {d["key"]: d["values"] for d in facts["workload_diff"]}
+    assert work == {"fio.j.rw": {a: "randwrite", b: "randread"}, "fio.j.directory": work["fio.j.directory"]}
+
+
+def test_fio_comparison_carries_the_facts_first(pair):
+    api, (a, b) = pair
+    cmp = api.get("/api/compare/fio", params={"captures": f"{a},{b}"}).json()
+    assert cmp["facts"]["workload_diff"][0]["key"].startswith("fio.j.")
+    assert [w["what"] for w in cmp["facts"]["warnings"]][0] == "accelerator"
+
+
+def test_whole_config_diff_on_demand(pair):
+    api, (a, b) = pair
+    d = api.get("/api/compare/kernel-config", params={"captures": f"{a},{b}"}).json()
+    got = {o["key"]: o["values"] for o in d["options"]}
+    assert got["CONFIG_XFS_FS"] == {a: "m", b: "y"}
+    assert got["CONFIG_NEW_ONLY_HERE"] == {a: "n", b: "y"}
+    assert "CONFIG_EXT4_FS" not in got and "CONFIG_CC_VERSION_TEXT" not in got
+    assert d["total_options"] == 13
+    assert api.get("/api/compare/kernel-config", params={"captures": f"{a},nope"}).status_code == 404
+
+
+def test_same_workload_no_warning(pair):
+    api, (a, _b) = pair
+    facts = api.get("/api/compare/facts", params={"captures": a}).json()
+    assert facts["warnings"] == [] and facts["workload_diff"] == [] and facts["kernel_options"] == []
+
+
+def test_text_and_html_exports_carry_the_kernel_and_workload_facts(pair):
+    api, (a, b) = pair
+    doc = {"format_version": 1, "title": "6.1 vs 6.12", "captures": [a, b], "baseline": a,
+           "cells": [{"type": "markdown", "text": "Two kernels."}]}
+    r = api.post("/api/notebooks", json={"document": doc, "parent": None})
+    assert r.status_code == 201, r.text
+    nid = r.json()["id"]
+    text = api.get(f"/api/notebooks/{nid}/export", params={"format": "text"}).text
+    assert "WARNING (accelerator)" in text and "WARNING (workload)" in text
+    head = text[:text.index("Host facts that differ:")] if "Host facts that differ:" in text else text
+    for fact in ("Kernel release", "preempt model", "CONFIG_HZ", "CONFIG_LOCK_STAT", "fio.j.rw", "randread"):
+        assert fact in head, fact
+    assert "9 options of the whole .config differ" in text
+    html = api.get(f"/api/notebooks/{nid}/export", params={"format": "html"}).text
+    assert "Not comparable as a kernel change (accelerator)" in html
+    assert "<code title=\"workload\">fio.j.rw</code>" in html and "CONFIG_LOCK_STAT" in html
