@@ -175,6 +175,20 @@ test('the differential flame graph of two captures, swapped, with its table of c
   await cell.locator('.flame-export button').first().click();
   const svg = await page.request.get((await cell.locator('.flame-export .menu-link').first().getAttribute('href'))!);
   expect(await svg.text()).toContain('Differential flame graph');
+  await page.keyboard.press('Escape');
+
+  // The pair shows the workload's own tasks (fio's) by default; "All tasks" is one click away and
+  // kept in the URL.
+  await page.goto(`/compare?v=1&captures=${ids[0]},${ids[1]}&baseline=${ids[0]}&cell=flame:v=diff`);
+  const command = cell.getByLabel('Command, both sides');
+  await expect(command).toHaveValue('fio');
+  await expect(command.locator('option:checked')).toHaveText('fio (the workload)');
+  await expect(cell.getByTestId('flame-diff-summary')).toBeVisible();
+  await command.selectOption({ label: 'All tasks' });
+  await expect(page).toHaveURL(/cell=flame:v=diff;comm=\*/);
+  await expect(command).toHaveValue('');
+  await page.reload();
+  await expect(cell.getByLabel('Command, both sides')).toHaveValue('');
 });
 
 test('draws a 500k-node tree in under 16 ms a frame', async ({ page }) => {

@@ -24,8 +24,9 @@ _NOT_WORKLOAD = frozenset({"name", "output", "output-format", "write_bw_log", "w
 def workload_facts(bundle: OpenBundle, parsed: Parsed) -> list[tuple[str, str | None]]:
     m = bundle.manifest
     facts: dict[str, str | None] = {"workload.kind": m.workload.kind}
-    if m.workload.kind == "cmd" and m.runs and m.runs[0].cmdline:
-        facts["cmd.command"] = shlex.join(m.runs[0].cmdline)
+    command = m.workload.command or (m.runs[0].cmdline if m.runs else None)
+    if m.workload.kind == "cmd" and command:
+        facts["cmd.command"] = shlex.join(command)
     if parsed.fio:
         first = parsed.fio[0]
         for j in first.jobs:

@@ -12,9 +12,9 @@ import { cachedDiffLayout } from './layouts';
 import { Breadcrumb, FIRST_ROWS, ModeToggle, useStale, useZoom } from './parts';
 import { useFlameDiff, type FlameDiffData, type FlameDiffFunction } from './queries';
 import { SearchBox } from './SearchBox';
-import type { FlameState } from './state';
+import { ALL_TASKS, type FlameState } from './state';
 
-export function DiffView({ a, b, state, set }: { a: string; b: string; state: FlameState; set: (p: Partial<FlameState>) => void }) {
+export function DiffView({ a, b, state, workComm = null, set }: { a: string; b: string; state: FlameState; workComm?: string | null; set: (p: Partial<FlameState>) => void }) {
   const q = useStale(useFlameDiff(a, b, state));
   const data = q.data;
   const d = useMemo(() => (data ? cachedDiffLayout(data) : null), [data]);
@@ -92,11 +92,11 @@ export function DiffView({ a, b, state, set }: { a: string; b: string; state: Fl
         )}
         <label className="select-label">
           Command
-          <select value={state.comm ?? ''} aria-label="Command, both sides" onChange={(e) => set({ comm: e.target.value || null, zoom: [] })}>
+          <select value={state.comm ?? ''} aria-label="Command, both sides" onChange={(e) => set({ comm: e.target.value || ALL_TASKS, zoom: [] })}>
             <option value="">All tasks</option>
-            {commsOf(lay, state.comm).map((c) => (
+            {[...new Set([...(workComm ? [workComm] : []), ...commsOf(lay, state.comm)])].map((c) => (
               <option key={c} value={c}>
-                {c}
+                {c === workComm ? `${c} (the workload)` : c}
               </option>
             ))}
           </select>

@@ -18,7 +18,7 @@ import type { CellProps } from '../types';
 import { DiffView } from './DiffView';
 import { exportUrl } from './queries';
 import { SingleView } from './SingleView';
-import type { FlameState } from './state';
+import { ALL_TASKS, pairComm, type FlameState } from './state';
 import './flame.css';
 
 export function FlameCell({ ctx, state, setState }: CellProps<FlameState>) {
@@ -36,6 +36,9 @@ export function FlameCell({ ctx, state, setState }: CellProps<FlameState>) {
   const a = state.a && ctx.captures.includes(state.a) ? state.a : first;
   const b = state.b && ctx.captures.includes(state.b) && state.b !== a ? state.b : (withStacks.find((c) => c !== a) ?? ctx.captures.find((c) => c !== a) ?? null);
   const diff = state.view === 'diff';
+  // The pair shows the workload's own tasks unless the user chose a command or "All tasks".
+  const work = b ? pairComm(byId.get(a), byId.get(b)) : null;
+  const pairState = state.comm === ALL_TASKS ? { ...state, comm: null } : state.comm === null && work ? { ...state, comm: work } : state;
 
   const root = useRef<HTMLDivElement>(null);
   const copyLink = () => {
@@ -115,7 +118,15 @@ export function FlameCell({ ctx, state, setState }: CellProps<FlameState>) {
           </p>
         </div>
       ) : diff ? (
-        b ? <DiffView a={a} b={b} state={state} set={set} /> : <p className="muted">Pick a second capture.</p>
+        b ? (
+          list.data === undefined && !list.error ? (
+            <p className="muted">Reading the captures…</p>
+          ) : (
+            <DiffView a={a} b={b} state={pairState} workComm={work} set={set} />
+          )
+        ) : (
+          <p className="muted">Pick a second capture.</p>
+        )
       ) : (
         <SingleView id={cap} state={state} set={set} />
       )}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeFlame, defaultFlameState, encodeFlame, type FlameState } from './state';
+import { ALL_TASKS, decodeFlame, defaultFlameState, encodeFlame, pairComm, workloadComm, type FlameState } from './state';
 
 const full: FlameState = {
   view: 'diff',
@@ -48,5 +48,26 @@ describe('flame cell state', () => {
     expect((decodeFlame('q=%E0%A4%A') as Error).message).toMatch(/percent-encoded/);
     expect((decodeFlame('tid=-1') as Error).message).toMatch(/thread id/);
     expect(decodeFlame('c=median')).toBeInstanceOf(Error);
+  });
+});
+
+describe("the pair's default tasks: the workload's own", () => {
+  const fio = { workload_kind: 'fio', workload_summary: 'randwrite libaio bs=4k', artifact_kinds: ['fio-json', 'perf-script'] };
+  const cmd = (s: string) => ({ workload_kind: 'cmd', workload_summary: s, artifact_kinds: ['cmd-rusage', 'perf-script'] });
+  it('fio captures: fio', () => expect(pairComm(fio, fio)).toBe('fio'));
+  it("a cmd capture: its program's base name, cut to perf's 15 characters", () => {
+    expect(workloadComm(cmd('/usr/local/bin/fs_mark_long_program_name -d /mnt -n 1000'))).toBe('fs_mark_long_pr');
+    expect(pairComm(cmd('./fsmark -n 10'), cmd('fsmark -n 20'))).toBe('fsmark');
+  });
+  it('unknown, a shell, different programs or loose files: all tasks', () => {
+    expect(workloadComm(cmd('sh -c "dd if=/dev/zero of=x"'))).toBeNull();
+    expect(pairComm(fio, cmd('fsmark'))).toBeNull();
+    expect(workloadComm({ workload_kind: 'fio', workload_summary: null, artifact_kinds: ['folded-stacks'] })).toBeNull();
+    expect(workloadComm(undefined)).toBeNull();
+  });
+  it('"All tasks" is kept in the URL', () => {
+    const s = { ...defaultFlameState, view: 'diff' as const, comm: ALL_TASKS };
+    expect(encodeFlame(s)).toBe('v=diff;comm=*');
+    expect(decodeFlame('v=diff;comm=*')).toEqual(s);
   });
 });

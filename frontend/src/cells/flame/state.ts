@@ -9,7 +9,9 @@
 //   runs=r000,r001  flame: the runs merged (absent: all)
 //   cpu=0,3         CPUs (absent: all)
 //   tid=1234        flame: one thread
-//   comm=fio        tasks with this command name
+//   comm=fio        tasks with this command name; comm=* all tasks. Absent: the diff view shows
+//                   the workload's own tasks (fio's, or a cmd capture's command: workloadComm),
+//                   so other processes on the machine do not fill the largest changes
 //   t=FROM-TO       time range, ns since each run's first sample (TO empty: to the end; FROM 0 is
 //                   stored as null)
 //   z=f1,f2,...     the zoomed frame: its frame names from the root
@@ -57,6 +59,30 @@ export const defaultFlameState: FlameState = {
   colour: 'self',
   by: 'self',
 };
+
+/** `comm` of the state when the user chose "All tasks" (the default is the workload's own tasks). */
+export const ALL_TASKS = '*';
+
+/** The command name (as perf prints it: at most 15 characters) of a capture's workload, when its
+ *  bundle says what ran: fio's workers are "fio"; a cmd capture's command, its program's base name.
+ *  null when unknown (loose files, a cmd run through a shell), and then all tasks are shown. */
+export function workloadComm(c: { workload_kind: string; workload_summary: string | null; artifact_kinds?: string[] } | undefined): string | null {
+  if (!c) return null;
+  const kinds = c.artifact_kinds ?? [];
+  if (c.workload_kind === 'fio') return kinds.includes('fio-json') || kinds.includes('fio-terse') ? 'fio' : null;
+  if (c.workload_kind === 'cmd' && c.workload_summary && kinds.includes('cmd-rusage')) {
+    const prog = c.workload_summary.split(' ')[0]!.split('/').pop() ?? '';
+    if (!prog || ['sh', 'bash', 'dash', 'env', 'sudo', 'nice', 'taskset', 'chrt', 'ionice', 'stdbuf', 'timeout'].includes(prog)) return null;
+    return prog.slice(0, 15);
+  }
+  return null;
+}
+
+/** The pair's default task filter: the workload's command when both captures ran the same one. */
+export function pairComm(a: Parameters<typeof workloadComm>[0], b: Parameters<typeof workloadComm>[0]): string | null {
+  const ca = workloadComm(a);
+  return ca !== null && ca === workloadComm(b) ? ca : null;
+}
 
 const CAPTURE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const RUN_ID = /^[A-Za-z0-9_.-]{1,64}$/;
