@@ -621,17 +621,18 @@ def _describe(f: Filters, cap: CaptureStacks | None = None) -> str:
 
 def svg(store: Store, cid: str, f: Filters = Filters(), *, zoom: Sequence[str] = (), search: str | None = None,
         mode: Mode = "flame", width: int = 1200) -> str:
+    from ..store.rules import flame as rules
     from . import flame_svg as fs
 
     cap, f, tree = tree_of(store, cid, f)
-    lay = fs.Layout.of(tree.name, tree.depth, tree.values[0])
+    lay = rules.Layout.of(tree.name, tree.depth, tree.values[0])
     samples = tree.totals(1)
     unit = _weight_unit(f.event)
     total = lay.total[0]
     names = tree.names
 
     def colour(i: int) -> str:
-        return fs.GREY if tree.depth[i] <= 1 else fs.hex_rgb(fs.frame_rgb(names[tree.name[i]]))
+        return rules.GREY if tree.depth[i] <= 1 else rules.hex_rgb(rules.frame_rgb(names[tree.name[i]]))
 
     def tooltip(i: int) -> str:
         w = lay.total[i]
@@ -651,12 +652,13 @@ def svg(store: Store, cid: str, f: Filters = Filters(), *, zoom: Sequence[str] =
 def diff_svg(store: Store, a: str, b: str, f: Filters = Filters(), *, runs_a: tuple[str, ...] | None = None,
              runs_b: tuple[str, ...] | None = None, zoom: Sequence[str] = (), search: str | None = None,
              mode: Mode = "flame", colour_by: DiffColour = "self", width: int = 1200) -> str:
+    from ..store.rules import flame as rules
     from . import flame_svg as fs
 
     d = diff_tree(store, a, b, f, runs_a, runs_b)
     t = d.tree
-    lay = fs.Layout.of(t.name, t.depth, t.self_b)
-    la = fs.Layout.of(t.name, t.depth, t.self_a)
+    lay = rules.Layout.of(t.name, t.depth, t.self_b)
+    la = rules.Layout.of(t.name, t.depth, t.self_a)
     ta, tb = d.a.total_weight, d.b.total_weight
     if colour_by == "self":
         delta = [_pct(sb, tb) - _pct(sa, ta) for sa, sb in zip(t.self_a, t.self_b)]
@@ -669,7 +671,7 @@ def diff_svg(store: Store, a: str, b: str, f: Filters = Filters(), *, runs_a: tu
     names = t.names
 
     def colour(i: int) -> str:
-        return fs.GREY if t.depth[i] == 0 else fs.hex_rgb(fs.diff_rgb(delta[i], max_abs))
+        return rules.GREY if t.depth[i] == 0 else rules.hex_rgb(rules.diff_rgb(delta[i], max_abs))
 
     def tooltip(i: int) -> str:
         sa, sb = _pct(t.self_a[i], ta), _pct(t.self_b[i], tb)
@@ -679,9 +681,9 @@ def diff_svg(store: Store, a: str, b: str, f: Filters = Filters(), *, runs_a: tu
                 f"total {xa:.2f}% -> {xb:.2f}% ({xb - xa:+.2f} pp){mark}")
 
     _check_regex(search)
-    legend = [(fs.hex_rgb(fs.diff_rgb(max_abs, max_abs)), f"grew ({colour_by} share, up to +{max_abs:.2f} pp)"),
-              (fs.hex_rgb(fs.diff_rgb(-max_abs, max_abs)), "shrank"),
-              (fs.hex_rgb(fs.NEUTRAL), "unchanged")]
+    legend = [(rules.hex_rgb(rules.diff_rgb(max_abs, max_abs)), f"grew ({colour_by} share, up to +{max_abs:.2f} pp)"),
+              (rules.hex_rgb(rules.diff_rgb(-max_abs, max_abs)), "shrank"),
+              (rules.hex_rgb(rules.NEUTRAL), "unchanged")]
     if noise is not None:
         legend.append(("url(#noise)", "within the spread between repeats"))
     spec = fs.SvgSpec(

@@ -23,25 +23,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from html import escape as _escape
 
-from ..store.rules.flame import (  # noqa: F401 - the rules the SVG draws with, used by views/flame.py too
+from ..store.rules.flame import (
     CHAR_W,
     FONT,
-    GREW,
-    GREY,
     MATCH,
     MERGED,
-    MIN_PX,
-    NEUTRAL,
     NOISE,
     PAD,
     ROW,
-    SHRANK,
     Layout,
-    Rect,
-    diff_rgb,
     dim,
-    fnv1a,
-    frame_rgb,
     hex_rgb,
     visible,
 )
