@@ -70,10 +70,11 @@ test('upload two bundles, compare them, and share the link', async ({ page, brow
   compareUrl = page.url();
   tableText = await fioTableText(page);
 
-  // `y` copies the permalink.
+  // `y` offers to save first (a short link); the long link that holds the view is one click away.
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
   await page.keyboard.press('y');
-  await expect(page.getByRole('status')).toHaveText('Link copied');
+  await page.getByRole('button', { name: 'Copy the long link' }).click();
+  await expect(page.getByRole('status')).toHaveText(`Copied the long link (${compareUrl.length} characters, not saved)`);
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(compareUrl);
 
   // Reload: the same view from the URL alone.

@@ -25,14 +25,21 @@ export function App() {
   useEffect(() => installShortcuts(), []);
   useShortcut('?', () => setHelp((h) => !h));
   useShortcut('Escape', () => setHelp(false), help);
-  useShortcut('y', () => {
-    void copyText(window.location.href).then((ok) => flash(ok ? 'Link copied' : 'Could not copy: use the address bar'));
-  });
-
   const v = parsed.view;
+  // (a notebook has its own `y`: the short permalink, or save first)
+  useShortcut(
+    'y',
+    () => {
+      void copyText(window.location.href).then((ok) => flash(ok ? `Copied the link ${window.location.href}` : 'Could not copy: use the address bar'));
+    },
+    v.page !== 'compare' && v.page !== 'notebook',
+  );
+
   useEffect(() => {
     const titles: Record<string, string> = { library: 'Library', capture: 'Capture', compare: 'Notebook', notebook: 'Notebook', notebooks: 'Notebooks', 'not-found': 'Not found', 'bad-url': 'Bad link' };
-    const title = v.page === 'compare' && v.title ? v.title : v.page === 'notebook' ? `Notebook ${v.id}` : (titles[v.page] ?? '');
+    // A saved notebook and a capture name themselves once loaded (NotebookPage, CapturePage).
+    if (v.page === 'notebook' || v.page === 'capture') return;
+    const title = v.page === 'compare' && v.title ? v.title : (titles[v.page] ?? '');
     document.title = `${title} · iolens`;
   }, [v]);
 

@@ -39,6 +39,12 @@ export function cellKind(kind: string): CellKind<unknown> | undefined {
   return Object.prototype.hasOwnProperty.call(registry, kind) ? registry[kind] : undefined;
 }
 
+/** A saved cell's kind as people call it: 'markdown' and 'sql' cells, then the view kinds' titles. */
+export function cellKindTitle(kind: string): string {
+  if (kind === 'markdown') return noteCell.title;
+  return cellKind(kind)?.title ?? kind;
+}
+
 export const cellKinds = (): CellKind<unknown>[] => Object.values(registry);
 
 export interface StarterCell {

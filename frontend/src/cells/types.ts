@@ -19,6 +19,11 @@ export interface CellProps<S> {
    * one (kind, state) right after this cell. Absent where a cell is drawn outside a notebook.
    */
   openCell?: (kind: string, state: unknown) => void;
+  /**
+   * Where the cell may keep input the user typed and has not committed yet (components/drafts.ts),
+   * so that a reload does not lose it. Absent outside a notebook.
+   */
+  draftKey?: string;
 }
 
 export interface CellKind<S> {

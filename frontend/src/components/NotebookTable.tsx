@@ -2,10 +2,8 @@ import type { NotebookSummary } from '../api/client';
 import { formatDate } from '../logic/format';
 import { Link } from '../state/router';
 
-const KIND_LABEL: Record<string, string> = { markdown: 'text', sql: 'SQL' };
-
-/** Saved notebook versions, newest first: title, captures, cells, when, lineage. */
-export function NotebookTable({ notebooks, query }: { notebooks: NotebookSummary[]; query: string }) {
+/** Saved notebook versions, newest first: title, captures, cells (named by `kindTitle`), when, lineage. */
+export function NotebookTable({ notebooks, query, kindTitle }: { notebooks: NotebookSummary[]; query: string; kindTitle: (kind: string) => string }) {
   return (
     <div className="table-scroll">
       <table className="data-table notebook-table">
@@ -31,8 +29,8 @@ export function NotebookTable({ notebooks, query }: { notebooks: NotebookSummary
                   </span>
                 ))}
               </td>
-              <td className="muted nb-kinds" title={n.kinds.join(', ')}>
-                {n.kinds.map((k) => KIND_LABEL[k] ?? k).join(' · ')}
+              <td className="muted nb-kinds">
+                {n.kinds.map(kindTitle).join(' · ')}
               </td>
               <td className="num-left">{formatDate(n.created_at)}</td>
               <td className="nb-version">

@@ -1,4 +1,4 @@
-import { useMemo, useState, type ReactNode } from 'react';
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import { bundleUrl, fetchCapture, type CaptureDetail } from '../api/client';
 import { useQuery } from '../api/useQuery';
 import { ErrorBox } from '../components/ErrorBox';
@@ -9,6 +9,10 @@ import { Link } from '../state/router';
 
 export function CapturePage({ id }: { id: string }) {
   const q = useQuery(`capture:${id}`, () => fetchCapture(id));
+  const label = q.data?.label;
+  useEffect(() => {
+    document.title = `${label ?? id} · capture · iolens`;
+  }, [label, id]);
   return (
     <div className="page">
       <div className="breadcrumb">
@@ -130,6 +134,7 @@ function CaptureBody({ c }: { c: CaptureDetail }) {
             Host facts <span className="muted count">{c.host.length}</span>
           </h2>
           <input type="search" className="small-filter" placeholder="Filter facts…" value={factFilter} onChange={(e) => setFactFilter(e.target.value)} aria-label="Filter host facts" />
+          <div className="table-scroll">
           <table className="data-table kv-table">
             <tbody>
               {facts.map((h) => (
@@ -140,11 +145,13 @@ function CaptureBody({ c }: { c: CaptureDetail }) {
               ))}
             </tbody>
           </table>
+          </div>
         </section>
         <section className="section">
           <h2>
             Artifacts <span className="muted count">{c.artifacts.length}</span>
           </h2>
+          <div className="table-scroll">
           <table className="data-table">
             <thead>
               <tr>
@@ -173,6 +180,7 @@ function CaptureBody({ c }: { c: CaptureDetail }) {
               ))}
             </tbody>
           </table>
+          </div>
           <h2 className="section-gap">Workload</h2>
           <pre className="json">{JSON.stringify(c.workload, null, 2)}</pre>
         </section>

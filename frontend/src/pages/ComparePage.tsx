@@ -14,7 +14,9 @@ import { flash } from '../components/Toast';
 import { CellKeys, type KeyEdit } from '../logic/cellKeys';
 import { captureColor } from '../logic/colors';
 import { formatDate } from '../logic/format';
-import { defaultTitle } from '../logic/notebook';
+import { defaultTitle, followBaseline } from '../logic/notebook';
+import { clearDraft, draftKey, loadDraft, useKeptDraft } from '../components/drafts';
+import { useShortcut } from '../components/shortcuts';
 import { sameDocument, viewToDocument } from '../state/document';
 import { Link, navigate } from '../state/router';
 import { parseUrl, TITLE_MAX_CHARS, viewToUrl, type CellInstance, type CompareView } from '../state/url';
@@ -38,7 +40,13 @@ export function NotebookView({ view, problems, saved }: { view: CompareView; pro
   const [cellKeys] = useState(() => new CellKeys());
   const parentId = saved ? saved.id : (view.parent ?? null);
   const parentQ = useNotebook(saved ? null : (view.parent ?? null));
-  const setView = (patch: Partial<CompareView>) => navigate(viewToUrl({ ...view, ...patch, ...(parentId ? { parent: parentId } : {}) }));
+  // The notebook as the URL holds it now: two edits in one turn (a title and a text restored
+  // from drafts at load) both land, the second on top of the first.
+  const current = (): CompareView => {
+    const loc = parseUrl(window.location.pathname, window.location.search).view;
+    return loc.page === 'compare' ? loc : view;
+  };
+  const setView = (patch: Partial<CompareView>) => navigate(viewToUrl({ ...current(), ...patch, ...(parentId ? { parent: parentId } : {}) }));
   const ctx: NotebookContext = useMemo(() => ({ captures: view.captures, baseline: view.baseline }), [view.captures, view.baseline]);
 
   const byId = new Map((list.data ?? []).map((c) => [c.id, c]));
@@ -49,6 +57,13 @@ export function NotebookView({ view, problems, saved }: { view: CompareView; pro
   );
   const doc = useMemo(() => viewToDocument(view, fallbackTitle), [view, fallbackTitle]);
   const state: SaveState = saved ? 'saved' : view.parent ? (parentQ.data && sameDocument(parentQ.data.document, doc) ? 'unchanged' : 'draft') : 'new';
+
+  // Generated words (the starter's title and intro) follow the baseline until the user edits them.
+  const changeBaseline = (b: string) => {
+    const caps = view.captures.map((id) => byId.get(id)).filter((c): c is CapturePublic => !!c);
+    const follow = caps.length === view.captures.length ? followBaseline(caps, view.baseline, b, view.cells, view.title) : { cells: view.cells, title: view.title };
+    setView({ baseline: b, cells: follow.cells, ...(follow.title !== undefined ? { title: follow.title } : {}) });
+  };
 
   const setCells = (cells: CellInstance[], edit?: KeyEdit) => {
     if (edit) cellKeys.edit(edit);
@@ -113,7 +128,7 @@ export function NotebookView({ view, problems, saved }: { view: CompareView; pro
       invalidate('notebook'); // the list and the parent (its newer versions)
       navigate(res.url);
       const ok = quiet ? false : await copyText(window.location.origin + res.url);
-      if (!quiet) flash(`Saved as ${res.url}${ok ? ' · link copied' : ''}`);
+      if (!quiet) flash(`Saved as ${res.url}${ok ? ` · copied the short link ${window.location.origin}${res.url}` : ''}`);
       return res.id;
     } catch (e) {
       flash(`Not saved: ${e instanceof Error ? e.message : String(e)}`);
@@ -122,6 +137,20 @@ export function NotebookView({ view, problems, saved }: { view: CompareView; pro
       setSaving(false);
     }
   };
+  // Copy link: the short permalink when this notebook is saved; otherwise offer to save first
+  // (Enter) or to copy the long link that holds the whole notebook.
+  const [copyOpen, setCopyOpen] = useState(false);
+  const shortUrl = saved ? `/n/${saved.id}` : state === 'unchanged' && parentId ? `/n/${parentId}` : null;
+  const copyLink = async () => {
+    if (!shortUrl) {
+      setCopyOpen(true);
+      return;
+    }
+    const url = window.location.origin + shortUrl;
+    const ok = await copyText(url);
+    flash(ok ? `Copied the short link ${url}` : `Could not copy: the link is ${url}`);
+  };
+  useShortcut('y', () => void copyLink());
   const saveRef = useRef(save);
   saveRef.current = save;
 
@@ -147,19 +176,15 @@ export function NotebookView({ view, problems, saved }: { view: CompareView; pro
   const keys = cellKeys.fit(view.cells.length);
 
   const problemKey = problems.join('\n');
+  const pageKey = draftKey('').replace(/#$/, '');
 
   return (
     <div className="page notebook">
       <div className="toolbar nb-toolbar">
-        <TitleEditor title={view.title ?? (saved ? saved.document.title : '')} placeholder={fallbackTitle} onChange={(t) => setView({ title: t })} />
+        <TitleEditor title={view.title ?? (saved ? saved.document.title : '')} placeholder={fallbackTitle} onChange={(t) => setView({ title: t })} storeKey={`${pageKey}#title`} />
         <SaveStatus state={state} saved={saved} parent={parentId} />
         <div className="spacer" />
-        <button
-          type="button"
-          className="button"
-          title="Copy a link to this view (y)"
-          onClick={() => void copyText(window.location.href).then((ok) => flash(ok ? 'Link copied' : 'Could not copy: use the address bar'))}
-        >
+        <button type="button" className="button" title={shortUrl ? `Copy the permalink ${shortUrl} (y)` : 'Copy a link: save first for a short one (y)'} onClick={() => void copyLink()}>
           Copy link <kbd>y</kbd>
         </button>
         <NotebookExportMenu savedId={saved?.id ?? null} ensureSaved={() => save(true)} />
@@ -194,7 +219,7 @@ export function NotebookView({ view, problems, saved }: { view: CompareView; pro
         </div>
       )}
 
-      <NotebookHeader view={view} list={list.data} cmp={cmp.data} onBaseline={(b) => setView({ baseline: b })} />
+      <NotebookHeader view={view} list={list.data} cmp={cmp.data} onBaseline={changeBaseline} />
       {cmp.error && <ErrorBox error={cmp.error} title="Cannot compare these captures" />}
 
       <div className="cells">
@@ -214,7 +239,7 @@ export function NotebookView({ view, problems, saved }: { view: CompareView; pro
                 <a className="cell-index num" href={`#cell-${i + 1}`} title="Link to this cell">
                   {i + 1}
                 </a>
-                <span className="cell-kind">{def.title}</span>
+                <h2 className="cell-kind">{def.title}</h2>
                 <div className="spacer" />
                 <button
                   type="button"
@@ -240,8 +265,9 @@ export function NotebookView({ view, problems, saved }: { view: CompareView; pro
                     ctx={ctx}
                     state={cell.state}
                     full={cell.full}
-                    setState={(s) => setCells(view.cells.map((c, j) => (j === i ? { ...c, state: s } : c)))}
+                    setState={(s) => setCells(current().cells.map((c, j) => (j === i ? { ...c, state: s } : c)))}
                     openCell={(kind, st) => openCell(i, kind, st)}
+                    draftKey={`${pageKey}#cell-${i + 1}`}
                   />
                 </ErrorBoundary>
               </div>
@@ -250,38 +276,81 @@ export function NotebookView({ view, problems, saved }: { view: CompareView; pro
         })}
         {view.cells.length === 0 && <p className="muted empty-cells">This notebook has no cells. Add text, a view or a SQL query below.</p>}
       </div>
+      {copyOpen && (
+        <CopyLinkDialog
+          longUrl={window.location.href}
+          onClose={() => setCopyOpen(false)}
+          onSaveAndCopy={async () => {
+            setCopyOpen(false);
+            const id = await save(true);
+            if (!id) return;
+            const url = `${window.location.origin}/n/${id}`;
+            const ok = await copyText(url);
+            flash(ok ? `Saved · copied the short link ${url}` : `Saved; could not copy: the link is ${url}`);
+          }}
+        />
+      )}
       <AddCell onAdd={(kind) => setCells([...view.cells, { kind, full: false, state: cellKind(kind)!.defaultState }], { op: 'insert', at: view.cells.length })} />
     </div>
   );
 }
 
-function TitleEditor({ title, placeholder, onChange }: { title: string; placeholder: string; onChange: (t: string) => void }) {
-  const [draft, setDraft] = useState(title);
-  useEffect(() => setDraft(title), [title]);
+/**
+ * The notebook's title, edited in place. Its box grows with the text (a hidden copy of the text
+ * sizes it, so no character is ever cut off), a pencil shows it can be edited; Enter, Esc and
+ * leaving the field keep what was typed, and an unfinished edit survives a reload (drafts.ts).
+ */
+function TitleEditor({ title, placeholder, onChange, storeKey }: { title: string; placeholder: string; onChange: (t: string) => void; storeKey: string }) {
+  const [draft, setDraft] = useState(() => {
+    const d = loadDraft(storeKey);
+    return d && d.text !== title ? d.text : title;
+  });
+  const [focused, setFocused] = useState(false);
+  const shown = useRef(title);
+  useEffect(() => {
+    if (shown.current === title) return;
+    shown.current = title;
+    setDraft(title);
+  }, [title]);
+  useKeptDraft(storeKey, draft, title, true);
+  // A title typed before a reload is put back into the notebook at once (Save then keeps it).
+  useEffect(() => {
+    if (draft === title) return;
+    clearDraft(storeKey);
+    onChange(draft.trim());
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, at load
+  }, []);
   const commit = () => {
     const t = draft.trim();
+    clearDraft(storeKey);
     if (t !== title) onChange(t);
   };
   return (
-    <h1 className="nb-title">
-      <input
-        className="title-input"
-        value={draft}
-        placeholder={placeholder}
-        maxLength={TITLE_MAX_CHARS}
-        aria-label="Notebook title"
-        size={Math.max(16, Math.min(80, (draft || placeholder).length + 1))}
-        onChange={(e) => setDraft(e.target.value)}
-        onBlur={commit}
-        onKeyDown={(e) => {
-          if (e.key === 'Enter') e.currentTarget.blur();
-          if (e.key === 'Escape') {
-            setDraft(title);
-            requestAnimationFrame(() => e.currentTarget?.blur());
-          }
-          if (e.key.toLowerCase() === 's' && (e.ctrlKey || e.metaKey)) commit();
-        }}
-      />
+    <h1 className={`nb-title${focused ? ' editing' : ''}`}>
+      <label className="title-grow" data-value={(draft || placeholder) + ' '}>
+        <input
+          className="title-input"
+          value={draft}
+          placeholder={placeholder}
+          maxLength={TITLE_MAX_CHARS}
+          aria-label="Notebook title"
+          title="Click to edit the title"
+          size={1}
+          onChange={(e) => setDraft(e.target.value)}
+          onFocus={() => setFocused(true)}
+          onBlur={() => {
+            setFocused(false);
+            commit();
+          }}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' || e.key === 'Escape') e.currentTarget.blur();
+            if (e.key.toLowerCase() === 's' && (e.ctrlKey || e.metaKey)) commit();
+          }}
+        />
+      </label>
+      <span className="title-pencil" aria-hidden="true" onClick={(e) => (e.currentTarget.previousElementSibling?.querySelector('input') as HTMLInputElement | null)?.focus()}>
+        ✎
+      </span>
     </h1>
   );
 }
@@ -518,6 +587,41 @@ function CellMenu({ first, last, onUp, onDown, onDuplicate, onRemove }: { first:
           </button>
         </div>
       )}
+    </div>
+  );
+}
+
+function CopyLinkDialog({ longUrl, onClose, onSaveAndCopy }: { longUrl: string; onClose: () => void; onSaveAndCopy: () => void }) {
+  useShortcut('Escape', onClose);
+  return (
+    <div className="modal-backdrop" onClick={onClose}>
+      <div className="modal copy-dialog" role="dialog" aria-modal="true" aria-labelledby="copy-dialog-title" onClick={(e) => e.stopPropagation()}>
+        <div className="modal-head">
+          <h2 id="copy-dialog-title">Copy a link to this notebook</h2>
+          <button type="button" className="icon-button" onClick={onClose} aria-label="Close">
+            ×
+          </button>
+        </div>
+        <p>
+          This notebook is not saved. Its link holds the whole notebook, text included: <strong className="num">{longUrl.length} characters</strong>, which wrap
+          and break in a 72-column email. Saving makes an immutable version with a short link, <code>/n/ID</code>.
+        </p>
+        <div className="dialog-actions">
+          <button type="button" className="button primary" autoFocus onClick={onSaveAndCopy}>
+            Save and copy the short link <kbd>Enter</kbd>
+          </button>
+          <button
+            type="button"
+            className="button"
+            onClick={() => {
+              onClose();
+              void copyText(longUrl).then((ok) => flash(ok ? `Copied the long link (${longUrl.length} characters, not saved)` : 'Could not copy: use the address bar'));
+            }}
+          >
+            Copy the long link
+          </button>
+        </div>
+      </div>
     </div>
   );
 }

@@ -15,6 +15,40 @@ import { Link, navigate } from '../state/router';
 import { starterUrl, viewToUrl, type Sort, type SortKey } from '../state/url';
 import { useNotebooks } from '../api/queries';
 import { NotebookTable } from '../components/NotebookTable';
+import { cellKindTitle } from '../cells/registry';
+
+interface Selection {
+  selected: string[];
+  baseline: string | null;
+}
+const SELECTION_KEY = 'iolens:library-selection';
+
+/**
+ * The ticked captures and the baseline live in the library's history entry (Back from a
+ * comparison finds them again) and in the tab's session (the Library link does too).
+ */
+function keepSelection(sel: Selection): void {
+  window.history.replaceState({ ...(window.history.state as object | null), librarySelection: sel }, '');
+  try {
+    window.sessionStorage.setItem(SELECTION_KEY, JSON.stringify(sel));
+  } catch {
+    /* storage refused: the history entry still has it */
+  }
+}
+
+function restoredSelection(): Selection {
+  const valid = (v: unknown): v is Selection =>
+    !!v && typeof v === 'object' && Array.isArray((v as Selection).selected) && (v as Selection).selected.every((x) => typeof x === 'string');
+  const fromHistory = (window.history.state as { librarySelection?: unknown } | null)?.librarySelection;
+  if (valid(fromHistory)) return fromHistory;
+  try {
+    const s = JSON.parse(window.sessionStorage.getItem(SELECTION_KEY) ?? 'null') as unknown;
+    if (valid(s)) return s;
+  } catch {
+    /* nothing kept */
+  }
+  return { selected: [], baseline: null };
+}
 
 /** Bundles go straight to upload; other files (by content, on the server) to the loose-files panel. */
 function isBundleName(f: File): boolean {
@@ -40,8 +74,9 @@ export function LibraryPage({ view, problems }: { view: LibraryView; problems: s
     invalidate('health');
   });
   const addUploads = uploads.add;
-  const [selected, setSelected] = useState<string[]>([]);
-  const [baseline, setBaseline] = useState<string | null>(null);
+  const [selected, setSelected] = useState<string[]>(() => restoredSelection().selected);
+  const [baseline, setBaseline] = useState<string | null>(() => restoredSelection().baseline);
+  useEffect(() => keepSelection({ selected, baseline }), [selected, baseline]);
   const [dragging, setDragging] = useState(false);
   const [loose, setLoose] = useState<File[] | null>(null);
   const filterRef = useRef<HTMLInputElement>(null);
@@ -247,8 +282,8 @@ export function LibraryPage({ view, problems }: { view: LibraryView; problems: s
                       }
                     />
                   </th>
-                  <th className="col-base" title="Baseline of the comparison">
-                    Base
+                  <th className="col-base" title="Baseline of the comparison: the capture the others are compared against">
+                    Baseline
                   </th>
                   {COLUMNS.map((c) => (
                     <th key={c.label} className={c.className} title={c.title} aria-sort={c.key && view.sort.key === c.key ? (view.sort.desc ? 'descending' : 'ascending') : undefined}>
@@ -318,7 +353,7 @@ function LibraryNotebooks({ query }: { query: string }) {
         </h2>
         <Link to={viewToUrl({ page: 'notebooks', query })}>{q.data.total > shown.length ? `All ${q.data.total} →` : 'Notebooks page →'}</Link>
       </div>
-      <NotebookTable notebooks={shown} query={query} />
+      <NotebookTable kindTitle={cellKindTitle} notebooks={shown} query={query} />
     </section>
   );
 }
@@ -338,7 +373,7 @@ function CaptureRow({ c, selected, isBase, onToggle, onBase }: { c: CapturePubli
         <input type="checkbox" checked={selected} onChange={onToggle} aria-label={`Select ${c.label}`} />
       </td>
       <td className="col-base">
-        <input type="radio" name="baseline" checked={isBase} onChange={onBase} aria-label={`Baseline: ${c.label}`} disabled={!selected} />
+        <input type="radio" name="baseline" checked={isBase} onChange={onBase} aria-label={`Baseline: ${c.label}`} title={selected ? 'Compare against this capture' : 'Select this capture and compare against it'} />
       </td>
       <td className="col-label">
         <Link to={`/captures/${c.id}`} title={`Capture ${c.id}`}>

@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useEffect, useMemo } from 'react';
 import { useNotebook } from '../api/queries';
 import { ErrorBox } from '../components/ErrorBox';
 import { documentToView } from '../state/document';
@@ -9,6 +9,10 @@ import { NotebookView } from './ComparePage';
 export function NotebookPage({ id }: { id: string }) {
   const q = useNotebook(id);
   const opened = useMemo(() => (q.data ? documentToView(q.data.document, null) : null), [q.data]);
+  const title = q.data?.document.title;
+  useEffect(() => {
+    document.title = `${title || `Notebook ${id}`} · iolens`;
+  }, [title, id]);
   if (q.loading) return <p className="muted page">Opening notebook {id}…</p>;
   if (q.error)
     return (

@@ -2,6 +2,7 @@ import { useRef } from 'react';
 import { useNotebooks } from '../api/queries';
 import { ErrorBox } from '../components/ErrorBox';
 import { NotebookTable } from '../components/NotebookTable';
+import { cellKindTitle } from '../cells/registry';
 import { useShortcut } from '../components/shortcuts';
 import { Link, navigate } from '../state/router';
 import { viewToUrl } from '../state/url';
@@ -54,7 +55,7 @@ export function NotebooksPage({ query }: { query: string }) {
           </ol>
         </section>
       ) : (
-        q.data && <NotebookTable notebooks={q.data.notebooks} query={query} />
+        q.data && <NotebookTable kindTitle={cellKindTitle} notebooks={q.data.notebooks} query={query} />
       )}
     </div>
   );

@@ -24,7 +24,8 @@ export function useLocation(): { pathname: string; search: string; href: string 
 
 export function navigate(to: string, opts: { replace?: boolean } = {}): void {
   if (to === snapshot()) return;
-  if (opts.replace) window.history.replaceState(null, '', to);
+  // A replaced entry keeps its state (the library's ticked captures, for one).
+  if (opts.replace) window.history.replaceState(window.history.state, '', to);
   else window.history.pushState(null, '', to);
   window.dispatchEvent(new Event(EVENT));
   if (!opts.replace) window.scrollTo(0, 0);

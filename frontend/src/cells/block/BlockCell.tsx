@@ -234,7 +234,8 @@ function BlockCharts({ captures, runs, state, setState }: ChartsProps) {
 
   const inWindow = windowWords(range, full, plan.interval_ns);
   // the latency histogram and the request sizes side by side when both are on, each half the width
-  const distWidth = on('hist') && on('size') ? Math.floor((chartWidth - 16) / 2) : chartWidth;
+  // (one above the other on a narrow screen)
+  const distWidth = on('hist') && on('size') && chartWidth >= 640 ? Math.floor((chartWidth - 16) / 2) : chartWidth;
   const forOp = state.op !== 'all' ? ` for ${state.op}` : '';
   const distSections: DistSection[] = [
     {
