@@ -78,6 +78,11 @@ describe('formatRatio', () => {
     [1.00004, '±0.0 %'],
     [0.5, '-50.0 %'],
     [25, '×25'],
+    [1.99, '+99.0 %'],
+    [2, '×2'],
+    [10.79, '×10.8'],
+    [16.8, '×16.8'],
+    [0.05, '-95.0 %'],
   ])('%s -> %s', (r, s) => expect(formatRatio(r)).toBe(s));
   it('empty for missing ratios', () => {
     expect(formatRatio(null)).toBe('');

@@ -111,12 +111,16 @@ export function formatSpread(c: SpreadInput, unit: string): string {
   return '';
 }
 
-/** Ratio to the baseline as a signed percentage: 1.123 -> '+12.3 %', 0.919 -> '-8.1 %'. */
+/**
+ * Ratio to the baseline, the one way every table writes it: a signed percentage below a doubling
+ * (1.123 -> '+12.3 %', 0.919 -> '-8.1 %', 1 -> '±0.0 %'), a multiple from a doubling up
+ * (2 -> '×2', 10.79 -> '×10.8', 16.8 -> '×16.8'), so that large changes read on one scale.
+ */
 export function formatRatio(ratio: number | null | undefined): string {
   if (ratio === null || ratio === undefined || !Number.isFinite(ratio)) return '';
   const pct = (ratio - 1) * 100;
   const rounded = Math.round(pct * 10) / 10;
-  if (Math.abs(rounded) >= 1000) return `×${d3format('.3~r')(ratio)}`;
+  if (rounded >= 100) return `×${d3format('.3~r')(ratio)}`;
   const sign = rounded > 0 ? '+' : rounded < 0 ? '-' : '±';
   return `${sign}${fixed(Math.abs(rounded), 1)} %`;
 }

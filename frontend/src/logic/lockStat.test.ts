@@ -65,7 +65,7 @@ describe('buildCompareTable', () => {
     expect(base!.delta).toBe('');
     expect(other!.numbers.map((n) => n.text)).toEqual(['1,600', '0.0400', '10.0 µs', '400 ns']);
     expect(other!.delta).toBe('+200 ns');
-    expect(other!.ratio).toBe('+100.0 %');
+    expect(other!.ratio).toBe('×2');
     expect(other!.tone).toBe('worse');
     expect(other!.mark).toBe('changed');
   });

@@ -43,7 +43,7 @@ describe('sweep formatting', () => {
     expect(formatMetric(51234, 'inodes/s')).toBe('51.23k inodes/s');
     expect(formatMetric(null, 'IO/s')).toBe('–');
     expect(formatChange(1.2)).toBe('+20.0 %');
-    expect(formatChange(0.919)).toBe('−8.1 %');
+    expect(formatChange(0.919)).toBe('-8.1 %');
     expect(formatChange(1)).toBe('±0.0 %');
     expect(formatChange(13.2)).toBe('×13.2');
     expect(ciText(cell([100, 110, 90]))).toBe('±5.0 %');
@@ -73,7 +73,7 @@ describe('buildMatrix', () => {
     expect(base!.isBaseline && base!.color !== other!.color).toBe(true);
     expect(base!.cells[0]).toMatchObject({ main: '100', sub: '±5.0 %', tone: 'none' });
     expect(other!.cells.map((c) => [c.main, c.mark, c.tone])).toEqual([
-      ['+20.0 %', '*', 'better'], ['−25.0 %', '*', 'worse'], ['±0.0 %', '', 'same'], ['+7.0 %', '?', 'few']]);
+      ['+20.0 %', '*', 'better'], ['-25.0 %', '*', 'worse'], ['±0.0 %', '', 'same'], ['+7.0 %', '?', 'few']]);
     expect(other!.cells[0]!.title).toContain("Welch's t-test: t = 5.00, df = 3.0, p = 0.0010 (significant)");
     expect(other!.cells[3]!.title).toContain('too few repeats');
     const abs = buildMatrix(M, ['A', 'B'], false);

@@ -6,7 +6,7 @@
 // green or red only when the t-test says p < 0.05 with at least 3 repeats on both sides.
 import type { Schemas } from '../api/client';
 import { captureColor } from './colors';
-import { formatValue, scaleFor } from './format';
+import { formatRatio, formatValue, scaleFor } from './format';
 
 export type SweepMatrix = Schemas['SweepMatrix'];
 export type SweepCell = Schemas['SweepCell'];
@@ -39,13 +39,9 @@ function formatBytes(v: number): string {
   return `${s.toFixed(d)} ${units[i]}`;
 }
 
-/** '+12.3 %', '−8.1 %', '±0.0 %', '×12.3' (as the fio table writes ratios). */
+/** '+12.3 %', '-8.1 %', '±0.0 %', '×12.3' (as the fio table writes ratios). */
 export function formatChange(ratio: number | null | undefined): string {
-  if (ratio === null || ratio === undefined || !Number.isFinite(ratio)) return '';
-  const pct = Math.round((ratio - 1) * 1000) / 10;
-  if (Math.abs(pct) >= 1000) return `×${ratio.toPrecision(3)}`;
-  const sign = pct > 0 ? '+' : pct < 0 ? '−' : '±';
-  return `${sign}${Math.abs(pct).toFixed(1)} %`;
+  return formatRatio(ratio);
 }
 
 /** Half-width of the 95% CI of a mean, relative to it: '±2.5 %'. */
