@@ -173,6 +173,19 @@ test('Back from a comparison to the library keeps the ticked captures and the ba
   await expect(page.getByRole('button', { name: /^Compare 2/ })).toBeEnabled();
 });
 
+test("the capture page shows each run's fio results and names its tab by the label", async ({ page }) => {
+  test.skip(caps.length < 2, 'needs the uploads');
+  const c = caps[0]!;
+  const detail = (await (await page.request.get(`/api/captures/${c.id}`)).json()) as { runs_detail: { id: string }[] };
+  await page.goto(`/captures/${c.id}`);
+  await expect(page).toHaveTitle(`${c.label} · capture · iolens`);
+  const t = page.getByTestId('fio-results').locator('table.fio-results').first();
+  for (const h of ['IOPS', 'Bandwidth', 'clat p50', 'clat p99', 'clat p99.9']) await expect(t.locator('thead')).toContainText(h);
+  await expect(t.locator('tbody tr')).toHaveCount(detail.runs_detail.length);
+  await expect(t.locator('tbody tr').first().locator('td.num').first()).toHaveText(/IO\/s$/);
+  await expect(t.locator('tfoot')).toContainText(`mean of ${detail.runs_detail.length}`);
+});
+
 test('the Notebooks list names cells as the notebook does', async ({ page }) => {
   test.skip(caps.length < 2, 'needs the uploads');
   await page.goto('/notebooks');

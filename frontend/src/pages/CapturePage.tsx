@@ -1,8 +1,9 @@
 import { useEffect, useMemo, useState, type ReactNode } from 'react';
-import { bundleUrl, fetchCapture, type CaptureDetail } from '../api/client';
+import { bundleUrl, fetchCapture, type CaptureDetail, type FioComparison } from '../api/client';
+import { useFioComparison } from '../api/queries';
 import { useQuery } from '../api/useQuery';
 import { ErrorBox } from '../components/ErrorBox';
-import { formatBytes, formatDate, formatDuration } from '../logic/format';
+import { formatBytes, formatDate, formatDuration, formatSpread, formatValue } from '../logic/format';
 import { probeRows } from '../logic/probes';
 import { shellJoin } from '../logic/shell';
 import { Link } from '../state/router';
@@ -82,6 +83,8 @@ function CaptureBody({ c }: { c: CaptureDetail }) {
           </ul>
         </section>
       )}
+
+      {c.workload_kind === 'fio' && <FioResults c={c} />}
 
       <section className="section">
         <h2>
@@ -256,5 +259,92 @@ function ProbesTable({ runs }: { runs: CaptureDetail['runs_detail'] }) {
         </table>
       </div>
     </>
+  );
+}
+
+/** The fio metrics of the summary, in this order (the comparison's keys). */
+const FIO_SUMMARY = ['iops', 'bw', 'clat_mean', 'clat_p50', 'clat_p99', 'clat_p99_9', 'usr_cpu', 'sys_cpu'];
+
+/**
+ * fio's results of each run, as the comparison reads them (the same numbers, one capture): IOPS,
+ * bandwidth, completion latency mean and percentiles, CPU; per job and direction, then the mean and
+ * spread over the repeats.
+ */
+function FioResults({ c }: { c: CaptureDetail }) {
+  const q = useFioComparison([c.id], c.id);
+  const params = useMemo(() => new Map(c.runs_detail.map((r) => [r.id, Object.entries(r.params).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ')])), [c.runs_detail]);
+  return (
+    <section className="section" data-testid="fio-results">
+      <h2>
+        fio results <span className="muted count">per run, from each run&apos;s fio JSON (completion latency: clat)</span>
+      </h2>
+      {q.error && <ErrorBox error={q.error} title="Cannot read the fio results" />}
+      {q.loading && <p className="muted">Loading fio results…</p>}
+      {q.data && <FioResultsTable cmp={q.data} id={c.id} params={params} />}
+    </section>
+  );
+}
+
+function FioResultsTable({ cmp, id, params }: { cmp: FioComparison; id: string; params: Map<string, string> }) {
+  if (!cmp.groups.length) return <p className="muted">No fio results in this capture.</p>;
+  const anyParams = [...params.values()].some((p) => p !== '');
+  return (
+    <div className="table-scroll">
+      {cmp.groups.map((g) => {
+        const metrics = FIO_SUMMARY.map((k) => g.metrics.find((m) => m.metric === k)).filter((m): m is NonNullable<typeof m> => !!m);
+        const runs = [...new Set(metrics.flatMap((m) => m.cells[id]?.runs ?? []))];
+        return (
+          <table key={`${g.job}/${g.ddir}`} className="data-table fio-results" data-job={g.job} data-ddir={g.ddir}>
+            <caption>
+              job <span className="mono">{g.job}</span> <span className="kind-badge">{g.ddir}</span>
+            </caption>
+            <thead>
+              <tr>
+                <th>Run</th>
+                {anyParams && <th>Point</th>}
+                {metrics.map((m) => (
+                  <th key={m.metric} className="num" title={m.description}>
+                    {m.label}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {runs.map((r) => (
+                <tr key={r} data-run={r}>
+                  <td className="mono">{r}</td>
+                  {anyParams && <td className="mono small">{params.get(r) ?? ''}</td>}
+                  {metrics.map((m) => {
+                    const cell = m.cells[id];
+                    const k = cell ? cell.runs.indexOf(r) : -1;
+                    return (
+                      <td key={m.metric} className="num">
+                        {cell && k >= 0 ? formatValue(cell.values[k], m.unit) : '–'}
+                      </td>
+                    );
+                  })}
+                </tr>
+              ))}
+            </tbody>
+            {!anyParams && runs.length > 1 && (
+              <tfoot>
+                <tr>
+                  <th title="Mean over the repeats; ± the sample standard deviation (n ≥ 3) or min–max (n = 2)">mean of {runs.length}</th>
+                  {metrics.map((m) => {
+                    const cell = m.cells[id];
+                    return (
+                      <td key={m.metric} className="num">
+                        {cell ? formatValue(cell.mean, m.unit) : '–'}
+                        {cell && <div className="muted small">{formatSpread(cell, m.unit)}</div>}
+                      </td>
+                    );
+                  })}
+                </tr>
+              </tfoot>
+            )}
+          </table>
+        );
+      })}
+    </div>
   );
 }
