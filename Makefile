@@ -6,18 +6,20 @@ DEMO_DB ?= $(DEMO_DIR)/iolens.duckdb
 HOST ?= 127.0.0.1
 PORT ?= 8000
 DATASETS := $(sort $(wildcard datasets/*/*.iolens.tar.gz))
-# backend/native (Rust) is built by `uv sync` through maturin, which needs cargo; rustup puts it here.
+# backend/native (Rust) is built by `uv sync` through maturin, which needs cargo: rustup puts it in
+# ~/.cargo/bin, Debian's cargo-web (installed by deps-system where none will do) in /usr/bin.
 # uv's own folder goes on PATH too: `pip install --user` puts it in ~/.local/bin, which a fresh shell
 # may not have, and Playwright's web server runs `uv run iolens serve`.
 export PATH := $(dir $(UV)):$(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: help deps deps-system deps-python deps-node build api-client demo serve test test-python \
+.PHONY: readme-shots help deps deps-system deps-python deps-node build api-client demo serve test test-python \
         test-rust test-unit test-e2e typecheck clean bench lab-deps lab-kernel lab-datasets lint-python bundle-schema
 
 help:
 	@echo "make demo   install, build, load datasets/ and serve on http://$(HOST):$(PORT)/"
 	@echo "make test   install what tests need and run every suite (Python, TypeScript, browser)"
 	@echo "make build  build the frontend into frontend/dist"
+	@echo "make readme-shots  retake the README's screenshots (docs/screenshot-*.png) from the e2e suite"
 	@echo "make api-client  regenerate frontend/src/api/schema.d.ts from the backend's OpenAPI schema"
 	@echo "make bundle-schema  regenerate docs/bundle-manifest.schema.json from the bundle manifest's model"
 	@echo "make bench  run every benchmark in bench/ (needs root and perf; not part of make test)"
@@ -33,7 +35,7 @@ $(UV):
 	python3 -m pip install --quiet --user uv || python3 -m pip install --quiet --break-system-packages --user uv
 
 deps-python: $(UV)
-	@command -v cargo >/dev/null || { echo "iolens builds backend/native with Rust: install cargo (rustup)" >&2; exit 1; }
+	@bash scripts/install-system-deps.sh --check-rust
 	$(UV) sync --frozen --quiet
 
 deps-node: node_modules/.package-lock.json
@@ -102,6 +104,11 @@ test-unit: deps-node
 
 test-e2e: build
 	npm run --silent test:e2e
+
+# The README's pictures (docs/screenshot-*.png), taken by frontend/e2e/readme.spec.ts from the real
+# datasets through the real server; every e2e run takes them too, into frontend/test-results/.
+readme-shots: build
+	cd frontend && IOLENS_README_SHOTS=$(CURDIR)/docs npx playwright test --project=all readme.spec.ts
 
 # Each bench/*.py is one benchmark: it prints its figures and exits non-zero when a target is missed.
 bench: deps-python

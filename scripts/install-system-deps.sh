@@ -5,9 +5,30 @@
 # needs (compiler, flex, bison, libelf, ccache, Debian's linux-source-6.12). As root it installs
 # them; otherwise it prints the exact command to run. Safe to run again: it only installs what is
 # missing.
+#
+# Rust: backend/native is built by `uv sync` through maturin with cargo, and its dependencies
+# (pyo3 0.30 and others) need Rust >= RUST_MIN. Where no such cargo is found (rustup's in
+# ~/.cargo/bin, or any on PATH), it installs Debian's rustc-web and cargo-web (1.85+ in bookworm's
+# security updates; Debian's plain rustc 1.63 is too old), with their rustfmt and clippy for
+# `make test-rust`. `install-system-deps.sh --check-rust` only says whether the cargo found will do.
 set -euo pipefail
 
+RUST_MIN=1.85
+rust_ok() {
+    local v
+    v=$(PATH="$HOME/.cargo/bin:$PATH" cargo --version 2>/dev/null | awk '{print $2}') || true
+    [ -n "$v" ] && [ "$(printf '%s\n%s\n' "$RUST_MIN" "${v%%-*}" | sort -V | head -n1)" = "$RUST_MIN" ]
+}
+if [ "${1:-}" = --check-rust ]; then
+    rust_ok && exit 0
+    found=$(PATH="$HOME/.cargo/bin:$PATH" cargo --version 2>/dev/null || echo "no cargo")
+    echo "iolens builds backend/native with Rust >= $RUST_MIN, found: $found." >&2
+    echo "Run \`make deps-system\` as root (it installs Debian's rustc-web and cargo-web), or install rustup." >&2
+    exit 1
+fi
+
 need=()
+rust_ok || need+=(rustc-web cargo-web rustfmt-web rust-web-clippy)
 command -v fio >/dev/null 2>&1 || need+=(fio)
 command -v perf >/dev/null 2>&1 || need+=(linux-perf)
 [ -x /usr/bin/chromium ] || need+=(chromium)
