@@ -33,6 +33,9 @@ export function LatencyHistogramSvg({ l }: { l: HistLayout }) {
         </g>
       ))}
       <line x1={plot.left} x2={plot.right} y1={plot.bottom + 0.5} y2={plot.bottom + 0.5} className="chart-axis" />
+      <text transform={`translate(9 ${(plot.top + plot.bottom) / 2}) rotate(-90)`} textAnchor="middle" className="chart-label">
+        % of I/Os
+      </text>
       <text x={(plot.left + plot.right) / 2} y={l.height - 3} textAnchor="middle" className="chart-label">
         completion latency (issue → complete), log scale
       </text>

@@ -29,6 +29,9 @@ export function SizeBarsSvg({ l }: { l: SizeLayout }) {
         <rect key={b.key} x={b.x} y={b.y} width={b.w} height={b.h} fill={b.color} />
       ))}
       <line x1={plot.left} x2={plot.right} y1={plot.bottom + 0.5} y2={plot.bottom + 0.5} className="chart-axis" />
+      <text transform={`translate(9 ${(plot.top + plot.bottom) / 2}) rotate(-90)`} textAnchor="middle" className="chart-label">
+        % of I/Os
+      </text>
       {l.groups.map((g, i) =>
         i % every === 0 ? (
           <text key={g.low} x={g.x} y={plot.bottom + 13} textAnchor="middle" className="chart-tick">

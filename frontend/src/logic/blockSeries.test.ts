@@ -9,6 +9,7 @@ import {
   lastEvents,
   lostIn,
   maxOf,
+  robustTop,
   minPositive,
   mix,
   opCounts,
@@ -197,5 +198,20 @@ describe('bin percentile (testdata/vectors/bin-percentile.json)', () => {
       const i = c.picked[String(p)] ?? null;
       expect(binPercentile(bins(c.counts), p)).toBe(i === null ? null : Math.sqrt(2 ** i * 2 ** (i + 1)));
     }
+  });
+});
+
+describe('robustTop: a start-up spike does not set the scale', () => {
+  const steady = Array.from({ length: 200 }, (_, i) => 100 + (i % 7));
+  it('clips at the 90th percentile when the largest value is more than twice it', () => {
+    const r = robustTop([{ values: [2700, 2500, ...steady] }, { values: [null, ...steady] }]);
+    expect(r).not.toBeNull();
+    expect(r!.max).toBe(2700);
+    expect(r!.top).toBeLessThan(200);
+    expect(r!.above).toBeGreaterThanOrEqual(2);
+  });
+  it('keeps the full scale when it reads well, or with too few values', () => {
+    expect(robustTop([{ values: steady }])).toBeNull();
+    expect(robustTop([{ values: [1, 1000] }])).toBeNull();
   });
 });

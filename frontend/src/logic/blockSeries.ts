@@ -427,6 +427,24 @@ export function maxOf(lines: readonly { values: readonly (number | null)[] }[]):
   return m;
 }
 
+/**
+ * A robust top for a rate chart: the 90th percentile of the values drawn (a start-up burst may
+ * fill several per cent of the run), when the largest is more than twice it, so that a spike does
+ * not flatten the steady state; null when the full scale reads well. `above`: how many values the
+ * clipped scale cuts, `max`: the largest, `q`: the quantile.
+ */
+export const ROBUST_Q = 0.9;
+export function robustTop(lines: readonly { values: readonly (number | null)[] }[], q = ROBUST_Q): { top: number; above: number; max: number } | null {
+  const vs: number[] = [];
+  for (const l of lines) for (const v of l.values) if (v !== null && Number.isFinite(v) && v > 0) vs.push(v);
+  if (vs.length < 20) return null;
+  vs.sort((a, b) => a - b);
+  const top = vs[Math.min(vs.length - 1, Math.ceil(q * vs.length) - 1)]!;
+  const max = vs[vs.length - 1]!;
+  if (!(top > 0) || max <= 2 * top) return null;
+  return { top, above: vs.filter((v) => v > top).length, max };
+}
+
 /** Smallest positive finite value of some lines (Infinity when none). */
 export function minPositive(lines: readonly { values: readonly (number | null)[] }[]): number {
   let m = Infinity;

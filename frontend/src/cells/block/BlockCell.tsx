@@ -23,7 +23,7 @@ import {
   LATENCY_MEASURES,
   lastEvents,
   lostIn,
-  maxOf,
+  maxOf, robustTop, ROBUST_Q,
   minPositive,
   FIO_DASH,
   fioKeyLabel,
@@ -122,6 +122,8 @@ function BlockCharts({ captures, runs, state, setState }: ChartsProps) {
   const latPlan = planBuckets(range, plotPx, LATENCY_MAX_BUCKETS);
   const on = (c: BlockChart) => state.charts.includes(c);
   const [hoverT, setHoverT] = useState<number | null>(null);
+  // rate charts: a clipped scale (90th percentile) when a spike would flatten the rest
+  const [fullScale, setFullScale] = useState(false);
 
   const slot = (v: string) => `${v}|${params.series}|${params.device ?? ''}`;
   const qd = useKept(slot('qd'), useQueueDepth(on('qd') ? params : null, plan));
@@ -190,6 +192,7 @@ function BlockCharts({ captures, runs, state, setState }: ChartsProps) {
         return { grid: r.grid, lines: [...r.lines, ...shapeFioIops(d, captures, state.op).lines] };
       }),
       unitOf: 'IO/s',
+      robust: true,
       keys: [
         ...splitKeys('iops'),
         ...(fio.lines.length
@@ -215,6 +218,7 @@ function BlockCharts({ captures, runs, state, setState }: ChartsProps) {
       sub: (w) => `bytes completed per second, per ${w} · ${rateWord}`,
       answer: answer(rates, (d) => shapeRates(d, captures, last, { metric: 'bytes_per_s', op: state.op, split: state.split })),
       unitOf: 'B/s',
+      robust: true,
       keys: splitKeys('bytes_per_s'),
       height: 140,
     },
@@ -323,7 +327,7 @@ function BlockCharts({ captures, runs, state, setState }: ChartsProps) {
       {timeSections
         .filter((t) => on(t.id))
         .map((t) => (
-          <TimeChart key={t.id} s={t} width={chartWidth} domain={domain} it={it} />
+          <TimeChart key={t.id} s={t} width={chartWidth} domain={domain} it={it} fullScale={fullScale} setFullScale={setFullScale} />
         ))}
       {dists.length > 0 && (
         <div className="block-dists">
@@ -419,6 +423,8 @@ interface TimeSection {
   unitOf: ValueUnit;
   keys?: StyleKey[];
   controls?: ReactNode;
+  /** A rate: a spike more than twice the 90th percentile does not set the scale (unless full scale is asked for). */
+  robust?: boolean;
   /** Below the chart (notes about what it does not draw). */
   after?: ReactNode;
   height: number;
@@ -434,19 +440,46 @@ function Loading({ title, unit, testId, height }: { title: string; unit?: string
   );
 }
 
-function TimeChart({ s, width, domain, it }: { s: TimeSection; width: number; domain: [number, number]; it: TimeInteraction }) {
+function TimeChart({ s, width, domain, it, fullScale, setFullScale }: { s: TimeSection; width: number; domain: [number, number]; it: TimeInteraction; fullScale: boolean; setFullScale: (f: boolean) => void }) {
   const testId = `chart-${s.id}`;
   if (s.answer.error && !s.answer.draw) return <ErrorBox error={s.answer.error} title={s.title} />;
   if (!s.answer.draw) return <Loading title={s.title} unit={s.unit} testId={testId} height={s.height} />;
   const shaped = s.answer.draw();
-  const y = s.y ? s.y(shaped.lines) : valueAxis(maxOf(shaped.lines), s.unitOf);
+  const robust = s.robust ? robustTop(shaped.lines) : null;
+  const clipped = robust !== null && !fullScale;
+  const y = s.y ? s.y(shaped.lines) : valueAxis(clipped ? robust.top * 1.08 : maxOf(shaped.lines), s.unitOf);
+  const scaleNote = robust && (
+    <button
+      type="button"
+      className={`toggle scale-toggle${clipped ? ' on' : ''}`}
+      data-testid={`scale-${s.id}`}
+      aria-pressed={clipped}
+      title={
+        clipped
+          ? `The scale stops at the ${ROBUST_Q * 100}th percentile of the values drawn (${formatQuantity(robust.top, s.unitOf)}): ${robust.above} interval${robust.above === 1 ? '' : 's'} above it, up to ${formatQuantity(robust.max, s.unitOf)}, run off the top. Click for the full scale.`
+          : `Full scale, up to ${formatQuantity(robust.max, s.unitOf)}. Click to stop the scale at the ${ROBUST_Q * 100}th percentile so the steady state can be read.`
+      }
+      onClick={() => setFullScale(clipped)}
+    >
+      {clipped ? `scale clipped at p${ROBUST_Q * 100} · ${robust.above} above, max ${formatQuantity(robust.max, s.unitOf)}` : `full scale · clip at p${ROBUST_Q * 100}`}
+    </button>
+  );
   return (
     <ChartFrame
       title={s.title}
       unit={s.unitFromAxis ? y.unit : s.unit}
       subtitle={s.sub(formatSpan(shaped.grid.interval))}
       keys={s.keys}
-      controls={s.controls}
+      controls={
+        scaleNote ? (
+          <>
+            {s.controls}
+            {scaleNote}
+          </>
+        ) : (
+          s.controls
+        )
+      }
       lost={lostNotes(shaped.lines)}
       stale={s.answer.stale}
       testId={testId}
