@@ -12,7 +12,7 @@ let tableText = '';
 const labels: string[] = [];
 
 async function fioTableText(page: Page): Promise<string> {
-  const table = page.locator('.fio-table').first();
+  const table = page.locator('section.cell[data-kind="fio"] .fio-table').first();
   await expect(table).toBeVisible();
   return (await table.innerText()).replace(/\s+/g, ' ').trim();
 }
