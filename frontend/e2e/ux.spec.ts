@@ -34,6 +34,9 @@ async function starter(page: Page): Promise<void> {
   for (const c of caps) await page.getByRole('checkbox', { name: `Select ${c.label}`, exact: true }).check();
   await page.getByRole('button', { name: /^Compare 2/ }).click();
   await expect(page.locator('section.cell').first()).toHaveAttribute('data-kind', 'note');
+  // (the comparison's facts arrive after the cells and move them down: wait for the page to settle)
+  await expect(page.locator('section.cell[data-kind="fio"] .fio-table').first()).toBeVisible();
+  await page.waitForLoadState('networkidle');
 }
 
 const note = (page: Page) => page.locator('section.cell[data-kind="note"]').first();
