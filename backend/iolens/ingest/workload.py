@@ -40,6 +40,8 @@ def workload_facts(bundle: OpenBundle, parsed: Parsed) -> list[tuple[str, str | 
             s = v if isinstance(v, str) else json.dumps(v)
             if s not in values.setdefault(k, []):
                 values[k].append(s)
+    swept = getattr(m.workload, "sweep", None) is not None
     for k, vs in values.items():
-        facts[f"sweep.{k}"] = ", ".join(vs)
+        if swept or len(vs) > 1:  # a lone run's parameters (a probe's --cpus) are not a sweep
+            facts[f"sweep.{k}"] = ", ".join(vs)
     return sorted(facts.items())

@@ -153,7 +153,7 @@ def comparison_facts(store: Store, ids: list[str], labels: dict[str, str] | None
             warnings.append(models.Incomparable(
                 what="cpu", values=cpu, message=f"The CPUs differ: {_phrase(cpu, labels)}."))
         if work:
-            shown = ", ".join(f"{d.key} {' vs '.join(str(d.values.get(i)) for i in ids)}" for d in work[:4])
+            shown = ", ".join(f"{d.key} {' vs '.join(d.values.get(i) or '(none)' for i in ids)}" for d in work[:4])
             more = f" and {len(work) - 4} more" if len(work) > 4 else ""
             warnings.append(models.Incomparable(
                 what="workload", values={i: str(sum(1 for d in work if d.values.get(i) is not None)) for i in ids},
