@@ -144,3 +144,22 @@ def test_text_and_html_exports_carry_the_kernel_and_workload_facts(pair):
     html = api.get(f"/api/notebooks/{nid}/export", params={"format": "html"}).text
     assert "Not comparable as a kernel change (accelerator)" in html
     assert "<code title=\"workload\">fio.j.rw</code>" in html and "CONFIG_LOCK_STAT" in html
+
+
+def test_one_plus_minus_formatter_for_html():
+    """The HTML export shows a ratio of 1 as the app does ('\u00b10.0 %'), never the text report's '+-'."""
+    from iolens import models
+    from iolens.exports import metric_table
+    from iolens.exports import textfmt as tf
+
+    def cell(mean: float, ratio: float | None) -> models.StatCell:
+        return models.StatCell(n=3, mean=mean, stddev=10.0, min=mean - 10, max=mean + 10, cv=0.01,
+                               values=[mean - 10, mean, mean + 10], runs=["r0", "r1", "r2"], ratio=ratio)
+
+    row = models.MetricRow(metric="iops", label="IOPS", unit="IO/s", better="higher", description="IOPS",
+                           cells={"a": cell(1000.0, None), "b": cell(1000.0, 1.0)})
+    caps = [models.ComparedCapture(id=i, label=i, kernel=None, runs=3, repeats=3, tags={}) for i in ("a", "b")]
+    html = metric_table.html_table([row], caps, "a")
+    assert "\u00b10.0 %" in html and "+-" not in html
+    assert tf.format_ratio(1.0) == "+-0.0 %"  # the text report stays ASCII for mail
+    assert tf.for_html(tf.format_spread(3, 14186, 1013, 13542, 15354, "/s")).startswith("\u00b1")

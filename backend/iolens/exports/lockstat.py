@@ -224,7 +224,7 @@ class LockStatExport:
                 if extra:
                     delta, ratio, status = row.change.get(cid, (None, None, ""))
                     tone = "worse" if (delta or 0) > 0 else "better" if (delta or 0) < 0 else "same"
-                    text = {"appeared": "new", "vanished": "gone"}.get(status) or tf.format_ratio(ratio)
+                    text = {"appeared": "new", "vanished": "gone"}.get(status) or tf.for_html(tf.format_ratio(ratio))
                     tds.append(f'<td class="num ratio tone-{tone}">{e(text)}</td>')
             rw = "" if row.rw == ["W"] else f' <span class="muted small">{"write" if row.rw[0] == "W" else "read"}</span>'
             body.append(f'<tr><th style="white-space:nowrap"><code>{e(_name(row.lock_class, row.occurrence))}</code>{rw}</th>'

@@ -19,7 +19,7 @@ HTML_LEGEND = ('<span class="tone-better">green</span> better, <span class="tone
 
 def pretty(s: str) -> str:
     """The text report's ASCII units as the app shows them (HTML can carry them)."""
-    return s.replace(" us", " \u00b5s").replace("+-", "\u00b1").replace("-", "\u2013") if s[:1] != "-" else s
+    return tf.for_html(s).replace("-", "\u2013") if s[:1] != "-" else tf.for_html(s)
 
 
 def baseline_first(captures: Sequence[models.ComparedCapture], baseline: str) -> list[models.ComparedCapture]:
@@ -89,7 +89,7 @@ def html_table(rows: Sequence[models.MetricRow], captures: Sequence[models.Compa
                        f'<td class="num muted">{e(pretty(_spread(cell, row.unit)))}</td><td class="num muted">{cell.n}</td>')
             if c.id != baseline:
                 t = tf.tone(cell.model_dump(), base.model_dump(), row.better) if base else ""
-                tds.append(f'<td class="num ratio tone-{t or "none"}">{e(tf.format_ratio(cell.ratio))}</td>')
+                tds.append(f'<td class="num ratio tone-{t or "none"}">{e(tf.for_html(tf.format_ratio(cell.ratio)))}</td>')
         body.append(f'<tr><th title="{e(row.description, quote=True)}">{e(row.label)}{arrow}</th>{"".join(tds)}</tr>')
     return (f'<div class="scroll"><table class="fio"><thead><tr><th rowspan="2">Metric</th>{head1}</tr>'
             f'<tr>{head2}</tr></thead><tbody>{"".join(body)}</tbody></table></div>')

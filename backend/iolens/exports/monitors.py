@@ -78,7 +78,7 @@ class MonitorsExport:
             tds = []
             for c in caps:
                 x = r.cells.get(c)
-                ch = "" if x is None or c == data.baseline else f" <span class=muted>{e(tf.format_ratio(x.ratio))}</span>"
+                ch = "" if x is None or c == data.baseline else f" <span class=muted>{e(tf.for_html(tf.format_ratio(x.ratio)))}</span>"
                 tds.append(f"<td class=num>{'-' if x is None else e(_num(x.value))}{ch}</td>")
             body.append(f"<tr><td>{e(r.source)}/{e(r.key)}</td><td>{e(r.unit)}</td>{''.join(tds)}</tr>")
         return (f"<p>Kernel counters that moved most against the baseline (mean of the runs; counters per second).</p>"

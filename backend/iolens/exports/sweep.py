@@ -23,7 +23,7 @@ from .context import ExportContext, parse_state
 
 def _pm(text: str) -> str:
     """The text tables' ASCII '+-' as the app shows it (HTML can carry it)."""
-    return text.replace("+-", "\u00b1")
+    return tf.for_html(text)
 
 
 def _legend_html(relative: bool) -> str:

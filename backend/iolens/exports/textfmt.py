@@ -183,6 +183,12 @@ def format_spread(n: int, mean: float | None, stddev: float | None, lo: float | 
     return ""
 
 
+def for_html(s: str) -> str:
+    """The one formatter from the text report's ASCII forms to what the app shows (HTML carries any
+    character): '+-0.0 %' -> '\u00b10.0 %', '+-1.2k' -> '\u00b11.2k', ' us' -> ' \u00b5s'."""
+    return s.replace("+-", "\u00b1").replace(" us", " \u00b5s")
+
+
 def format_ratio(ratio: float | None) -> str:
     """1.123 -> '+12.3 %', 0.919 -> '-8.1 %', very large -> 'x12.3' or 'x1370' (3 significant digits,
     never an exponent: as src/logic/format.ts formatRatio, with an ASCII x)."""
