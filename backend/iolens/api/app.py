@@ -8,6 +8,11 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
+import sys
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI, HTTPException, Request
@@ -21,13 +26,30 @@ from ..store import notebooks
 from ..store.db import Store, StoreError
 from ..store.sandbox import Sandbox, SqlRefused
 from .deps import Settings
-from .routes import block, captures, comparison, events, fio, flame, lockstat, loose, meta, monitors, sched, sql, sweep
+from .guard import RequestGuard
+from .routes import (
+    backup,
+    block,
+    captures,
+    comparison,
+    events,
+    fio,
+    flame,
+    lockstat,
+    loose,
+    meta,
+    monitors,
+    sched,
+    sql,
+    sweep,
+)
 from .routes import notebooks as notebook_routes
 
 log = logging.getLogger("iolens.api")
 
 # One router per domain, in the order of the OpenAPI document.
-ROUTERS = (meta, captures, comparison, loose, fio, lockstat, notebook_routes, sql, block, sched, flame, sweep, events, monitors)
+ROUTERS = (meta, captures, comparison, loose, fio, lockstat, notebook_routes, sql, block, sched, flame, sweep, events, monitors,
+           backup)
 
 __all__ = ["Settings", "create_app", "default_frontend_dist"]
 
@@ -41,6 +63,34 @@ def default_frontend_dist() -> Path | None:
     return candidate if (candidate / "index.html").is_file() else None
 
 
+def clean_data_dir(store: Store, settings: Settings) -> None:
+    """Leftovers of a killed server or ingest, removed at start-up and logged: `.upload-*` temporary
+    files, `*.partial` copies, and kept bundles that no capture references (the capture's
+    transaction never committed)."""
+    removed: list[str] = []
+    for pattern in (".upload-*", "*.partial", "bundles/*.partial", "bundles/*.iolens.tmp*"):
+        for p in settings.data_dir.glob(pattern):
+            if p.is_file() and p.resolve() != Path(settings.db_path).resolve():
+                p.unlink(missing_ok=True)
+                removed.append(p.name)
+    for p in settings.data_dir.glob(".loose-*"):  # a loose-files upload's working directory
+        if p.is_dir():
+            shutil.rmtree(p, ignore_errors=True)
+            removed.append(p.name + "/")
+    bundles = settings.bundles_dir
+    if bundles.is_dir():
+        kept = {str(r[0]) for r in store.query("SELECT bundle_sha256 FROM captures").rows}
+        for p in bundles.glob("*.iolens.tar"):
+            if p.name.removesuffix(".iolens.tar") not in kept:
+                p.unlink(missing_ok=True)
+                removed.append(f"bundles/{p.name}")
+    if removed:
+        log.warning("removed %d leftover file(s) of an interrupted upload or ingest: %s", len(removed),
+                    ", ".join(sorted(removed)[:20]) + (" ..." if len(removed) > 20 else ""))
+        print(f"iolens: removed {len(removed)} leftover file(s) of an interrupted upload or ingest "
+              f"({', '.join(sorted(removed)[:5])}{' ...' if len(removed) > 5 else ''})", file=sys.stderr)
+
+
 def error_response(status: int, error: str, detail: object = None) -> JSONResponse:
     return JSONResponse(status_code=status, content={"error": error, "detail": detail})
 
@@ -48,7 +98,33 @@ def error_response(status: int, error: str, detail: object = None) -> JSONRespon
 def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     store = store or Store(settings.db_path, memory_limit=settings.db_memory_limit,
                            sandbox_memory_limit=settings.sql_memory_limit)
+    clean_data_dir(store, settings)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        # Checkpoint every checkpoint_interval_s and at a clean stop (SIGTERM, Ctrl-C): the .duckdb
+        # file alone then holds every capture, as a copy of the data directory expects.
+        stop = threading.Event()
+
+        def every() -> None:
+            while not stop.wait(settings.checkpoint_interval_s):
+                try:
+                    store.checkpoint()
+                except Exception:  # noqa: BLE001 - logged; the next one tries again
+                    log.exception("periodic checkpoint failed")
+
+        t = threading.Thread(target=every, name="iolens-checkpoint", daemon=True)
+        t.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            t.join(timeout=5)
+            store.checkpoint()
+            log.info("database checkpointed at shutdown: %s", settings.db_path)
+
     app = FastAPI(
+        lifespan=lifespan,
         title="iolens",
         version=__version__,
         description="Capture, compare and share storage performance investigations.",
@@ -89,8 +165,16 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
         log.exception("store error")
         return error_response(500, str(exc))
 
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        # A bug: logged with its traceback here, answered as JSON like every other error.
+        log.error("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
+        return error_response(500, f"internal error ({type(exc).__name__}): {' '.join(str(exc).split())[:300]}",
+                              {"path": request.url.path})
+
     for r in ROUTERS:
         app.include_router(r.router)
+    app.add_middleware(RequestGuard, settings=settings)
     _mount_frontend(app, settings.frontend_dist)
     return app
 

@@ -27,6 +27,8 @@ class Settings:
     data_dir: Path
     frontend_dist: Path | None = None
     max_upload_bytes: int = int(os.environ.get("IOLENS_MAX_UPLOAD_BYTES", 8 << 30))
+    # any other request body (a notebook save, a report): checked before it is read
+    max_body_bytes: int = int(os.environ.get("IOLENS_MAX_BODY_BYTES", 16 << 20))
     limits: Limits = field(default_factory=Limits)
     # Writes (uploads, notebook saves) need `Authorization: Bearer <token>` when set; reads never do.
     token: str | None = field(default_factory=lambda: os.environ.get("IOLENS_TOKEN") or None)
@@ -39,6 +41,8 @@ class Settings:
     sql_max_bytes: int = int(os.environ.get("IOLENS_SQL_MAX_BYTES", DEFAULT_MAX_BYTES))
     sql_memory_limit: str = os.environ.get("IOLENS_SQL_MEMORY_LIMIT") or DEFAULT_SQL_MEMORY
     db_memory_limit: str | None = os.environ.get("IOLENS_DB_MEMORY_LIMIT") or None
+    # seconds between checkpoints of the WAL into the database file (and one at every clean stop)
+    checkpoint_interval_s: float = float(os.environ.get("IOLENS_CHECKPOINT_INTERVAL", 60))
 
     @property
     def bundles_dir(self) -> Path:

@@ -256,6 +256,10 @@ def build_parser() -> argparse.ArgumentParser:
     bundle_cli.add_parser(sub)
     sub.choices["bundle"].set_defaults(func=cmd_bundle)
 
+    from . import backup
+
+    backup.add_parser(sub, db_help, str(default_db_path()))
+
     c = sub.add_parser("convert", help="parse a tool's output and print it (iolens convert FORMAT --help)")
     from . import convert
 

@@ -11,6 +11,9 @@ import json
 import logging
 import os
 import shutil
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +22,7 @@ from typing import Any
 import duckdb
 
 from ..bundle import KEPT_KINDS, BundleError, Limits, OpenBundle, open_bundle
+from ..bundle.reader import file_sha256
 from ..formats.errors import FormatError
 from ..store.db import Store
 from . import fio, sweep, workload
@@ -135,7 +139,40 @@ def ingest_file(
             return ingest_file(store, wrapped, bundles_dir=bundles_dir, source=source, limits=limits)
         finally:
             wrapped.unlink(missing_ok=True)
-    with open_bundle(archive, source, limits) as bundle:
+    # The same bytes again (a re-upload, five people uploading one bundle at once): answered from
+    # the content hash before anything is unpacked or parsed; concurrent copies wait for the first.
+    digest = file_sha256(archive)
+    with _one_at_a_time(digest):
+        found = store.query("SELECT capture_id, label, n_runs FROM captures WHERE bundle_sha256 = ?", [digest]).rows
+        if found:
+            return IngestResult(found[0][0], found[0][1], created=False, runs=found[0][2])
+        return _ingest_bundle(store, archive, digest, bundles_dir=bundles_dir, source=source, limits=limits)
+
+
+_INFLIGHT: dict[str, tuple[threading.Lock, int]] = {}
+_INFLIGHT_GUARD = threading.Lock()
+
+
+@contextmanager
+def _one_at_a_time(digest: str) -> Iterator[None]:
+    with _INFLIGHT_GUARD:
+        lock, users = _INFLIGHT.get(digest, (threading.Lock(), 0))
+        _INFLIGHT[digest] = (lock, users + 1)
+    try:
+        with lock:
+            yield
+    finally:
+        with _INFLIGHT_GUARD:
+            lock, users = _INFLIGHT[digest]
+            if users == 1:
+                del _INFLIGHT[digest]
+            else:
+                _INFLIGHT[digest] = (lock, users - 1)
+
+
+def _ingest_bundle(store: Store, archive: Path, digest: str, *, bundles_dir: Path, source: str | None,
+                   limits: Limits) -> IngestResult:
+    with open_bundle(archive, source, limits, sha256=digest) as bundle:
         m = bundle.manifest
         existing = store.query("SELECT label FROM captures WHERE capture_id = ?", [bundle.capture_id]).scalar()
         if existing is not None:

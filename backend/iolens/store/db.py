@@ -18,6 +18,7 @@ import logging
 import os
 import queue
 import re
+import shutil
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -134,10 +135,7 @@ class Store:
             self._con = duckdb.connect(str(path), config=config)
         except duckdb.IOException as exc:
             if "lock" in str(exc).lower():
-                raise StoreError(
-                    f"{path}: the database is in use by another process (a running `iolens serve`?). "
-                    "Stop it, or send bundles to it with `iolens ingest --server http://HOST:PORT FILE`."
-                ) from exc
+                raise StoreError(in_use_message(str(path), str(exc))) from exc
             raise StoreError(f"{path}: cannot open the database: {exc}") from exc
         except duckdb.Error as exc:  # a bad memory_limit, for one
             raise StoreError(f"{path}: cannot open the database: {exc}") from exc
@@ -202,10 +200,50 @@ class Store:
             finally:
                 cur.close()
 
+    def checkpoint(self) -> None:
+        """Write the WAL into the database file (DuckDB otherwise does it only past 16 MB of WAL or
+        at a clean close): after it, the .duckdb file alone holds every committed capture."""
+        with self._write_lock:
+            self._con.execute("CHECKPOINT")
+
+    def snapshot(self, dest: Path) -> None:
+        """A consistent copy of the database as one file: no write can start while the WAL is
+        checkpointed and the file copied (every write goes through `write`, under the same lock)."""
+        tmp = dest.with_name(dest.name + ".partial")
+        with self._write_lock:
+            self._con.execute("CHECKPOINT")
+            shutil.copyfile(self.path, tmp)
+        os.replace(tmp, dest)
+
     def close(self) -> None:
         while not self.sandbox_pool.empty():
             self.sandbox_pool.get_nowait().close()
         self._con.close()
+
+
+def in_use_message(path: str, duckdb_error: str) -> str:
+    """Who holds the database, from DuckDB's "Conflicting lock is held in PROGRAM (PID N)" and the
+    holder's command line in /proc, and what to do about it."""
+    m = re.search(r"\(PID (\d+)\)", duckdb_error)
+    if m is None:
+        return (f"{path}: the database is in use by another process ({duckdb_error.strip()[:200]}). Stop it, or, "
+                "if it is `iolens serve`, go through it: `iolens ingest --server URL FILE`.")
+    pid = int(m.group(1))
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        cmd = " ".join(a.decode("utf-8", "replace") for a in argv if a)
+    except OSError:
+        cmd = ""
+    who = f"pid {pid}" + (f": {cmd[:200]}" if cmd else "")
+    words = cmd.split()
+    if "serve" in words:
+        return (f"{path}: the database is in use by `iolens serve` ({who}). Go through the server: "
+                "`iolens ingest --server http://HOST:PORT FILE`, `iolens export ID --server http://HOST:PORT`, "
+                "`iolens backup DIR --server http://HOST:PORT`; or stop it.")
+    if "ingest" in words:
+        return (f"{path}: the database is in use by another `iolens ingest` ({who}). It holds the database until "
+                "its last bundle is stored: wait for it, then run this again.")
+    return f"{path}: the database is in use by another process ({who}). Wait for it to finish or stop it."
 
 
 _SIZE_RE = re.compile(r"^\s*\d+(\.\d+)?\s*([KMGT]i?B|B|bytes)?\s*$", re.IGNORECASE)
