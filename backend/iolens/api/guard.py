@@ -51,6 +51,9 @@ class RequestGuard:
         token = self.settings.token
         if token and scope["path"] not in OPEN_PATHS and not token_ok(headers.get("authorization", ""), token):
             sent = headers.get("authorization")
+            length = headers.get("content-length", "")
+            if length.isdigit() and int(length) <= DRAIN_BYTES:
+                await _drain(receive)  # a small body is read and dropped: the client sees the 401, not a reset
             await _answer(send, 401, TOKEN_ERROR + ("; the token sent is not the right one" if sent else ""),
                           {"header": "Authorization"}, [(b"www-authenticate", b"Bearer")])
             return
@@ -92,6 +95,16 @@ class RequestGuard:
                               {"limit": limit})
 
         await self.app(scope, counted, replaced)
+
+
+DRAIN_BYTES = 8 << 20
+
+
+async def _drain(receive: Receive) -> None:
+    while True:
+        message = await receive()
+        if message["type"] != "http.request" or not message.get("more_body"):
+            return
 
 
 async def _answer(send: Send, status: int, error: str, detail: object,

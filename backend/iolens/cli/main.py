@@ -163,6 +163,11 @@ def _ingest_remote(server: str, bundles: list[str], token: str | None = None) ->
             failed += 1
             continue
         except urllib.error.URLError as exc:
+            early = _early_answer(server, req.headers) if isinstance(exc.reason, OSError) else None
+            if early is not None:  # the server refused from the headers and closed while we were sending
+                print(f"{label}: rejected, nothing stored: {early}", file=sys.stderr)
+                failed += 1
+                continue
             print(f"{label}: cannot reach {server}: {exc.reason}", file=sys.stderr)
             return 1
         state = "ingested" if body["created"] else "already present"
@@ -170,6 +175,34 @@ def _ingest_remote(server: str, bundles: list[str], token: str | None = None) ->
         for w in body.get("warnings", []):
             print(f"    warning: {w}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _early_answer(server: str, headers: dict[str, str]) -> str | None:
+    """The server's answer to the upload's headers alone (a 401 or 413 it sends before reading the
+    body, closing the connection under a client still sending): asked again without the body."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    u = urlsplit(server)
+    conn_cls = http.client.HTTPSConnection if u.scheme == "https" else http.client.HTTPConnection
+    conn = conn_cls(u.hostname or "127.0.0.1", u.port, timeout=10)
+    try:
+        conn.putrequest("POST", (u.path.rstrip("/") or "") + "/api/captures")
+        for k, v in headers.items():
+            conn.putheader(k, v)
+        conn.endheaders()
+        resp = conn.getresponse()
+        if resp.status < 400:
+            return None
+        try:
+            err = json.loads(resp.read())
+            return f"{err.get('error')} {json.dumps(err.get('detail'))}"
+        except ValueError:
+            return f"HTTP {resp.status}"
+    except (OSError, http.client.HTTPException):
+        return None
+    finally:
+        conn.close()
 
 
 def cmd_export(args: argparse.Namespace) -> int:
