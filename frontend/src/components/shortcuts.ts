@@ -7,6 +7,9 @@ export const SHORTCUTS: readonly { key: string; what: string }[] = [
   { key: 'y', what: 'Copy a link to this view' },
   { key: 'Ctrl+S', what: 'Save the notebook: an immutable version with a permalink (Cmd+S on a Mac)' },
   { key: 'Ctrl+Enter', what: 'Run a SQL cell; finish editing a text cell' },
+  { key: '1 / 2', what: 'Flame graph: siblings by name / left heavy (heaviest first)' },
+  { key: '3 / 4', what: 'Flame graph: sandwich of a function (callers and callees) / inverted call tree' },
+  { key: 'f m d r', what: 'On the zoomed frame or the sandwich function: focus, merge into callers, drop its samples, collapse recursion' },
   { key: '?', what: 'Show these shortcuts' },
   { key: 'Esc', what: 'Close a dialog, leave the filter; zoom out one level (flame graph)' },
 ];

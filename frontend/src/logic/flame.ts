@@ -251,8 +251,8 @@ export interface FunctionRow {
   total: number;
 }
 
-/** Self and total weight per function in root's subtree (command names excluded), sorted by key. */
-export function topFunctions(lay: FlameLayout, root = 0, by: 'self' | 'total' = 'self', limit = 50): FunctionRow[] {
+/** Self and total weight per function in root's subtree (command names excluded: nodes above fnDepth), sorted by key. */
+export function topFunctions(lay: FlameLayout, root = 0, by: 'self' | 'total' | 'name' = 'self', limit = 50, fnDepth = 2): FunctionRow[] {
   const selfBy = new Float64Array(lay.names.length);
   const totalBy = new Float64Array(lay.names.length);
   const seen = new Uint8Array(lay.names.length);
@@ -263,7 +263,7 @@ export function topFunctions(lay: FlameLayout, root = 0, by: 'self' | 'total' = 
     const d = lay.depth[i]!;
     while (stack.length > 0 && lay.depth[stack[stack.length - 1]!]! >= d) onPath[lay.name[stack.pop()!]!]!--;
     const nm = lay.name[i]!;
-    if (d >= 2) {
+    if (d >= fnDepth) {
       if (onPath[nm] === 0) totalBy[nm]! += lay.total[i]!;
       selfBy[nm]! += lay.self[i]!;
       seen[nm] = 1;
@@ -273,9 +273,11 @@ export function topFunctions(lay: FlameLayout, root = 0, by: 'self' | 'total' = 
   }
   const rows: FunctionRow[] = [];
   for (let k = 0; k < lay.names.length; k++) if (seen[k]) rows.push({ name: lay.names[k]!, self: selfBy[k]!, total: totalBy[k]! });
+  const byName = (p: FunctionRow, q: FunctionRow) => (p.name < q.name ? -1 : p.name > q.name ? 1 : 0);
+  if (by === 'name') return rows.sort(byName).slice(0, limit);
   const a = by === 'self' ? 'self' : 'total';
   const b = by === 'self' ? 'total' : 'self';
-  rows.sort((p, q) => q[a] - p[a] || q[b] - p[b] || (p.name < q.name ? -1 : p.name > q.name ? 1 : 0));
+  rows.sort((p, q) => q[a] - p[a] || q[b] - p[b] || byName(p, q));
   return rows.slice(0, limit);
 }
 

@@ -142,7 +142,7 @@ export function DiffView({ a, b, state, workComm = null, set }: { a: string; b: 
       <Breadcrumb lay={lay} zoom={zoom} onZoom={zoomTo} />
       <FlameChart lay={lay} zoom={zoom} icicle={state.mode === 'icicle'} fill={fill} tooltip={tooltip} onZoom={zoomTo} />
       <DiffLegend maxAbs={colours.maxAbs} data={data} by={state.colour} />
-      <DiffTable rows={data.functions} count={data.functions_count} by={state.by} onBy={(by) => set({ by })} la={la} lb={lb} noise={data.noise_available} onPick={(name) => set({ search: exactPattern(name) })} />
+      <DiffTable rows={data.functions} count={data.functions_count} by={state.by === 'total' ? 'total' : 'self'} onBy={(by) => set({ by })} la={la} lb={lb} noise={data.noise_available} onPick={(name) => set({ search: exactPattern(name) })} />
     </>
   );
 }

@@ -23,6 +23,11 @@ export interface FlameChartProps {
   onZoom: (node: number) => void;
   /** Tallest the chart gets before it scrolls, px. */
   maxHeight?: number;
+  /** A right click on a frame (its node, the mouse in the window). */
+  onMenu?: (node: number, x: number, y: number) => void;
+  /** Which chart of the cell, when it has more than one (each keeps its canvas). */
+  slot?: string;
+  label?: string;
 }
 
 // One canvas per notebook cell, kept across remounts: the notebook remounts a cell whenever its
@@ -38,7 +43,7 @@ function measureChar(ctx: CanvasRenderingContext2D): number {
   return charWidth;
 }
 
-export function FlameChart({ lay, zoom, icicle, fill, tooltip, onZoom, maxHeight = 620 }: FlameChartProps) {
+export function FlameChart({ lay, zoom, icicle, fill, tooltip, onZoom, maxHeight = 620, onMenu, slot = '', label = 'Flame graph' }: FlameChartProps) {
   const wrap = useRef<HTMLDivElement>(null);
   const host = useRef<HTMLDivElement>(null);
   const canvas = useRef<HTMLCanvasElement | null>(null);
@@ -55,13 +60,14 @@ export function FlameChart({ lay, zoom, icicle, fill, tooltip, onZoom, maxHeight
   }, []);
 
   useLayoutEffect(() => {
-    const key = host.current?.closest('section.cell')?.id ?? '';
+    const cell = host.current?.closest('section.cell')?.id ?? '';
+    const key = cell ? `${cell}${slot ? `:${slot}` : ''}` : '';
     let c = key ? canvases.get(key) : undefined;
     if (!c) {
       c = document.createElement('canvas');
-      c.setAttribute('data-testid', 'flame-canvas');
+      c.setAttribute('data-testid', slot ? `flame-canvas-${slot}` : 'flame-canvas');
       c.setAttribute('role', 'img');
-      c.setAttribute('aria-label', 'Flame graph: click a frame to zoom, Esc to zoom out');
+      c.setAttribute('aria-label', `${label}: click a frame to zoom, Esc to zoom out, right click for its callers, callees and transforms`);
       if (key) canvases.set(key, c);
     }
     host.current!.prepend(c);
@@ -70,7 +76,7 @@ export function FlameChart({ lay, zoom, icicle, fill, tooltip, onZoom, maxHeight
       c.remove();
       canvas.current = null;
     };
-  }, []);
+  }, [slot, label]);
 
   // The time to find the rects counts in the frame's time (data-draw-ms) of the draw that follows.
   const rectsMs = useRef(0);
@@ -127,7 +133,7 @@ export function FlameChart({ lay, zoom, icicle, fill, tooltip, onZoom, maxHeight
   };
 
   return (
-    <div className="flame-chart" ref={wrap} style={{ maxHeight }} data-testid="flame-chart">
+    <div className="flame-chart" ref={wrap} style={{ maxHeight }} data-testid={slot ? `flame-chart-${slot}` : 'flame-chart'}>
       <div
         className="flame-canvas-box"
         ref={host}
@@ -137,6 +143,13 @@ export function FlameChart({ lay, zoom, icicle, fill, tooltip, onZoom, maxHeight
         onClick={(e) => {
           const h = at(e);
           if (h && h.rect.node >= 0) onZoom(h.rect.node);
+        }}
+        onContextMenu={(e) => {
+          const h = onMenu ? at(e) : null;
+          if (!h || h.rect.node < 0) return;
+          e.preventDefault();
+          setHover(null);
+          onMenu!(h.rect.node, e.clientX, e.clientY);
         }}
       >
         {hover && (

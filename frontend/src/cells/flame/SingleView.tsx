@@ -1,33 +1,44 @@
 // One capture's flame graph: its selection, search, the graph, and the top functions.
-import { useMemo, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { frameFills } from '../../charts/flameCanvas';
 import { ErrorBox } from '../../components/ErrorBox';
-import { GREY, matchedWeight, MATCH, searchMatches, subtreeSums, topFunctions, type FlameLayout } from '../../logic/flame';
+import { GREY, matchedWeight, MATCH, searchMatches, topFunctions, type FlameLayout } from '../../logic/flame';
 import { fmtInt, fmtPct, fmtWeight, pctOf } from '../../logic/flameFormat';
 import { exactPattern } from '../../logic/flameSelect';
 import { FlameChart } from './FlameChart';
-import { cachedLayout } from './layouts';
+import { InvertedView } from './InvertedView';
+import { cachedView } from './layouts';
 import { Bar, Breadcrumb, FIRST_ROWS, ModeToggle, useStale, useZoom } from './parts';
 import { useFlame, type FlameGraphData } from './queries';
 import { SearchBox } from './SearchBox';
+import { SandwichView } from './SandwichView';
 import { SelectionBar } from './Selection';
+import { FunctionMenu, StacksBar } from './StacksBar';
 import type { FlameState } from './state';
 
 export function SingleView({ id, state, set }: { id: string; state: FlameState; set: (p: Partial<FlameState>) => void }) {
   const q = useStale(useFlame(id, state));
   const data = q.data;
-  const lay = useMemo(() => (data ? cachedLayout(data) : null), [data]);
-  const samples = useMemo(() => (data ? subtreeSums(data.tree.depth, data.tree.self_samples) : null), [data]);
+  const view = useMemo(() => (data ? cachedView(data, state.order, state.transforms) : null), [data, state.order, state.transforms]);
+  const lay = view?.lay ?? null;
+  const samples = view?.samples ?? null;
+  const [menu, setMenu] = useState<{ name: string; x: number; y: number } | null>(null);
+  const closeMenu = useCallback(() => setMenu(null), []);
   const search = useMemo(() => (lay ? searchMatches(lay.names, state.search) : null), [lay, state.search]);
   const match = search && search.ok ? search.match : null;
   const fill = useMemo(() => (lay ? frameFills(lay, match) : null), [lay, match]);
   const { zoom, missing, zoomTo } = useZoom(lay, state, set);
   const onSearch = useMemo(() => (v: string) => set({ search: v }), [set]);
 
+  const fnDepth = view?.focused ? 1 : 2;
+  // the function the transform keys act on: the sandwich's, else the zoomed frame
+  const current = state.show === 'sandwich' ? state.fn : lay && zoom > 0 && lay.depth[zoom]! >= fnDepth ? lay.names[lay.name[zoom]!]! : null;
+
   if (q.error) return <ErrorBox error={q.error} title="flame graph" />;
-  if (!data || !lay || !fill || !samples) return <p className="muted flame-loading">Loading call stacks…</p>;
+  if (!data || !view || !lay || !fill || !samples) return <p className="muted flame-loading">Loading call stacks…</p>;
   const unit = data.weight_unit;
-  const total = data.total_weight;
+  const total = lay.total[0]!;
+  const onMenu = (name: string, x: number, y: number) => setMenu({ name, x, y });
   const matched = match ? matchedWeight(lay, match, 0) : 0;
   const matchedZoom = match && zoom > 0 ? matchedWeight(lay, match, zoom) : 0;
 
@@ -81,21 +92,31 @@ export function SingleView({ id, state, set }: { id: string; state: FlameState; 
         />
         <ModeToggle state={state} set={set} />
       </div>
-      <Summary data={data} nodes={lay.n} loading={q.loading} />
-      {missing.length > 0 && <p className="flame-note">The zoomed frame of this link is not in this selection ({missing[0]} not found); showing its deepest ancestor.</p>}
-      <Breadcrumb lay={lay} zoom={zoom} onZoom={zoomTo} />
-      {total > 0 ? (
-        <FlameChart lay={lay} zoom={zoom} icicle={state.mode === 'icicle'} fill={fill} tooltip={tooltip} onZoom={zoomTo} />
+      <Summary data={data} nodes={lay.n} loading={q.loading} shown={state.transforms.length > 0 ? total : null} />
+      <StacksBar state={state} set={set} missing={view.missing} current={current} />
+      {menu && <FunctionMenu name={menu.name} x={menu.x} y={menu.y} state={state} set={set} onClose={closeMenu} />}
+      {state.show === 'inverted' ? (
+        <InvertedView stacks={view.stacks()} unit={unit} by={state.by} onBy={(by) => set({ by })} onMenu={onMenu} onSandwich={(fn) => set({ show: 'sandwich', fn })} />
+      ) : state.show === 'sandwich' ? (
+        <SandwichView stacks={view.stacks()} fn={state.fn} order={state.order} unit={unit} match={match} state={state} set={set} onMenu={onMenu} />
       ) : (
-        <p className="muted flame-none">No sample with a call stack in this selection.</p>
+        <>
+          {missing.length > 0 && <p className="flame-note">The zoomed frame of this link is not in this selection ({missing[0]} not found); showing its deepest ancestor.</p>}
+          <Breadcrumb lay={lay} zoom={zoom} onZoom={zoomTo} />
+          {total > 0 ? (
+            <FlameChart lay={lay} zoom={zoom} icicle={state.mode === 'icicle'} fill={fill} tooltip={tooltip} onZoom={zoomTo} onMenu={(n, x, y) => lay.depth[n]! >= fnDepth && onMenu(lay.names[lay.name[n]!]!, x, y)} />
+          ) : (
+            <p className="muted flame-none">No sample with a call stack in this selection{state.transforms.length ? ', after the transforms' : ''}.</p>
+          )}
+          <Legend search={!!match} heavy={state.order === 'heavy'} />
+          <TopTable lay={lay} zoom={zoom} total={total} unit={unit} by={state.by} fnDepth={fnDepth} onBy={(by) => set({ by })} onPick={(name) => set({ search: exactPattern(name) })} onSandwich={(fn) => set({ show: 'sandwich', fn })} onMenu={onMenu} />
+        </>
       )}
-      <Legend search={!!match} />
-      <TopTable lay={lay} zoom={zoom} total={total} unit={unit} by={state.by} onBy={(by) => set({ by })} onPick={(name) => set({ search: exactPattern(name) })} />
     </>
   );
 }
 
-function Summary({ data, nodes, loading }: { data: FlameGraphData; nodes: number; loading: boolean }) {
+function Summary({ data, nodes, loading, shown }: { data: FlameGraphData; nodes: number; loading: boolean; shown: number | null }) {
   const runs = data.filters.runs ?? data.runs.map((r) => r.id);
   return (
     <p className="flame-summary muted" data-testid="flame-summary">
@@ -103,12 +124,18 @@ function Summary({ data, nodes, loading }: { data: FlameGraphData; nodes: number
       {data.weight_unit === 'ns' ? ' CPU' : ''} · {data.filters.event ?? 'no event name'} · {runs.length === 1 ? `run ${runs[0]}` : `${runs.length} runs merged`} ·{' '}
       {fmtInt(nodes)} frames
       {data.stackless_samples > 0 && <> · {fmtInt(data.stackless_samples)} samples without a usable stack not drawn</>}
+      {shown !== null && (
+        <>
+          {' '}
+          · after the transforms: <strong>{fmtPct(pctOf(shown, data.total_weight))}</strong> ({fmtWeight(shown, data.weight_unit)}), percentages of that
+        </>
+      )}
       {loading && <span className="flame-busy"> · loading the new selection…</span>}
     </p>
   );
 }
 
-function Legend({ search }: { search: boolean }) {
+function Legend({ search, heavy }: { search: boolean; heavy: boolean }) {
   return (
     <div className="flame-legend muted">
       <span>
@@ -125,14 +152,37 @@ function Legend({ search }: { search: boolean }) {
       <span>
         <i className="sw merged" /> frames narrower than a pixel, merged
       </span>
-      <span>width: share of samples · x order: by name, not time</span>
+      <span>width: share of samples · x order: {heavy ? 'heaviest first (left heavy)' : 'by name'}, not time · right click a frame: sandwich, transforms</span>
     </div>
   );
 }
 
-function TopTable({ lay, zoom, total, unit, by, onBy, onPick }: { lay: FlameLayout; zoom: number; total: number; unit: string; by: 'self' | 'total'; onBy: (b: 'self' | 'total') => void; onPick: (name: string) => void }) {
+function TopTable({
+  lay,
+  zoom,
+  total,
+  unit,
+  by: key,
+  fnDepth,
+  onBy,
+  onPick,
+  onSandwich,
+  onMenu,
+}: {
+  lay: FlameLayout;
+  zoom: number;
+  total: number;
+  unit: string;
+  by: 'self' | 'total' | 'name';
+  fnDepth: number;
+  onBy: (b: 'self' | 'total') => void;
+  onPick: (name: string) => void;
+  onSandwich: (name: string) => void;
+  onMenu: (name: string, x: number, y: number) => void;
+}) {
+  const by = key === 'total' ? 'total' : 'self';
   const [all, setAll] = useState(false);
-  const rows = useMemo(() => topFunctions(lay, zoom, by, 500), [lay, zoom, by]);
+  const rows = useMemo(() => topFunctions(lay, zoom, by, 500, fnDepth), [lay, zoom, by, fnDepth]);
   const shown = all ? rows : rows.slice(0, FIRST_ROWS);
   const max = Math.max(...rows.map((r) => r[by]), 1);
   return (
@@ -149,7 +199,7 @@ function TopTable({ lay, zoom, total, unit, by, onBy, onPick }: { lay: FlameLayo
             By total
           </button>
         </div>
-        <span className="muted small">% of all samples · click a name to highlight it</span>
+        <span className="muted small">% of all samples · click a name to highlight it · ⇅ its callers and callees (sandwich) · right click for transforms</span>
       </div>
       <table className="data-table flame-table" data-testid="flame-top-table">
         <thead>
@@ -169,7 +219,19 @@ function TopTable({ lay, zoom, total, unit, by, onBy, onPick }: { lay: FlameLayo
             <tr key={r.name}>
               <td className="rank muted num">{i + 1}</td>
               <td className="fn">
-                <button type="button" className="fn-name" onClick={() => onPick(r.name)} title={`Highlight ${r.name}`}>
+                <button type="button" className="icon-button sandwich-link" onClick={() => onSandwich(r.name)} title={`Callers and callees of ${r.name} (sandwich)`} aria-label={`Sandwich of ${r.name}`}>
+                  ⇅
+                </button>
+                <button
+                  type="button"
+                  className="fn-name"
+                  onClick={() => onPick(r.name)}
+                  title={`Highlight ${r.name}`}
+                  onContextMenu={(e) => {
+                    e.preventDefault();
+                    onMenu(r.name, e.clientX, e.clientY);
+                  }}
+                >
                   {r.name}
                 </button>
               </td>

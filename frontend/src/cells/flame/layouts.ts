@@ -1,4 +1,5 @@
-import { layoutTree, type FlameLayout } from '../../logic/flame';
+import { layoutTree, subtreeSums, type FlameLayout } from '../../logic/flame';
+import { applyTransforms, reorderTree, stacksFromTree, treeFromStacks, type FlameOrder, type Stacks, type Transform } from '../../logic/flameStacks';
 import { diffLayout, type DiffLayout } from '../../logic/flameDiff';
 import type { FlameDiffData, FlameGraphData } from './queries';
 
@@ -22,4 +23,45 @@ export function cachedDiffLayout(data: FlameDiffData): DiffLayout {
   let d = diffLayouts.get(data);
   if (!d) diffLayouts.set(data, (d = diffLayout(data.tree)));
   return d;
+}
+
+/** A capture's stacks as the cell shows them: in its order, after its transforms. */
+export interface ShownStacks {
+  lay: FlameLayout;
+  /** Samples under each node of lay. */
+  samples: Float64Array;
+  /** The stacks (after the transforms), for the inverted tree and the sandwich. */
+  stacks: () => Stacks;
+  /** Transforms whose function is not in this selection (skipped). */
+  missing: Transform[];
+  /** The first frame below the root is a function (focused), not a command name. */
+  focused: boolean;
+}
+
+const views = new WeakMap<object, Map<string, ShownStacks>>();
+
+export function cachedView(data: FlameGraphData, order: FlameOrder, transforms: readonly Transform[]): ShownStacks {
+  const key = `${order}|${JSON.stringify(transforms)}`;
+  let byKey = views.get(data);
+  if (!byKey) views.set(data, (byKey = new Map()));
+  const hit = byKey.get(key);
+  if (hit) return hit;
+  const t = data.tree;
+  const cols = { names: t.names, name: t.name, depth: t.depth, self: t.self_weight, samples: t.self_samples };
+  let base: Stacks | null = null;
+  const baseStacks = () => (base ??= stacksFromTree(cols));
+  let v: ShownStacks;
+  if (transforms.length === 0) {
+    const built = order === 'name' ? null : reorderTree(cols, order);
+    const lay = built ? layoutTree(built) : cachedLayout(data);
+    const samples = built ? subtreeSums(Array.from(built.depth), Array.from(built.samples)) : subtreeSums(t.depth, t.self_samples);
+    v = { lay, samples, stacks: baseStacks, missing: [], focused: false };
+  } else {
+    const { stacks, missing } = applyTransforms(baseStacks(), transforms);
+    const built = treeFromStacks(stacks, order);
+    v = { lay: layoutTree(built), samples: subtreeSums(Array.from(built.depth), Array.from(built.samples)), stacks: () => stacks, missing, focused: !stacks.comm };
+  }
+  if (byKey.size > 8) byKey.clear();
+  byKey.set(key, v);
+  return v;
 }

@@ -18,6 +18,15 @@ const full: FlameState = {
   mode: 'icicle',
   colour: 'total',
   by: 'total',
+  order: 'heavy',
+  show: 'sandwich',
+  fn: 'iomap_dio_bio_end_io',
+  transforms: [
+    { op: 'focus', name: 'entry_SYSCALL_64' },
+    { op: 'merge', name: 'a:b,c;d' },
+    { op: 'drop', name: 'std::map<int, int>::find' },
+    { op: 'rec', name: '[unknown]' },
+  ],
 };
 
 describe('flame cell state', () => {
@@ -31,15 +40,28 @@ describe('flame cell state', () => {
     ['a zoom and a search', { ...defaultFlameState, zoom: ['fio', 'vfs_write'], search: 'iomap' }],
     ['a range to the end', { ...defaultFlameState, from: 5, to: null }],
     ['a range from the start', { ...defaultFlameState, from: null, to: 9 }],
+    ['the inverted tree by name', { ...defaultFlameState, show: 'inverted', by: 'name' } as FlameState],
   ])('round trip: %s', (_, s) => expect(decodeFlame(encodeFlame(s))).toEqual(s));
 
   it('reads well in a URL', () => {
     expect(encodeFlame({ ...defaultFlameState, zoom: ['fio', 'vfs_write'], search: 'xfs_', mode: 'icicle' })).toBe('z=fio,vfs_write;q=xfs_;m=icicle');
   });
 
+  it('keeps the views and transforms readable', () => {
+    expect(encodeFlame({ ...defaultFlameState, order: 'heavy', show: 'sandwich', fn: 'xfs_ilock', transforms: [{ op: 'focus', name: 'do_syscall_64' }, { op: 'rec', name: 'a,b' }] })).toBe(
+      'o=heavy;s=sandwich;fn=xfs_ilock;x=focus:do_syscall_64,rec:a%2Cb',
+    );
+  });
+
   it('rejects garbage with a reason', () => {
     expect((decodeFlame('bogus') as Error).message).toMatch(/not key=value/);
-    expect((decodeFlame('x=1') as Error).message).toMatch(/unknown field 'x'/);
+    expect((decodeFlame('xx=1') as Error).message).toMatch(/unknown field 'xx'/);
+    expect((decodeFlame('x=1') as Error).message).toMatch(/OP:NAME/);
+    expect((decodeFlame('x=fold:f') as Error).message).toMatch(/focus, merge, drop, rec/);
+    expect((decodeFlame('x=focus:') as Error).message).toMatch(/function name/);
+    expect((decodeFlame('o=left') as Error).message).toMatch(/name or heavy/);
+    expect((decodeFlame('s=tree') as Error).message).toMatch(/graph, inverted or sandwich/);
+    expect((decodeFlame('fn=') as Error).message).toMatch(/function name/);
     expect((decodeFlame('v=pie') as Error).message).toMatch(/flame or diff/);
     expect((decodeFlame('cap=a b') as Error).message).toMatch(/not a capture id/);
     expect((decodeFlame('cpu=1,x') as Error).message).toMatch(/CPU numbers/);

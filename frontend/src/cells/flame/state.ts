@@ -18,9 +18,18 @@
 //   q=REGEX         search
 //   m=icicle        root at the top (absent: flame, root at the bottom)
 //   c=total         diff: colour by the change of total share (absent: of self share)
-//   by=total        the functions table ordered by total (absent: by self)
+//   by=total        the functions tables ordered by total, or by=name (absent: by self)
+//   o=heavy         siblings heaviest first, left (speedscope's left heavy; absent: by name)
+//   s=inverted      the inverted (bottom-up) call tree; s=sandwich: callers and callees of fn
+//                   (absent: the flame graph)
+//   fn=NAME         the sandwich's function
+//   x=OP:NAME,...   transforms in order, OP one of focus, merge, drop, rec (logic/flameStacks.ts)
+
+import type { FlameOrder, Transform, TransformOp } from '../../logic/flameStacks';
 
 export type FlameView = 'flame' | 'diff';
+export type StacksView = 'graph' | 'inverted' | 'sandwich';
+const OPS: TransformOp[] = ['focus', 'merge', 'drop', 'rec'];
 
 export interface FlameState {
   view: FlameView;
@@ -38,7 +47,11 @@ export interface FlameState {
   search: string;
   mode: 'flame' | 'icicle';
   colour: 'self' | 'total';
-  by: 'self' | 'total';
+  by: 'self' | 'total' | 'name';
+  order: FlameOrder;
+  show: StacksView;
+  fn: string | null;
+  transforms: Transform[];
 }
 
 export const defaultFlameState: FlameState = {
@@ -58,6 +71,10 @@ export const defaultFlameState: FlameState = {
   mode: 'flame',
   colour: 'self',
   by: 'self',
+  order: 'name',
+  show: 'graph',
+  fn: null,
+  transforms: [],
 };
 
 /** `comm` of the state when the user chose "All tasks" (the default is the workload's own tasks). */
@@ -87,7 +104,7 @@ export function pairComm(a: Parameters<typeof workloadComm>[0], b: Parameters<ty
 const CAPTURE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const RUN_ID = /^[A-Za-z0-9_.-]{1,64}$/;
 const MAX_TEXT = 2000;
-const KEYS = ['v', 'cap', 'a', 'b', 'ev', 'runs', 'cpu', 'tid', 'comm', 't', 'z', 'q', 'm', 'c', 'by'];
+const KEYS = ['v', 'cap', 'a', 'b', 'ev', 'runs', 'cpu', 'tid', 'comm', 't', 'z', 'q', 'm', 'c', 'by', 'o', 's', 'fn', 'x'];
 
 const enc = encodeURIComponent;
 
@@ -107,7 +124,11 @@ export function encodeFlame(s: FlameState): string {
   if (s.search) p.push(`q=${enc(s.search)}`);
   if (s.mode === 'icicle') p.push('m=icicle');
   if (s.colour === 'total') p.push('c=total');
-  if (s.by === 'total') p.push('by=total');
+  if (s.by !== 'self') p.push(`by=${s.by}`);
+  if (s.order === 'heavy') p.push('o=heavy');
+  if (s.show !== 'graph') p.push(`s=${s.show}`);
+  if (s.fn !== null) p.push(`fn=${enc(s.fn)}`);
+  if (s.transforms.length) p.push(`x=${s.transforms.map((t) => `${t.op}:${enc(t.name)}`).join(',')}`);
   return p.join(';');
 }
 
@@ -197,11 +218,43 @@ export function decodeFlame(text: string): FlameState | Error {
         s.mode = v;
         break;
       case 'c':
-      case 'by':
-        if (v !== 'self' && v !== 'total') return new Error(`${key} must be self or total, not '${v}'`);
-        if (key === 'c') s.colour = v;
-        else s.by = v;
+        if (v !== 'self' && v !== 'total') return new Error(`c must be self or total, not '${v}'`);
+        s.colour = v;
         break;
+      case 'by':
+        if (v !== 'self' && v !== 'total' && v !== 'name') return new Error(`by must be self, total or name, not '${v}'`);
+        s.by = v;
+        break;
+      case 'o':
+        if (v !== 'heavy' && v !== 'name') return new Error(`o must be name or heavy, not '${v}'`);
+        s.order = v;
+        break;
+      case 's':
+        if (v !== 'graph' && v !== 'inverted' && v !== 'sandwich') return new Error(`s must be graph, inverted or sandwich, not '${v}'`);
+        s.show = v;
+        break;
+      case 'fn': {
+        const d = dec(v);
+        if (d instanceof Error) return d;
+        if (d.length > MAX_TEXT || d === '') return new Error(`fn: a function name of 1 to ${MAX_TEXT} characters`);
+        s.fn = d;
+        break;
+      }
+      case 'x': {
+        const list: Transform[] = [];
+        for (const item of v.split(',')) {
+          const colon = item.indexOf(':');
+          const op = item.slice(0, colon) as TransformOp;
+          if (colon < 0 || !OPS.includes(op)) return new Error(`x: '${item.slice(0, 40)}' is not OP:NAME (OP one of ${OPS.join(', ')})`);
+          const d = dec(item.slice(colon + 1));
+          if (d instanceof Error) return d;
+          if (d === '' || d.length > MAX_TEXT) return new Error(`x: ${op} needs a function name of 1 to ${MAX_TEXT} characters`);
+          list.push({ op, name: d });
+        }
+        if (list.length > 50) return new Error('x: more than 50 transforms');
+        s.transforms = list;
+        break;
+      }
       default:
         return new Error(`unknown field '${key.slice(0, 20)}' (known: ${KEYS.join(', ')})`);
     }
