@@ -16,16 +16,23 @@ from .monitors import _num
 class EventsExport:
     title = "Traced events"
 
-    def data(self, ctx: ExportContext, state: str) -> tuple[models.EventsSummary, models.EventsByField | None]:
+    @staticmethod
+    def read_state(state: str) -> dict[str, str | int | None]:
+        """The fields of the cell's state the export uses, as src/cells/events/state.ts decodes them."""
         st = parse_state(state)
+        top = int(st["top"]) if st.get("top", "").isdigit() and 1 <= int(st["top"]) <= 1000 else 20
+        return {"event": st.get("e") or None, "field": st.get("f") or None, "top": top}
+
+    def data(self, ctx: ExportContext, state: str) -> tuple[models.EventsSummary, models.EventsByField | None]:
+        st = self.read_state(state)
         ids = [c.id for c in ctx.captures]
         summary = events_view.summary(ctx.store, ids)
-        event = st.get("e") or (summary.events[0].event if summary.events else None)
+        event = st["event"] or (summary.events[0].event if summary.events else None)
         if event is None:
             return summary, None
-        top = int(st["top"]) if st.get("top", "").isdigit() else 20
         try:
-            return summary, events_view.by_field(ctx.store, ids, event, st.get("f") or None, min(top, 20))
+            return summary, events_view.by_field(ctx.store, ids, str(event), st["field"],  # type: ignore[arg-type]
+                                                 min(int(st["top"] or 20), 20))
         except events_view.BadEventQuery:
             return summary, None
 

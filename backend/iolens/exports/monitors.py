@@ -32,9 +32,15 @@ def _num(v: float | None) -> str:
 class MonitorsExport:
     title = "Monitors"
 
+    @staticmethod
+    def read_state(state: str) -> dict[str, str | None]:
+        """The field of the cell's state the export uses (the source shown), as src/cells/monitors/state.ts
+        decodes it."""
+        return {"source": parse_state(state).get("src") or None}
+
     def data(self, ctx: ExportContext, state: str) -> models.MonitorComparison:
-        st = parse_state(state)
-        return monitors_view.compare(ctx.store, [c.id for c in ctx.captures], ctx.doc.baseline, st.get("src") or None,
+        st = self.read_state(state)
+        return monitors_view.compare(ctx.store, [c.id for c in ctx.captures], ctx.doc.baseline, st["source"],
                                      limit=ROWS)  # ranked by change: the report keeps the rows that moved
 
     def text(self, ctx: ExportContext, data: models.MonitorComparison) -> list[str]:
