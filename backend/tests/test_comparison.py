@@ -70,18 +70,34 @@ def collect(tmp: Path, name: str, config: str, accel: str, rw: str) -> Path:
 
 
 @pytest.fixture(scope="module")
-def pair(tmp_path_factory):
+def trio(tmp_path_factory):
+    """Two kernels with different workloads, and a third capture with deb61's kernel and workload whose
+    files were in another directory (a mount point per file system)."""
     tmp = tmp_path_factory.mktemp("kernels")
     a = collect(tmp, "deb61", BASE_CONFIG, "kvm", "randwrite")
     b = collect(tmp, "deb612", OTHER_CONFIG, "tcg", "randread")
+    c = collect(tmp, "deb61-elsewhere", BASE_CONFIG, "kvm", "randwrite")
     with running_server(tmp / "data") as api:
         ids = []
-        for p in (a, b):
+        for p in (a, b, c):
             with p.open("rb") as f:
                 r = api.post("/api/captures", files={"file": (p.name, f, "application/gzip")})
             assert r.status_code == 201, r.text
             ids.append(r.json()["id"])
         yield api, ids
+
+
+@pytest.fixture(scope="module")
+def pair(trio):
+    api, ids = trio
+    return api, ids[:2]
+
+
+def test_where_the_files_were_is_listed_but_no_workload_warning(trio):
+    api, (a, _b, c) = trio
+    facts = api.get("/api/compare/facts", params={"captures": f"{a},{c}"}).json()
+    assert [d["key"] for d in facts["workload_diff"]] == ["fio.j.directory"]
+    assert facts["warnings"] == []
 
 
 def test_facts_name_kernel_options_and_incomparable_setups(pair):

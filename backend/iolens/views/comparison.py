@@ -152,11 +152,13 @@ def comparison_facts(store: Store, ids: list[str], labels: dict[str, str] | None
         if _differ(cpu):
             warnings.append(models.Incomparable(
                 what="cpu", values=cpu, message=f"The CPUs differ: {_phrase(cpu, labels)}."))
-        if work:
-            shown = ", ".join(f"{d.key} {' vs '.join(d.values.get(i) or '(none)' for i in ids)}" for d in work[:4])
-            more = f" and {len(work) - 4} more" if len(work) > 4 else ""
+        # where the files were (a mount point per file system) is listed, but is not different work
+        what = [d for d in work if d.key.rsplit(".", 1)[-1] not in _WHERE]
+        if what:
+            shown = ", ".join(f"{d.key} {' vs '.join(d.values.get(i) or '(none)' for i in ids)}" for d in what[:4])
+            more = f" and {len(what) - 4} more" if len(what) > 4 else ""
             warnings.append(models.Incomparable(
-                what="workload", values={i: str(sum(1 for d in work if d.values.get(i) is not None)) for i in ids},
+                what="workload", values={i: str(sum(1 for d in what if d.values.get(i) is not None)) for i in ids},
                 message=f"The workloads differ ({shown}{more}): the numbers measure different work, not only a different kernel."))
         debug = [o for o in options if o.option in DEBUG or o.option == "CONFIG_LOCK_STAT"]
         if debug:
