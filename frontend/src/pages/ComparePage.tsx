@@ -489,9 +489,16 @@ function NotebookHeader({ view, list, cmp, onBaseline }: { view: CompareView; li
   );
 }
 
+/** A host fact this long is a command line (the kernel's, qemu's, the lab's): listed last, folded. */
+const LONG_FACT = 120;
+const isLongFact = (d: FioComparison['host_diff'][number]) => Object.values(d.values).some((v) => (v ?? '').length > LONG_FACT);
+
 function HostDiff({ cmp, cols, colorOf }: { cmp: FioComparison; cols: string[]; colorOf: (id: string) => string }) {
   const [open, setOpen] = useState(true);
+  const [showLong, setShowLong] = useState(false);
   const labels = new Map(cmp.captures.map((c) => [c.id, c.label]));
+  const long = cmp.host_diff.filter(isLongFact);
+  const rows = [...cmp.host_diff.filter((d) => !isLongFact(d)), ...(showLong ? long : [])];
   return (
     <div className="host-diff">
       <h2>
@@ -521,7 +528,7 @@ function HostDiff({ cmp, cols, colorOf }: { cmp: FioComparison; cols: string[]; 
                 </tr>
               </thead>
               <tbody>
-                {cmp.host_diff.map((d) => {
+                {rows.map((d) => {
                   const base = d.values[cmp.baseline] ?? null;
                   return (
                     <tr key={d.key}>
@@ -530,7 +537,7 @@ function HostDiff({ cmp, cols, colorOf }: { cmp: FioComparison; cols: string[]; 
                         const v = d.values[id] ?? null;
                         const differs = id !== cmp.baseline && v !== base;
                         return (
-                          <td key={id} className={`mono${differs ? ' differs' : ''}`} title={differs ? `differs from the baseline (${base ?? 'null'})` : undefined}>
+                          <td key={id} className={`mono${differs ? ' differs' : ''}${isLongFact(d) ? ' long-fact' : ''}`} title={differs ? `differs from the baseline (${base ?? 'null'})` : undefined}>
                             {v ?? <span className="muted">null</span>}
                           </td>
                         );
@@ -540,6 +547,11 @@ function HostDiff({ cmp, cols, colorOf }: { cmp: FioComparison; cols: string[]; 
                 })}
               </tbody>
             </table>
+            {long.length > 0 && (
+              <button type="button" className="disclosure muted" aria-expanded={showLong} onClick={() => setShowLong(!showLong)}>
+                {showLong ? '▾ Hide' : '▸ Show'} {long.length} command line{long.length === 1 ? '' : 's'} that differ: {long.map((d) => d.key).join(', ')}
+              </button>
+            )}
           </div>
         ))}
     </div>
