@@ -176,3 +176,21 @@ def test_cell_state_read_by_the_exports(kind, case):
     from iolens.exports.registry import VIEW_EXPORTS
 
     assert VIEW_EXPORTS[kind].read_state(case["state"]) == case["reads"]
+
+
+# --- a kernel .config: the backend's parser and the collector's reader (collectors/tests) ------------
+
+KCONFIG = vectors("kconfig")
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c["name"]) for c in KCONFIG["cases"]])
+def test_kconfig_vectors(case):
+    from iolens.formats.errors import FormatError
+    from iolens.formats.kconfig import parse_kconfig
+
+    if "options" in case:
+        assert parse_kconfig(case["text"]) == case["options"]
+    else:
+        with pytest.raises(FormatError) as e:
+            parse_kconfig(case["text"], source="config")
+        assert (f"line {case['error_line']}" in str(e.value)) == (case["error_line"] is not None), str(e.value)
