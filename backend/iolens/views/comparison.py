@@ -90,17 +90,25 @@ def _execution(facts: dict[str, str | None]) -> str:
     return "bare metal"
 
 
-def workload_diff(store: Store, ids: list[str]) -> list[models.HostDiff]:
+def differing_facts(store: Store, table: str, ids: list[str]) -> list[tuple[str, dict[str, str | None]]]:
+    """(key, {capture: value}) of a key/value facts table (host_facts, workload_facts) where the value
+    is not the same in every capture; a fact missing in one capture counts as a difference."""
+    assert table in ("host_facts", "workload_facts"), table
     rows = store.query(
-        """WITH k AS (SELECT DISTINCT key FROM workload_facts WHERE list_contains($ids, capture_id)),
+        f"""WITH k AS (SELECT DISTINCT key FROM {table} WHERE list_contains($ids, capture_id)),
                 grid AS (SELECT k.key, c.id AS capture_id FROM k CROSS JOIN unnest($ids) AS c(id)),
-                v AS (SELECT g.key, g.capture_id, w.value
-                      FROM grid g LEFT JOIN workload_facts w USING (key, capture_id))
+                v AS (SELECT g.key, g.capture_id, f.value
+                      FROM grid g LEFT JOIN {table} f USING (key, capture_id))
            SELECT key, map_from_entries(list(struct_pack(k := capture_id, v := value))) AS vals
            FROM v GROUP BY key
            HAVING count(DISTINCT value) + (count(*) FILTER (WHERE value IS NULL) > 0)::INTEGER > 1""",
         {"ids": ids},
     ).rows
+    return [(k, dict(v)) for k, v in rows]
+
+
+def workload_diff(store: Store, ids: list[str]) -> list[models.HostDiff]:
+    rows = differing_facts(store, "workload_facts", ids)
     order = ("workload.kind", "cmd.command", "sweep.", "fio.")
 
     def rank(key: str) -> tuple[int, bool, str]:
@@ -108,7 +116,7 @@ def workload_diff(store: Store, ids: list[str]) -> list[models.HostDiff]:
         where = key.rsplit(".", 1)[-1] in _WHERE
         return next((i for i, p in enumerate(order) if key.startswith(p)), len(order)), where, key
 
-    return sorted((models.HostDiff(key=k, values=dict(v)) for k, v in rows), key=lambda d: rank(d.key))
+    return sorted((models.HostDiff(key=k, values=v) for k, v in rows), key=lambda d: rank(d.key))
 
 
 def _phrase(values: dict[str, str | None], labels: dict[str, str]) -> str:

@@ -13,7 +13,7 @@ from typing import Literal
 
 from .. import models
 from ..store.db import Store
-from .comparison import comparison_facts
+from .comparison import comparison_facts, differing_facts
 
 
 @dataclass(frozen=True)
@@ -168,17 +168,7 @@ def compare_fio(store: Store, capture_ids: list[str], baseline: str | None = Non
 
 def host_diff(store: Store, ids: list[str]) -> list[models.HostDiff]:
     """Host facts whose value is not the same in every capture (a fact missing in one counts)."""
-    rows = store.query(
-        """WITH k AS (SELECT DISTINCT key FROM host_facts WHERE list_contains($ids, capture_id)),
-                grid AS (SELECT k.key, c.id AS capture_id FROM k CROSS JOIN unnest($ids) AS c(id)),
-                v AS (SELECT g.key, g.capture_id, h.value
-                      FROM grid g LEFT JOIN host_facts h USING (key, capture_id))
-           SELECT key, map_from_entries(list(struct_pack(k := capture_id, v := value))) AS vals
-           FROM v GROUP BY key
-           HAVING count(DISTINCT value) + (count(*) FILTER (WHERE value IS NULL) > 0)::INTEGER > 1""",
-        {"ids": ids},
-    ).rows
-    diffs = [models.HostDiff(key=key, values=dict(vals)) for key, vals in rows]
+    diffs = [models.HostDiff(key=key, values=vals) for key, vals in differing_facts(store, "host_facts", ids)]
     return sorted(diffs, key=lambda d: _fact_rank(d.key))
 
 
