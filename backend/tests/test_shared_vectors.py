@@ -194,3 +194,22 @@ def test_kconfig_vectors(case):
         with pytest.raises(FormatError) as e:
             parse_kconfig(case["text"], source="config")
         assert (f"line {case['error_line']}" in str(e.value)) == (case["error_line"] is not None), str(e.value)
+
+
+# --- the workload's own tasks: a flame graph difference's default task filter -------------------
+
+WORKLOAD_COMM = vectors("workload-comm")
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c["name"]) for c in WORKLOAD_COMM["cases"]])
+def test_workload_comm_vectors(case):
+    from iolens.exports.flame import workload_comm
+
+    assert workload_comm(case["capture"]) == case["comm"]
+
+
+@pytest.mark.parametrize("case", WORKLOAD_COMM["pairs"])
+def test_pair_comm_vectors(case):
+    from iolens.exports.flame import pair_comm
+
+    assert pair_comm(case["a"], case["b"]) == case["comm"]

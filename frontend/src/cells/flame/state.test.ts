@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { vectors } from '../../testdata/vectors';
 import { ALL_TASKS, decodeFlame, defaultFlameState, encodeFlame, pairComm, workloadComm, type FlameState } from './state';
 
 const full: FlameState = {
@@ -73,20 +74,11 @@ describe('flame cell state', () => {
   });
 });
 
-describe("the pair's default tasks: the workload's own", () => {
-  const fio = { workload_kind: 'fio', workload_summary: 'randwrite libaio bs=4k', artifact_kinds: ['fio-json', 'perf-script'] };
-  const cmd = (s: string) => ({ workload_kind: 'cmd', workload_summary: s, artifact_kinds: ['cmd-rusage', 'perf-script'] });
-  it('fio captures: fio', () => expect(pairComm(fio, fio)).toBe('fio'));
-  it("a cmd capture: its program's base name, cut to perf's 15 characters", () => {
-    expect(workloadComm(cmd('/usr/local/bin/fs_mark_long_program_name -d /mnt -n 1000'))).toBe('fs_mark_long_pr');
-    expect(pairComm(cmd('./fsmark -n 10'), cmd('fsmark -n 20'))).toBe('fsmark');
-  });
-  it('unknown, a shell, different programs or loose files: all tasks', () => {
-    expect(workloadComm(cmd('sh -c "dd if=/dev/zero of=x"'))).toBeNull();
-    expect(pairComm(fio, cmd('fsmark'))).toBeNull();
-    expect(workloadComm({ workload_kind: 'fio', workload_summary: null, artifact_kinds: ['folded-stacks'] })).toBeNull();
-    expect(workloadComm(undefined)).toBeNull();
-  });
+describe("the pair's default tasks: the workload's own (testdata/vectors/workload-comm.json)", () => {
+  type Cap = Parameters<typeof workloadComm>[0] | null;
+  const v = vectors<{ cases: { name: string; capture: Cap; comm: string | null }[]; pairs: { a: Cap; b: Cap; comm: string | null }[] }>('workload-comm');
+  it.each(v.cases.map((c) => [c.name, c] as const))('%s', (_, c) => expect(workloadComm(c.capture ?? undefined)).toBe(c.comm));
+  it.each(v.pairs.map((p, i) => [i, p] as const))('pair %s', (_, p) => expect(pairComm(p.a ?? undefined, p.b ?? undefined)).toBe(p.comm));
   it('"All tasks" is kept in the URL', () => {
     const s = { ...defaultFlameState, view: 'diff' as const, comm: ALL_TASKS };
     expect(encodeFlame(s)).toBe('v=diff;comm=*');

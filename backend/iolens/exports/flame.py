@@ -1,0 +1,351 @@
+"""The flame graph cell ('flame' in src/cells/registry.ts) in the text report: an LKP-style table of
+the functions, with where its figures came from. The graph itself stays in the app (a link).
+
+- The difference (`v=diff`): the functions whose share changed most between the two captures,
+  each side's self and total share (% of that side's sampled weight), and the change in
+  percentage points (pp), largest |change| first: of the self share, or of the total share when
+  the cell orders its tables by total (`by=total`). '~' marks a change within the spread between
+  repeats (views/flame.py: the per-run share ranges overlap).
+- One capture (the default view): its functions by self share (or total, `by=total`), with their
+  total share and samples.
+
+Above the table, the context that makes it unambiguous: the event and its unit, the task filter in
+force (the workload's own tasks by default in a difference, as the app shows it), CPUs, time range,
+and per side the capture, its runs and its sample count.
+
+Its state (src/cells/flame/state.ts): `v=`, `cap=`, `a=`, `b=`, `ev=`, `runs=`, `cpu=`, `tid=`,
+`comm=`, `t=`, `by=`, and `z=`, `q=`, `x=` (zoom, search and transforms: the table is of the whole
+selection, and says so when they are set).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import urllib.parse
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..views import flame as flame_view
+from . import textfmt as tf
+from .context import ExportContext, parse_state
+
+TOP = 15  # functions in a table
+
+ALL_TASKS = "*"
+_CAPTURE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_RUN_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+# A cmd capture run through one of these: its command name says nothing of the workload.
+_WRAPPERS = {"sh", "bash", "dash", "env", "sudo", "nice", "taskset", "chrt", "ionice", "stdbuf", "timeout"}
+
+
+def workload_comm(c: Any) -> str | None:
+    """The command name (as perf prints it: at most 15 characters) of a capture's workload, when its
+    bundle says what ran: fio's workers are 'fio'; a cmd capture's command, its program's base name.
+    None when unknown. The rule of the frontend's workloadComm (cells/flame/state.ts), both tested on
+    testdata/vectors/workload-comm.json. `c`: a capture (models.CapturePublic) or its dict."""
+    if c is None:
+        return None
+    get = (lambda k: c.get(k)) if isinstance(c, dict) else (lambda k: getattr(c, k, None))
+    kinds = get("artifact_kinds") or []
+    if get("workload_kind") == "fio":
+        return "fio" if "fio-json" in kinds or "fio-terse" in kinds else None
+    summary = get("workload_summary")
+    if get("workload_kind") == "cmd" and summary and "cmd-rusage" in kinds:
+        prog = summary.split(" ")[0].split("/")[-1]
+        if not prog or prog in _WRAPPERS:
+            return None
+        return prog[:15]
+    return None
+
+
+def pair_comm(a: Any, b: Any) -> str | None:
+    """The pair's default task filter: the workload's command when both captures ran the same one."""
+    ca = workload_comm(a)
+    return ca if ca is not None and ca == workload_comm(b) else None
+
+
+def _dec(v: str) -> str:
+    return urllib.parse.unquote(v, errors="strict")
+
+
+def _int(v: str) -> int | None:
+    return int(v) if re.fullmatch(r"\d{1,18}", v) else None
+
+
+@dataclass
+class Side:
+    capture: str
+    runs: list[str]
+    samples: int
+    weight: int
+    stackless: int
+
+
+@dataclass
+class Row:
+    name: str
+    self_a: float | None
+    self_b: float | None
+    total_a: float | None
+    total_b: float | None
+    delta_self: float | None = None
+    delta_total: float | None = None
+    noise_self: bool | None = None
+    noise_total: bool | None = None
+    self_samples: int | None = None
+    total_samples: int | None = None
+
+
+@dataclass
+class FlameData:
+    view: str                      # diff | flame
+    index: int | None              # the cell's position, for its link
+    by: str                        # self | total
+    event: str | None = None
+    unit: str = "count"
+    comm: str | None = None        # the task filter in force
+    comm_why: str = ""             # "the workload's own tasks (the default)", "chosen", ...
+    cpus: list[int] | None = None
+    tid: int | None = None
+    window: tuple[int | None, int | None] = (None, None)
+    sides: list[Side] = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list)
+    functions: int = 0
+    noise: bool = False
+    noise_reason: str | None = None
+    ignored: list[str] = field(default_factory=list)   # state fields the table does not apply
+    notes: list[str] = field(default_factory=list)
+    missing: str | None = None     # why there is no table
+
+
+class FlameExport:
+    title = "Flame graph"
+
+    @staticmethod
+    def read_state(state: str) -> dict[str, Any]:
+        """The fields of the cell's state the export uses, as src/cells/flame/state.ts decodes them
+        (a field that does not decode there is left at its default here)."""
+        st = parse_state(state)
+        out: dict[str, Any] = {"view": "diff" if st.get("v") == "diff" else "flame", "cap": None, "a": None, "b": None,
+                               "event": None, "runs": None, "cpus": None, "tid": None, "comm": None, "from": None,
+                               "to": None, "by": "self", "zoom": [], "search": "", "transforms": []}
+        for key in ("cap", "a", "b"):
+            if _CAPTURE_ID.match(st.get(key, "")):
+                out[key] = st[key]
+        for key, name in (("ev", "event"), ("comm", "comm"), ("q", "search")):
+            if key in st:
+                try:
+                    out[name] = _dec(st[key])
+                except UnicodeDecodeError:
+                    pass
+        if "runs" in st and all(_RUN_ID.match(r) for r in st["runs"].split(",")):
+            out["runs"] = st["runs"].split(",")
+        if "cpu" in st:
+            cpus = [_int(c) for c in st["cpu"].split(",")]
+            if all(c is not None and c <= 65535 for c in cpus):
+                out["cpus"] = cpus
+        if "tid" in st:
+            out["tid"] = _int(st["tid"])
+        m = re.fullmatch(r"(\d{1,18})-(\d{1,18})?", st.get("t", ""))
+        if m:
+            lo, hi = int(m.group(1)), int(m.group(2)) if m.group(2) else None
+            if (hi is None or hi > lo) and not (lo == 0 and hi is None):
+                out["from"], out["to"] = (lo or None), hi
+        if st.get("by") in ("self", "total", "name"):
+            out["by"] = st["by"]
+        if st.get("z"):
+            out["zoom"] = [_dec(f) for f in st["z"].split(",")]
+        for item in filter(None, st.get("x", "").split(",")):
+            op, _, name = item.partition(":")
+            if op in ("focus", "merge", "drop", "rec") and name:
+                out["transforms"].append({"op": op, "name": _dec(name)})
+        return out
+
+    def data(self, ctx: ExportContext, state: str) -> FlameData:
+        st = self.read_state(state)
+        index = next((i for i, c in enumerate(ctx.doc.cells)
+                      if getattr(c, "kind", None) == "flame" and getattr(c, "state", None) == state), None)
+        by = "total" if st["by"] == "total" else "self"
+        caps = {c.id: c for c in ctx.captures}
+        with_stacks = [c.id for c in ctx.captures if "perf-script" in (c.artifact_kinds or ["perf-script"])]
+        first = ctx.doc.baseline if ctx.doc.baseline in with_stacks else (with_stacks[0] if with_stacks else ctx.doc.baseline)
+        data = FlameData(st["view"], index, by)
+        ignored = []
+        if st["zoom"]:
+            ignored.append("the zoom (" + " > ".join(st["zoom"][-2:]) + ")")
+        if st["search"]:
+            ignored.append(f"the search /{st['search']}/")
+        if st["transforms"]:
+            ignored.append("the transforms (" + ", ".join(f"{t['op']} {t['name']}" for t in st["transforms"]) + ")")
+        data.ignored = ignored
+        f = flame_view.Filters(event=st["event"], cpus=tuple(st["cpus"]) if st["cpus"] is not None else None,
+                               from_ns=st["from"], to_ns=st["to"])
+        data.cpus, data.window = st["cpus"], (st["from"], st["to"])
+        if st["view"] == "diff":
+            a = st["a"] if st["a"] in caps else first
+            b = st["b"] if st["b"] in caps and st["b"] != a else next(
+                (c for c in with_stacks if c != a), next((c for c in caps if c != a), None))
+            if b is None:
+                data.missing = "A difference needs two captures; this notebook has one."
+                return data
+            work = pair_comm(caps.get(a), caps.get(b))
+            if st["comm"] == ALL_TASKS:
+                comm, why = None, "all tasks (chosen)"
+            elif st["comm"] is not None:
+                comm, why = st["comm"], "chosen"
+            elif work is not None:
+                comm, why = work, "the workload's own, the default"
+            else:
+                comm, why = None, "all tasks (the default: the workload's command is not known for both captures)"
+            data.comm, data.comm_why = comm, why
+            try:
+                d = flame_view.diff(ctx.store, a, b, flame_view.Filters(**{**f.__dict__, "comm": comm}), limit=TOP)
+            except flame_view.NoStacks as exc:
+                data.missing = str(exc)
+                return data
+            data.event, data.unit = d.filters.event, d.weight_unit
+            data.sides = [Side(s.capture.id, s.runs, s.total_samples, s.total_weight, s.stackless_samples)
+                          for s in (d.a, d.b)]
+            data.functions, data.noise, data.noise_reason, data.notes = (d.functions_count, d.noise_available,
+                                                                         d.noise_reason, d.notes)
+            key = "delta_total" if by == "total" else "delta_self"
+            rows = sorted(d.functions, key=lambda r: (-abs(getattr(r, key)), r.name))[:TOP]
+            data.rows = [Row(r.name, r.self_a if r.samples_a else None, r.self_b if r.samples_b else None,
+                             r.total_a if r.samples_a else None, r.total_b if r.samples_b else None,
+                             r.delta_self, r.delta_total, r.noise_self, r.noise_total) for r in rows]
+            return data
+        cap = st["cap"] if st["cap"] in caps else first
+        if st["comm"] not in (None, ALL_TASKS):
+            data.comm, data.comm_why = st["comm"], "chosen"
+        else:
+            data.comm_why = "all tasks"
+        data.tid = st["tid"]
+        try:
+            top = flame_view.top_functions(
+                ctx.store, cap, flame_view.Filters(**{**f.__dict__, "comm": data.comm, "tid": st["tid"],
+                                                      "runs": tuple(st["runs"]) if st["runs"] else None}),
+                by=by, limit=TOP)  # type: ignore[arg-type]
+        except flame_view.NoStacks as exc:
+            data.missing = str(exc)
+            return data
+        data.event, data.unit, data.functions = top.filters.event, top.weight_unit, top.functions_count
+        data.sides = [Side(cap, list(top.filters.runs or []), top.total_samples, top.total_weight, 0)]
+        data.rows = [Row(fn.name, fn.self_pct, None, fn.total_pct, None, self_samples=fn.self_samples,
+                         total_samples=fn.total_samples) for fn in top.functions]
+        return data
+
+    # --- text -------------------------------------------------------------------------------
+
+    def _link(self, ctx: ExportContext, data: FlameData) -> str:
+        return ctx.cell_link(data.index) if data.index is not None else ctx.permalink
+
+    def _weight(self, data: FlameData, w: int) -> str:
+        return tf.format_value(w, "ns") + " of CPU" if data.unit == "ns" else f"{w:,} events"
+
+    def _scope(self, data: FlameData) -> str:
+        """Event, tasks, CPUs and time range of the selection."""
+        unit = "weight: CPU time" if data.unit == "ns" else "weight: the event's count"
+        tasks = (f"command {data.comm} ({data.comm_why})" if data.comm is not None else data.comm_why)
+        if data.tid is not None:
+            tasks += f", thread {data.tid}"
+        cpus = "all CPUs" if data.cpus is None else "CPU" + ("s " if len(data.cpus) > 1 else " ") + ",".join(
+            map(str, data.cpus))
+        lo, hi = data.window
+        when = ("whole runs" if lo is None and hi is None else
+                f"{(lo or 0) / 1e9:.3f} to {'the end' if hi is None else f'{hi / 1e9:.3f} s'} since each run's "
+                "first sample")
+        return f"perf {data.event} samples with call stacks ({unit}); tasks: {tasks}; {cpus}; {when}"
+
+    def _side_line(self, ctx: ExportContext, data: FlameData, tag: str, s: Side) -> list[str]:
+        star = " (*)" if s.capture == ctx.doc.baseline and len(ctx.captures) > 1 else ""
+        runs = (f"run{'s' if len(s.runs) != 1 else ''} {', '.join(s.runs)}" if s.runs else
+                "all runs" if data.view == "flame" else "no runs with samples")
+        lost = f"; {s.stackless:,} without a stack, left out" if s.stackless else ""
+        return tf.wrap(f"{tag}{ctx.name(s.capture)}{star}: {runs}; {s.samples:,} sample{'s' if s.samples != 1 else ''}, "
+                       f"{self._weight(data, s.weight)}{lost}", indent="    ", subsequent="      ")
+
+    def text(self, ctx: ExportContext, data: FlameData) -> list[str]:
+        link = self._link(ctx, data)
+        if data.missing:
+            return tf.wrap(data.missing, indent="    ") + tf.wrap("The flame graph:", indent="    ") + ["    " + link]
+        lines = tf.wrap(self._scope(data) + ".", indent="    ")
+        if data.view == "diff":
+            a, b = data.sides
+            lines += self._side_line(ctx, data, "A ", a) + self._side_line(ctx, data, "B ", b)
+            key = "total" if data.by == "total" else "self"
+            lines += tf.wrap(
+                f"Share: % of each side's weight (self: samples ending in the function; total: samples with it "
+                f"anywhere in the stack). B-A: change in percentage points. The {min(len(data.rows), TOP)} of "
+                f"{data.functions:,} functions whose {key} share changed most"
+                + (", '~' where the change is within the spread between repeats." if data.noise else
+                   f"; no noise mark: {data.noise_reason}."), indent="    ")
+            lines += [""]
+            lines.append(f"    {'':<24}{'self share, %':^21} {'total share, %':^21}")
+            lines.append(f"    {'function':<24}{'A':>6}{'B':>7}{'B-A':>7}  {'A':>6}{'B':>7}{'B-A':>7}")
+            for r in data.rows:
+                lines.append(f"    {tf.fit(r.name, 23):<24}{_share(r.self_a):>6}{_share(r.self_b):>7}"
+                             f"{_change(r.delta_self, r.noise_self):>8} {_share(r.total_a):>6}{_share(r.total_b):>7}"
+                             f"{_change(r.delta_total, r.noise_total):>8}".rstrip())
+        else:
+            lines += self._side_line(ctx, data, "", data.sides[0])
+            key = "total" if data.by == "total" else "self"
+            lines += tf.wrap(f"Share: % of the selection's weight (self: samples ending in the function; total: "
+                             f"samples with it anywhere in the stack). The {len(data.rows)} of {data.functions:,} "
+                             f"functions with the largest {key} share; n: their samples.", indent="    ")
+            lines += ["", f"    {'function':<30}{'self %':>8}{'total %':>9}{'self n':>10}{'total n':>10}"]
+            for r in data.rows:
+                lines.append(f"    {tf.fit(r.name, 29):<30}{_share(r.self_a):>8}{_share(r.total_a):>9}"
+                             f"{r.self_samples or 0:>10,}{r.total_samples or 0:>10,}")
+        if not data.rows:
+            lines.append("    (no samples in this selection)")
+        for n in data.notes:
+            lines += tf.wrap(f"Note: {n}.", indent="    ", subsequent="      ")
+        if data.ignored:
+            lines += [""] + tf.wrap("Not applied to this table, only to the graph: " + "; ".join(data.ignored) + ".",
+                                    indent="    ")
+        lines += [""] + tf.wrap("The flame graph, zoomable, with every function:", indent="    ")
+        lines.append("    " + link)
+        return lines
+
+    # --- HTML -------------------------------------------------------------------------------
+
+    def html(self, ctx: ExportContext, data: FlameData) -> str:
+        """The same table in HTML (the static export's flame graph SVG goes above it)."""
+        e = html.escape
+        link = e(self._link(ctx, data))
+        if data.missing:
+            return f'<p class="muted">{e(data.missing)} <a href="{link}">Open it in iolens</a>.</p>'
+        sides = "; ".join(f"{'A' if i == 0 and data.view == 'diff' else 'B' if data.view == 'diff' else ''} "
+                          f"{ctx.label(s.capture)}: {len(s.runs) or 'all'} runs, {s.samples:,} samples, {self._weight(data, s.weight)}"
+                          for i, s in enumerate(data.sides))
+        ctx_p = f'<p class="muted">{e(tf.for_html(self._scope(data)))}. {e(sides.strip())}.</p>'
+        if data.view == "diff":
+            head = ('<tr><th rowspan=2>function</th><th colspan=3 class=cap>self share, %</th>'
+                    '<th colspan=3 class=cap>total share, %</th></tr><tr>' + "<th class=num>A</th><th class=num>B</th>"
+                    "<th class=num>B&minus;A, pp</th>" * 2 + "</tr>")
+            body = "".join(
+                f"<tr><td><code>{e(r.name)}</code></td><td class=num>{_share(r.self_a)}</td><td class=num>{_share(r.self_b)}"
+                f"</td><td class=num>{e(_change(r.delta_self, r.noise_self))}</td><td class=num>{_share(r.total_a)}</td>"
+                f"<td class=num>{_share(r.total_b)}</td><td class=num>{e(_change(r.delta_total, r.noise_total))}</td></tr>"
+                for r in data.rows)
+        else:
+            head = ("<tr><th>function</th><th class=num>self %</th><th class=num>total %</th>"
+                    "<th class=num>self samples</th><th class=num>total samples</th></tr>")
+            body = "".join(f"<tr><td><code>{e(r.name)}</code></td><td class=num>{_share(r.self_a)}</td>"
+                           f"<td class=num>{_share(r.total_a)}</td><td class=num>{r.self_samples or 0:,}</td>"
+                           f"<td class=num>{r.total_samples or 0:,}</td></tr>" for r in data.rows)
+        return (ctx_p + f'<div class="scroll"><table class="fio"><thead>{head}</thead><tbody>{body}</tbody></table></div>'
+                f'<p><a href="{link}">The flame graph in iolens</a></p>')
+
+
+def _share(v: float | None) -> str:
+    return "-" if v is None else f"{v:.2f}"
+
+
+def _change(v: float | None, noise: bool | None) -> str:
+    if v is None:
+        return ""
+    text = "0.00" if abs(v) < 0.005 else f"{v:+.2f}"
+    return text + ("~" if noise else " ")
+
