@@ -372,12 +372,56 @@ def tree_of(store: Store, cid: str, f: Filters = Filters()) -> tuple[CaptureStac
     return cap, f, build_tree(_sum_by_stack(_stack_rows(store, cid, f)), 2)
 
 
-def folded(store: Store, cid: str, f: Filters = Filters()) -> str:
-    """The selection as folded text ("stack weight" lines sorted by stack), as
-    inferno-collapse-perf prints it; input for flamegraph.pl, inferno-flamegraph, speedscope."""
+@dataclass
+class Shown:
+    """A selection's stacks as the flame cell shows them: in its order, after its transforms
+    (store/rules/flame_stacks.py, the rule the browser applies too)."""
+
+    cap: CaptureStacks
+    filters: Filters
+    tree: Tree
+    focused: bool                    # a focus made a function the root's child (no command names)
+    missing: list[str]               # transforms skipped: their function is in no stack
+    stacks: dict[tuple[str, ...], list[int]]
+    order: str
+    transforms: list[Any]            # the transforms applied (store/rules/flame_stacks.Transform)
+
+
+def shown(store: Store, cid: str, f: Filters = Filters(), order: str = "name",
+          transforms: Sequence[Any] = ()) -> Shown:
+    from ..store.rules import flame_stacks as fx
+
     cap = _capture(store, cid)
     f = _resolve(cap, f)
-    return format_folded({k: v[0] for k, v in _sum_by_stack(_stack_rows(store, cid, f)).items()})
+    raw = _sum_by_stack(_stack_rows(store, cid, f))
+    applied = fx.apply_transforms({tuple(k.split(";")): v for k, v in raw.items()}, transforms)
+    keep = {";".join(k): v for k, v in applied.stacks.items() if k}
+    tree = build_tree(keep, 2)
+    for k, v in applied.stacks.items():   # stacks a transform emptied: the root's own samples
+        if not k:
+            tree.values[0][0] += v[0]
+            tree.values[1][0] += v[1]
+    if order != "name":
+        tree.name, tree.depth, tree.values = fx.reorder(tree.name, tree.depth, tree.names, tree.values, order)  # type: ignore[arg-type]
+    return Shown(cap, f, tree, not applied.comm, [t.text() for t in applied.missing], applied.stacks, order,
+                 [t for t in transforms if t not in applied.missing])
+
+
+def folded(store: Store, cid: str, f: Filters = Filters(), order: str = "name",
+           transforms: Sequence[Any] = ()) -> str:
+    """The selection as folded text ("stack weight" lines sorted by stack), as
+    inferno-collapse-perf prints it; input for flamegraph.pl, inferno-flamegraph, speedscope.
+    After transforms, the stacks they changed; in left-heavy order, the lines in the order of the
+    left-heavy tree's leaves (the heaviest first). Samples a transform left without a frame (a
+    focus on a function then a merge of it) have no line."""
+    if not transforms and order == "name":
+        cap = _capture(store, cid)
+        f = _resolve(cap, f)
+        return format_folded({k: v[0] for k, v in _sum_by_stack(_stack_rows(store, cid, f)).items()})
+    from ..store.rules import flame_stacks as fx
+
+    sh = shown(store, cid, f, order, transforms)
+    return "".join(f"{';'.join(k)} {sh.stacks[k][0]}\n" for k in fx.ordered(sh.stacks, order) if k)
 
 
 def _functions(rows: Iterable[tuple[str, str, int, int, int, int]]) -> dict[str, list[int]]:
@@ -620,11 +664,13 @@ def _describe(f: Filters, cap: CaptureStacks | None = None) -> str:
 
 
 def svg(store: Store, cid: str, f: Filters = Filters(), *, zoom: Sequence[str] = (), search: str | None = None,
-        mode: Mode = "flame", width: int = 1200) -> str:
+        mode: Mode = "flame", width: int = 1200, order: str = "name", transforms: Sequence[Any] = ()) -> str:
     from ..store.rules import flame as rules
     from . import flame_svg as fs
 
-    cap, f, tree = tree_of(store, cid, f)
+    sh = shown(store, cid, f, order, transforms)
+    cap, f, tree = sh.cap, sh.filters, sh.tree
+    grey_depth = 0 if sh.focused else 1
     lay = rules.Layout.of(tree.name, tree.depth, tree.values[0])
     samples = tree.totals(1)
     unit = _weight_unit(f.event)
@@ -632,7 +678,7 @@ def svg(store: Store, cid: str, f: Filters = Filters(), *, zoom: Sequence[str] =
     names = tree.names
 
     def colour(i: int) -> str:
-        return rules.GREY if tree.depth[i] <= 1 else rules.hex_rgb(rules.frame_rgb(names[tree.name[i]]))
+        return rules.GREY if tree.depth[i] <= grey_depth else rules.hex_rgb(rules.frame_rgb(names[tree.name[i]]))
 
     def tooltip(i: int) -> str:
         w = lay.total[i]
@@ -642,7 +688,7 @@ def svg(store: Store, cid: str, f: Filters = Filters(), *, zoom: Sequence[str] =
     _check_regex(search)
     spec = fs.SvgSpec(
         names=names, lay=lay, title=f"Flame graph: {cap.ref.label}",
-        subtitle=f"{_describe(f)} · {samples[0]:,} samples · {_fmt_weight(total, unit)}"
+        subtitle=f"{_describe(f)}{_describe_shown(sh)} · {samples[0]:,} samples · {_fmt_weight(total, unit)}"
                  + (f" · kernel {cap.ref.kernel}" if cap.ref.kernel else "") + f" · capture {cid}",
         colour=colour, tooltip=tooltip, zoom=list(zoom), search=search, icicle=mode == "icicle", width=width,
         footer="iolens")
@@ -695,6 +741,18 @@ def diff_svg(store: Store, a: str, b: str, f: Filters = Filters(), *, runs_a: tu
         legend=legend, hatch=lambda i: bool(noise and noise[i] and t.depth[i] > 0),
         footer=d.noise_reason or "")
     return fs.render(spec)
+
+
+def _describe_shown(sh: Shown) -> str:
+    """The order and the transforms of an export, as its subtitle says them."""
+    from ..store.rules.flame_stacks import TRANSFORM_LABEL
+
+    parts = [" · left heavy"] if sh.order == "heavy" else []
+    for t in sh.transforms:
+        parts.append(f" · {TRANSFORM_LABEL[t.op].lower()} {t.name}")
+    if sh.missing:
+        parts.append(f" · skipped (not in these stacks): {', '.join(sh.missing)}")
+    return "".join(parts)
 
 
 def _check_regex(pattern: str | None) -> None:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Query
 from fastapi.responses import PlainTextResponse, Response
 
 from ... import models
 from ...store.db import Store
+from ...store.rules import flame_stacks
 from ...views import flame as flame_view
 from ..deps import ERRORS, StoreDep, cpus_param, disposition, runs_param
 
@@ -48,6 +49,11 @@ SearchQ = Annotated[str | None, Query(description="Regular expression: matching 
 ModeQ = Annotated[flame_view.Mode, Query(description="flame: root at the bottom; icicle: root at the top.")]
 WidthQ = Annotated[int, Query(ge=200, le=4000, description="Image width, px.")]
 DownloadQ = Annotated[bool, Query(description="Send as an attachment (Content-Disposition).")]
+OrderQ = Annotated[Literal["name", "heavy"], Query(
+    description="Siblings by name (inferno's order) or heaviest first (left heavy), as the flame cell's o= field.")]
+TransformsQ = Annotated[str | None, Query(
+    description="Transforms applied in order, the flame cell's x= text: OP:NAME items separated by ',', OP one of "
+                "focus, merge, drop, rec, NAME percent-encoded (store/rules/flame_stacks.py).")]
 
 router = APIRouter()
 
@@ -66,16 +72,19 @@ def flame_top(capture_id: str, s: StoreDep, f: FlameFiltersDep,
 
 @router.get("/api/captures/{capture_id}/flame/folded", responses={**ERRORS, 200: {"content": {"text/plain": {}}}},
          response_class=PlainTextResponse, tags=["flame"])
-def flame_folded(capture_id: str, s: StoreDep, f: FlameFiltersDep, download: DownloadQ = False):
-    text = _flame(flame_view.folded, s, capture_id, f)
+def flame_folded(capture_id: str, s: StoreDep, f: FlameFiltersDep, order: OrderQ = "name",
+                 transforms: TransformsQ = None, download: DownloadQ = False):
+    text = _flame(flame_view.folded, s, capture_id, f, order=order, transforms=_transforms(transforms))
     return PlainTextResponse(text, headers=disposition(f"{capture_id}.folded.txt", download))
 
 
 @router.get("/api/captures/{capture_id}/flame/svg", responses={**ERRORS, 200: {"content": {"image/svg+xml": {}}}},
          response_class=Response, tags=["flame"])
 def flame_svg(capture_id: str, s: StoreDep, f: FlameFiltersDep, zoom: ZoomQ = None, search: SearchQ = None,
-              mode: ModeQ = "flame", width: WidthQ = 1200, download: DownloadQ = False):
-    text = _flame(flame_view.svg, s, capture_id, f, zoom=_zoom(zoom), search=search, mode=mode, width=width)
+              mode: ModeQ = "flame", width: WidthQ = 1200, order: OrderQ = "name", transforms: TransformsQ = None,
+              download: DownloadQ = False):
+    text = _flame(flame_view.svg, s, capture_id, f, zoom=_zoom(zoom), search=search, mode=mode, width=width,
+                  order=order, transforms=_transforms(transforms))
     return Response(text, media_type="image/svg+xml", headers=disposition(f"{capture_id}.flame.svg", download))
 
 
@@ -116,6 +125,13 @@ def _flame(fn, store: Store, *args, **kwargs):
     except flame_view.NoStacks as exc:
         raise HTTPException(404, str(exc)) from exc
     except flame_view.BadQuery as exc:
+        raise HTTPException(422, str(exc)) from exc
+
+
+def _transforms(text: str | None) -> list[flame_stacks.Transform]:
+    try:
+        return flame_stacks.parse_transforms(text)
+    except flame_stacks.BadTransforms as exc:
         raise HTTPException(422, str(exc)) from exc
 
 

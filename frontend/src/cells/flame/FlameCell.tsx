@@ -39,8 +39,6 @@ export function FlameCell({ ctx, state, setState }: CellProps<FlameState>) {
   // The pair shows the workload's own tasks unless the user chose a command or "All tasks".
   const work = b ? pairComm(byId.get(a), byId.get(b)) : null;
   const pairState = state.comm === ALL_TASKS ? { ...state, comm: null } : state.comm === null && work ? { ...state, comm: work } : state;
-  // the exports are the server's: the selection, zoom, search and orientation, not the order or the transforms
-  const plain = state.order === 'name' && state.transforms.length === 0;
 
   const root = useRef<HTMLDivElement>(null);
   const copyLink = () => {
@@ -104,8 +102,8 @@ export function FlameCell({ ctx, state, setState }: CellProps<FlameState>) {
                   { label: 'Folded difference (difffolded.pl format)', href: exportUrl('folded', state, { a, b }) },
                 ]
               : [
-                  { label: `SVG image (for a mailing list)${plain ? '' : ': by name, without the transforms'}`, href: exportUrl('svg', state, { cap }) },
-                  { label: `Folded stacks (inferno / flamegraph.pl)${state.transforms.length ? ', without the transforms' : ''}`, href: exportUrl('folded', state, { cap }) },
+                  { label: `SVG image (for a mailing list)${state.transforms.length ? ', with the transforms' : ''}`, href: exportUrl('svg', state, { cap }) },
+                  { label: `Folded stacks (inferno / flamegraph.pl)${state.transforms.length ? ', with the transforms' : ''}`, href: exportUrl('folded', state, { cap }) },
                 ]),
             { label: 'Copy link to this view', onSelect: copyLink },
           ]}

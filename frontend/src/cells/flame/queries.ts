@@ -50,9 +50,15 @@ export function useFlameDiff(a: string | null, b: string | null, s: FlameState) 
   );
 }
 
-/** URL of an export of the current view: folded text or SVG (zoom, search and mode included). */
+/** URL of an export of the current view: folded text or SVG (zoom, search, mode, and for one
+ *  capture the order and the transforms included). */
 export function exportUrl(kind: 'folded' | 'svg', s: FlameState, ids: { cap: string } | { a: string; b: string }, download = true): string {
   const q: Record<string, string> = asStrings(flameParams(s, 'a' in ids));
+  if (!('a' in ids)) {
+    // one capture's exports draw what the cell shows: its order and its transforms (x= text)
+    if (s.order !== 'name') q.order = s.order;
+    if (s.transforms.length) q.transforms = s.transforms.map((t) => `${t.op}:${encodeURIComponent(t.name)}`).join(',');
+  }
   if (kind === 'svg') {
     if (s.zoom.length) q.zoom = s.zoom.join(';');
     if (s.search) q.search = s.search;
