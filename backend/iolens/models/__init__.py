@@ -85,6 +85,7 @@ from .flame import (  # noqa: F401
     FlameTop,
     FlameTree,
 )
+from .flame_time import FlameTimeOrder, FlameTrack  # noqa: F401
 from .lockstat import (  # noqa: F401
     LockClassKey,
     LockClassStat,

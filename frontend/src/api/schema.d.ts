@@ -266,6 +266,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/captures/{capture_id}/flame/time": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Flame Time Order */
+        get: operations["flame_time_order_api_captures__capture_id__flame_time_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/captures/{capture_id}/flame/top": {
         parameters: {
             query?: never;
@@ -2196,6 +2213,85 @@ export interface components {
             /** Tid */
             tid: number | null;
         };
+        /** FlameTimeOrder */
+        FlameTimeOrder: {
+            capture: components["schemas"]["FlameCaptureRef"];
+            /**
+             * Cpus
+             * @description CPUs of the run with samples of the event.
+             */
+            cpus: components["schemas"]["FlameCpu"][];
+            /**
+             * Dt Ns
+             * @description Per sample in time order: ns since the previous one (the first: since t0_ns).
+             */
+            dt_ns: number[];
+            /**
+             * Duration Ns
+             * @description From the run's first sample to its last.
+             */
+            duration_ns: number;
+            /** Elapsed Ms */
+            elapsed_ms: number;
+            /** @description The selection, resolved: one run, and the thread or the CPU. */
+            filters: components["schemas"]["FlameFilters"];
+            /**
+             * Interval From
+             * @description How interval_ns was found.
+             */
+            interval_from: string;
+            /**
+             * Interval Ns
+             * @description Time one sample stands for: a box of n samples lasts n x interval_ns.
+             */
+            interval_ns: number;
+            /**
+             * Names
+             * @description Distinct frame names.
+             */
+            names: string[];
+            /** Notes */
+            notes: string[];
+            /** Run */
+            run: string;
+            /** Runs */
+            runs: components["schemas"]["FlameRun"][];
+            /** Samples */
+            samples: number;
+            /**
+             * Stack
+             * @description Per sample: its stack (-1: no usable frame).
+             */
+            stack: number[];
+            /**
+             * Stack Frames
+             * @description Frames of the distinct stacks, root side first, the command name first.
+             */
+            stack_frames: number[];
+            /**
+             * Stack Start
+             * @description Stack k is stack_frames[stack_start[k]:stack_start[k + 1]].
+             */
+            stack_start: number[];
+            /** Stackless Samples */
+            stackless_samples: number;
+            /**
+             * T0 Ns
+             * @description The run's origin: its first sample of any event (perf's clock, ns).
+             */
+            t0_ns: number;
+            /**
+             * Threads
+             * @description Threads of the run with samples of the event, most first.
+             */
+            threads: components["schemas"]["FlameTask"][];
+            track: components["schemas"]["FlameTrack"];
+            /**
+             * Weight Unit
+             * @enum {string}
+             */
+            weight_unit: "ns" | "count";
+        };
         /** FlameTop */
         FlameTop: {
             /**
@@ -2221,6 +2317,30 @@ export interface components {
              * @enum {string}
              */
             weight_unit: "ns" | "count";
+        };
+        /** FlameTrack */
+        FlameTrack: {
+            /**
+             * Comm
+             * @description The thread's most frequent command name.
+             */
+            comm: string | null;
+            /** Cpu */
+            cpu: number | null;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "thread" | "cpu";
+            /**
+             * Picked
+             * @description Why this track: chosen, or the default (the workload's busiest thread).
+             */
+            picked: string;
+            /** Pid */
+            pid: number | null;
+            /** Tid */
+            tid: number | null;
         };
         /** FlameTree */
         FlameTree: {
@@ -5628,6 +5748,10 @@ export interface operations {
     flame_folded_api_captures__capture_id__flame_folded_get: {
         parameters: {
             query?: {
+                /** @description Siblings by name (inferno's order) or heaviest first (left heavy), as the flame cell's o= field. */
+                order?: "name" | "heavy";
+                /** @description Transforms applied in order, the flame cell's x= text: OP:NAME items separated by ',', OP one of focus, merge, drop, rec, NAME percent-encoded (store/rules/flame_stacks.py). */
+                transforms?: string | null;
                 /** @description Send as an attachment (Content-Disposition). */
                 download?: boolean;
                 /** @description perf event (default: the capture's first sampled one). */
@@ -5720,6 +5844,10 @@ export interface operations {
                 mode?: "flame" | "icicle";
                 /** @description Image width, px. */
                 width?: number;
+                /** @description Siblings by name (inferno's order) or heaviest first (left heavy), as the flame cell's o= field. */
+                order?: "name" | "heavy";
+                /** @description Transforms applied in order, the flame cell's x= text: OP:NAME items separated by ',', OP one of focus, merge, drop, rec, NAME percent-encoded (store/rules/flame_stacks.py). */
+                transforms?: string | null;
                 /** @description Send as an attachment (Content-Disposition). */
                 download?: boolean;
                 /** @description perf event (default: the capture's first sampled one). */
@@ -5752,6 +5880,90 @@ export interface operations {
                 };
                 content: {
                     "image/svg+xml": unknown;
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    flame_time_order_api_captures__capture_id__flame_time_get: {
+        parameters: {
+            query?: {
+                /** @description Without tid or one CPU: take the busiest thread with this command name (the capture's workload, e.g. fio). */
+                workload?: string | null;
+                /** @description perf event (default: the capture's first sampled one). */
+                event?: string | null;
+                /** @description Comma-separated run ids, merged (default: every run). */
+                runs?: string | null;
+                /** @description CPUs, a list like '1,3-4' (default: all). */
+                cpus?: string | null;
+                /** @description Only this thread. */
+                tid?: number | null;
+                /** @description Only tasks with this command name (as perf printed it). */
+                comm?: string | null;
+                /** @description Range start, ns since each run's first sample. */
+                from_ns?: number | null;
+                /** @description Range end (exclusive), ns since each run's first sample. */
+                to_ns?: number | null;
+            };
+            header?: never;
+            path: {
+                capture_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlameTimeOrder"];
                 };
             };
             /** @description Bad Request */

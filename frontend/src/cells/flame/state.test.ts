@@ -28,6 +28,7 @@ const full: FlameState = {
     { op: 'drop', name: 'std::map<int, int>::find' },
     { op: 'rec', name: '[unknown]' },
   ],
+  window: [250_000_000, 1_750_000_000],
 };
 
 describe('flame cell state', () => {
@@ -42,6 +43,7 @@ describe('flame cell state', () => {
     ['a range to the end', { ...defaultFlameState, from: 5, to: null }],
     ['a range from the start', { ...defaultFlameState, from: null, to: 9 }],
     ['the inverted tree by name', { ...defaultFlameState, show: 'inverted', by: 'name' } as FlameState],
+    ['time order of a thread, zoomed', { ...defaultFlameState, show: 'time', tid: 29814, runs: ['r001'], window: [0, 5_000_000] } as FlameState],
   ])('round trip: %s', (_, s) => expect(decodeFlame(encodeFlame(s))).toEqual(s));
 
   it('reads well in a URL', () => {
@@ -54,6 +56,10 @@ describe('flame cell state', () => {
     );
   });
 
+  it('keeps the time order readable', () => {
+    expect(encodeFlame({ ...defaultFlameState, show: 'time', tid: 29814, window: [1_000_000_000, 1_250_000_000] })).toBe('tid=29814;s=time;tw=1000000000-1250000000');
+  });
+
   it('rejects garbage with a reason', () => {
     expect((decodeFlame('bogus') as Error).message).toMatch(/not key=value/);
     expect((decodeFlame('xx=1') as Error).message).toMatch(/unknown field 'xx'/);
@@ -61,7 +67,9 @@ describe('flame cell state', () => {
     expect((decodeFlame('x=fold:f') as Error).message).toMatch(/focus, merge, drop, rec/);
     expect((decodeFlame('x=focus:') as Error).message).toMatch(/function name/);
     expect((decodeFlame('o=left') as Error).message).toMatch(/name or heavy/);
-    expect((decodeFlame('s=tree') as Error).message).toMatch(/graph, inverted or sandwich/);
+    expect((decodeFlame('s=tree') as Error).message).toMatch(/graph, inverted, sandwich or time/);
+    expect((decodeFlame('tw=5-5') as Error).message).toMatch(/not a time window/);
+    expect((decodeFlame('tw=5') as Error).message).toMatch(/not a time window/);
     expect((decodeFlame('fn=') as Error).message).toMatch(/function name/);
     expect((decodeFlame('v=pie') as Error).message).toMatch(/flame or diff/);
     expect((decodeFlame('cap=a b') as Error).message).toMatch(/not a capture id/);

@@ -20,15 +20,18 @@
 //   c=total         diff: colour by the change of total share (absent: of self share)
 //   by=total        the functions tables ordered by total, or by=name (absent: by self)
 //   o=heavy         siblings heaviest first, left (speedscope's left heavy; absent: by name)
-//   s=inverted      the inverted (bottom-up) call tree; s=sandwich: callers and callees of fn
+//   s=inverted      the inverted (bottom-up) call tree; s=sandwich: callers and callees of fn;
+//                   s=time: the time order of one thread (tid, default the workload's busiest) or
+//                   one CPU (cpu= of one CPU) in one run (runs= of one run, default the first)
 //                   (absent: the flame graph)
+//   tw=FROM-TO      time order: the window shown, ns since the run's first sample (absent: all)
 //   fn=NAME         the sandwich's function
 //   x=OP:NAME,...   transforms in order, OP one of focus, merge, drop, rec (logic/flameStacks.ts)
 
 import type { FlameOrder, Transform, TransformOp } from '../../logic/flameStacks';
 
 export type FlameView = 'flame' | 'diff';
-export type StacksView = 'graph' | 'inverted' | 'sandwich';
+export type StacksView = 'graph' | 'inverted' | 'sandwich' | 'time';
 const OPS: TransformOp[] = ['focus', 'merge', 'drop', 'rec'];
 
 export interface FlameState {
@@ -52,6 +55,8 @@ export interface FlameState {
   show: StacksView;
   fn: string | null;
   transforms: Transform[];
+  /** Time order: the window shown, ns since the run's first sample. */
+  window: [number, number] | null;
 }
 
 export const defaultFlameState: FlameState = {
@@ -75,6 +80,7 @@ export const defaultFlameState: FlameState = {
   show: 'graph',
   fn: null,
   transforms: [],
+  window: null,
 };
 
 /** `comm` of the state when the user chose "All tasks" (the default is the workload's own tasks). */
@@ -104,7 +110,7 @@ export function pairComm(a: Parameters<typeof workloadComm>[0], b: Parameters<ty
 const CAPTURE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const RUN_ID = /^[A-Za-z0-9_.-]{1,64}$/;
 const MAX_TEXT = 2000;
-const KEYS = ['v', 'cap', 'a', 'b', 'ev', 'runs', 'cpu', 'tid', 'comm', 't', 'z', 'q', 'm', 'c', 'by', 'o', 's', 'fn', 'x'];
+const KEYS = ['v', 'cap', 'a', 'b', 'ev', 'runs', 'cpu', 'tid', 'comm', 't', 'z', 'q', 'm', 'c', 'by', 'o', 's', 'fn', 'x', 'tw'];
 
 const enc = encodeURIComponent;
 
@@ -129,6 +135,7 @@ export function encodeFlame(s: FlameState): string {
   if (s.show !== 'graph') p.push(`s=${s.show}`);
   if (s.fn !== null) p.push(`fn=${enc(s.fn)}`);
   if (s.transforms.length) p.push(`x=${s.transforms.map((t) => `${t.op}:${enc(t.name)}`).join(',')}`);
+  if (s.window) p.push(`tw=${s.window[0]}-${s.window[1]}`);
   return p.join(';');
 }
 
@@ -230,7 +237,7 @@ export function decodeFlame(text: string): FlameState | Error {
         s.order = v;
         break;
       case 's':
-        if (v !== 'graph' && v !== 'inverted' && v !== 'sandwich') return new Error(`s must be graph, inverted or sandwich, not '${v}'`);
+        if (v !== 'graph' && v !== 'inverted' && v !== 'sandwich' && v !== 'time') return new Error(`s must be graph, inverted, sandwich or time, not '${v}'`);
         s.show = v;
         break;
       case 'fn': {
@@ -253,6 +260,12 @@ export function decodeFlame(text: string): FlameState | Error {
         }
         if (list.length > 50) return new Error('x: more than 50 transforms');
         s.transforms = list;
+        break;
+      }
+      case 'tw': {
+        const m = /^(\d{1,18})-(\d{1,18})$/.exec(v);
+        if (!m || Number(m[2]) <= Number(m[1])) return new Error(`tw: '${v}' is not a time window FROM-TO in ns`);
+        s.window = [Number(m[1]), Number(m[2])];
         break;
       }
       default:

@@ -1,0 +1,188 @@
+"""The flame cell's time order over real HTTP (views/flame_time.py): one thread's or one CPU's
+samples of one run in time, checked against the perf script text of datasets/stacks-xfs read by
+the Python reference folder (formats/perf_script.sample_table, not the native ingest, not SQL); a
+large run (120,000 samples) for speed; and the flame exports (folded, SVG) honouring the cell's
+order and transforms (store/rules/flame_stacks.py, the rule of frontend/src/logic/flameStacks.ts)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import statistics
+import tarfile
+import time
+from pathlib import Path
+
+import pytest
+from goldens import check_golden
+from server import running_server
+from test_flame_api import perf_bundle, sample, upload
+
+from iolens.formats.perf_script import parse_folded, sample_table
+from iolens.store.rules import flame_stacks as fx
+
+REPO = Path(__file__).resolve().parents[2]
+XFS = next((REPO / "datasets" / "stacks-xfs").glob("*.iolens.tar.gz"))
+# The sequence the frontend's layout tests read (frontend/src/logic/flameTime.test.ts)
+FRONTEND_SEQ = REPO / "frontend" / "src" / "testdata" / "stacks-xfs-time.json"
+
+
+def perf_texts(bundle: Path) -> list[str]:
+    with tarfile.open(bundle) as tar:
+        names = sorted(n for n in tar.getnames() if n.endswith("perf.script.gz"))
+        return [gzip.decompress(tar.extractfile(n).read()).decode() for n in names]  # type: ignore[union-attr]
+
+
+@pytest.fixture(scope="module")
+def xfs(tmp_path_factory):
+    with running_server(tmp_path_factory.mktemp("time") / "data") as client:
+        yield client, upload(client, XFS), perf_texts(XFS)
+
+
+def reference(text: str, *, tid: int | None = None, cpu: int | None = None) -> tuple[int, list[tuple[int, str | None]], list[int]]:
+    """(t0, [(ts_ns - t0, folded stack)] of the track's cpu-clock samples in time, their weights)."""
+    stacks, rows = sample_table(text)
+    t0 = min(r[0] for r in rows)
+    mine = sorted((r for r in rows if r[7] == "cpu-clock" and (tid is None or r[3] == tid) and (cpu is None or r[1] == cpu)),
+                  key=lambda r: r[0])
+    return t0, [(r[0] - t0, None if r[5] is None else stacks[r[5]]) for r in mine], [r[6] for r in mine]
+
+
+def sequence(ans: dict) -> list[tuple[int, str | None]]:
+    """The answer's samples as (ns since t0, folded stack)."""
+    names, fr, st = ans["names"], ans["stack_frames"], ans["stack_start"]
+    out, t = [], 0
+    for dt, k in zip(ans["dt_ns"], ans["stack"]):
+        t += dt
+        out.append((t, None if k < 0 else ";".join(names[i] for i in fr[st[k]:st[k + 1]])))
+    return out
+
+
+def test_default_track_is_the_workloads_busiest_thread(xfs):
+    client, cid, texts = xfs
+    r = client.get(f"/api/captures/{cid}/flame/time", params={"workload": "fio"})
+    assert r.status_code == 200, r.text
+    ans = r.json()
+    _, rows = sample_table(texts[0])
+    counts: dict[int, int] = {}
+    for row in rows:
+        if row[4] == "fio" and row[7] == "cpu-clock":
+            counts[row[3]] = counts.get(row[3], 0) + 1
+    busiest = max(counts, key=lambda k: counts[k])
+    assert ans["run"] == "r000" and ans["filters"]["runs"] == ["r000"]
+    assert ans["track"] == {"kind": "thread", "tid": busiest, "pid": busiest, "comm": "fio", "cpu": None,
+                            "picked": "the busiest thread of the workload (fio)"}
+    t0, ref, weights = reference(texts[0], tid=busiest)
+    assert ans["t0_ns"] == t0 and ans["samples"] == len(ref) == counts[busiest]
+    assert sequence(ans) == ref
+    assert ans["interval_ns"] == int(statistics.median(weights))     # 199 Hz: 5,025,125 ns
+    assert ans["weight_unit"] == "ns" and ans["stackless_samples"] == 0
+    # the layout tests of the frontend read this answer: it must be what the API sends
+    keep = {k: ans[k] for k in ("names", "stack_frames", "stack_start", "dt_ns", "stack", "interval_ns", "samples", "track")}
+    check_golden(FRONTEND_SEQ, json.dumps(keep, separators=(",", ":")) + "\n")
+
+    # without a workload: the busiest thread that is not the idle task
+    other = client.get(f"/api/captures/{cid}/flame/time").json()
+    assert other["track"]["picked"] == "the busiest thread of the run"
+    assert other["track"]["tid"] == ans["threads"][0]["tid"] != 0
+
+
+def test_one_cpu_one_run_and_the_other_filters(xfs):
+    client, cid, texts = xfs
+    ans = client.get(f"/api/captures/{cid}/flame/time", params={"cpus": "1", "runs": "r001"}).json()
+    assert ans["track"]["kind"] == "cpu" and ans["track"]["cpu"] == 1 and ans["run"] == "r001"
+    t0, ref, _ = reference(texts[1], cpu=1)
+    assert ans["t0_ns"] == t0 and sequence(ans) == ref
+    assert {c["cpu"] for c in ans["cpus"]} == {0, 1}
+
+    # a time range keeps the origin: the same samples, from the range's start
+    tid = ans["threads"][0]["tid"]
+    part = client.get(f"/api/captures/{cid}/flame/time",
+                      params={"runs": "r001", "tid": tid, "from_ns": 1_000_000_000, "to_ns": 2_000_000_000}).json()
+    _, full, _ = reference(texts[1], tid=tid)
+    assert sequence(part) == [x for x in full if 1_000_000_000 <= x[0] < 2_000_000_000]
+    assert part["track"]["picked"] == "the thread chosen"
+
+
+@pytest.mark.parametrize(("query", "message"), [
+    ({"runs": "r000,r001"}, "one run at a time"),
+    ({"cpus": "0,1"}, "one CPU or one thread"),
+    ({"event": "cycles"}, "no samples of event 'cycles'"),
+])
+def test_time_order_errors(xfs, query, message):
+    client, cid, _ = xfs
+    r = client.get(f"/api/captures/{cid}/flame/time", params=query)
+    assert r.status_code == 422 and message in r.text
+
+
+def test_a_large_run_is_answered_fast(tmp_path):
+    """120,000 samples of one thread (10 minutes at 199 Hz): the answer's time and size."""
+    frames = [["entry", "do_syscall_64", "io_submit", "aio_write", f"leaf{i % 7}"] for i in range(50)]
+    text = "".join(sample("fio", 7, i % 2, 100 + i * 0.005025, frames[(i // 13) % 50], period=5_025_125)
+                   for i in range(120_000))
+    with running_server(tmp_path / "data") as client:
+        cid = upload(client, perf_bundle(tmp_path, "long", [text]))
+        client.get(f"/api/captures/{cid}/flame/time")                      # warm the caches once
+        times = []
+        for _ in range(3):
+            t = time.perf_counter()
+            r = client.get(f"/api/captures/{cid}/flame/time")
+            times.append(time.perf_counter() - t)
+        ans = r.json()
+    assert ans["samples"] == 120_000 and len(ans["stack_start"]) == 8
+    assert sum(ans["dt_ns"]) == 119_999 * 5_025_000
+    best = min(times)
+    print(f"\ntime order of 120,000 samples: {best * 1000:.0f} ms over HTTP (server {ans['elapsed_ms']} ms), "
+          f"{len(r.content) / 1e6:.2f} MB of JSON")
+    assert best < 2.0, f"{best:.2f} s for 120,000 samples"
+
+
+# --- the exports honour the cell's order and transforms ------------------------------------------
+
+def test_folded_export_applies_the_transforms(xfs):
+    client, cid, _ = xfs
+    plain = parse_folded(client.get(f"/api/captures/{cid}/flame/folded").text)
+    total = sum(plain.values())
+
+    focus = client.get(f"/api/captures/{cid}/flame/folded", params={"transforms": "focus:do_syscall_64"}).text
+    got = parse_folded(focus)
+    assert got and all(k.startswith("do_syscall_64;") or k == "do_syscall_64" for k in got)
+    assert sum(got.values()) == sum(v for k, v in plain.items() if "do_syscall_64" in k.split(";")[1:])
+
+    merged = parse_folded(client.get(f"/api/captures/{cid}/flame/folded", params={"transforms": "merge:do_syscall_64"}).text)
+    assert sum(merged.values()) == total and not any("do_syscall_64" in k.split(";") for k in merged)
+
+    dropped = parse_folded(client.get(f"/api/captures/{cid}/flame/folded", params={"transforms": "drop:xfs_ilock"}).text)
+    assert dropped == {k: v for k, v in plain.items() if "xfs_ilock" not in k.split(";")}
+
+    # the same rule as the vectors' (store/rules/flame_stacks.py) on the plain export
+    x = "rec:__schedule,merge:entry_SYSCALL_64_after_hwframe,focus:__x64_sys_io_submit"
+    want = fx.apply_transforms({tuple(k.split(";")): [v] for k, v in plain.items()}, fx.parse_transforms(x))
+    text = client.get(f"/api/captures/{cid}/flame/folded", params={"transforms": x, "order": "heavy"}).text
+    lines = text.splitlines()
+    assert parse_folded(text) == {";".join(k): v[0] for k, v in want.stacks.items()}
+    # left heavy: the lines in the order of the heaviest-first tree
+    assert lines == [f"{';'.join(k)} {want.stacks[k][0]}" for k in fx.ordered(want.stacks, "heavy")]
+    assert lines != sorted(lines)
+
+
+def test_svg_export_applies_the_order_and_transforms(xfs):
+    client, cid, _ = xfs
+    q = {"order": "heavy", "transforms": "focus:do_syscall_64,drop:nothing_here", "width": 800}
+    svg = client.get(f"/api/captures/{cid}/flame/svg", params=q).text
+    assert "left heavy · focus on do_syscall_64 · skipped (not in these stacks): drop:nothing_here" in svg
+    # the focused function is the root's only child, full width, in colour (not a command's grey)
+    titles = [t.split("\n")[0] for t in svg.split("<title>")[1:]]
+    assert titles[:2] == ["all", "do_syscall_64"]
+    # left heavy: the first child of the focused function is its heaviest
+    folded = parse_folded(client.get(f"/api/captures/{cid}/flame/folded", params={"transforms": "focus:do_syscall_64"}).text)
+    kids: dict[str, int] = {}
+    for k, v in folded.items():
+        parts = k.split(";")
+        if len(parts) > 1:
+            kids[parts[1]] = kids.get(parts[1], 0) + v
+    assert titles[2] == max(kids, key=lambda k: kids[k])
+    check_golden("flame/xfs-heavy-focus.svg", svg.replace(cid, "CAPTURE"))
+
+    bad = client.get(f"/api/captures/{cid}/flame/svg", params={"transforms": "zoom:x"})
+    assert bad.status_code == 422 and "'zoom:x' is not OP:NAME" in bad.text
