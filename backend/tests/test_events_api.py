@@ -128,3 +128,18 @@ def test_the_cil_seed_analysis_on_the_xfs_dataset(tmp_path):
         sql = client.get("/api/sql", params={"captures": ids[0], "sql": "SELECT new_lsn >> 32 AS cycle, count(*) AS n "
                                              "FROM trace_xfs__xfs_ail_insert GROUP BY ALL ORDER BY n DESC LIMIT 1"})
         assert sql.status_code == 200 and sql.json()["rows"][0][1] > 0
+
+
+def test_events_cell_in_the_text_report(served):
+    client, ids = served
+    doc = {"format_version": 1, "title": "events", "captures": [ids["a"], ids["b"]], "baseline": ids["a"],
+           "cells": [{"type": "view", "kind": "events", "state": "e=block:block_rq_issue;f=rwbs;top=3", "full": False}]}
+    r = client.post("/api/notebooks", json={"document": doc, "parent": None})
+    assert r.status_code == 201, r.text
+    text = client.get(f"/api/notebooks/{r.json()['id']}/export").text
+    assert all(len(line) <= 72 for line in text.split("\n"))
+    flat = " ".join(text.split())
+    # what the figures are: perf tracepoints per capture, per run; the chosen event per field value
+    assert "Tracepoints recorded with perf (iolens-collect run --trace), per capture: events per run" in flat
+    assert "block:block_rq_issue per rwbs: events per run" in flat
+    assert "block:block_rq_issue after 280 1 LOST" in flat and "LOST: the recording holds fewer events" in flat

@@ -39,12 +39,16 @@ def _doc(ids: list[str], state: str = "") -> dict:
 
 def test_text_export_has_the_key_numbers(api):
     ids = [api.ids[k] for k in ("hand", "real", "lost", "none")]
-    nid = save(api, _doc(ids, "v=pingpong;w=1000")).json()["id"]
+    nid = save(api, _doc(ids, "v=pingpong;w=1000;run=r000;cpus=0-3")).json()["id"]
     text = api.get(f"/api/notebooks/{nid}/export").text
     check_mail_safe(text)
     assert "-- [1] Scheduler " in text
     # per capture: workload and CPU, runs, loss
     assert "fio on CPU 1" in text and "LOST in r000" in text and "no scheduler trace" in text
+    # what the figures are of, and that the cell's own run and CPU choice is not applied to them
+    flat = " ".join(text.split())
+    assert "of each capture's workload CPUs (listed below with the workload's command; every task on them counts)" in flat
+    assert "The cell's choice of run r000 and CPUs 0-3 applies to its charts and tables in the app, not to these" in flat
     # the key figures, in the fio table's form, with units and the change vs the baseline
     for label in ("Context switches/s, workload CPUs (lower is better)", "Top ping-pong pair, round trips/s",
                   "Workload wakeup-to-run delay p99 (lower is better)"):

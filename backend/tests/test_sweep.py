@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from bundles import add_file, fio_json, manifest, write_bundle
 from goldens import check_golden
+from notebook_helpers import stable
 from server import running_server
 
 from iolens.exports import report as report_export
@@ -356,7 +357,12 @@ def test_notebook_exports_of_the_sweep_cells(store, two, tmp_path):
     check_mail(text)
     assert "-- [1] Sweep matrix" in text and "+20.0% *" in text
     assert "-- [3] Sweep chart" in text and "against bs" in text
+    # every chart-derived table says what it is of: the sweep chart's fixed parameters, the log's point
+    flat = " ".join(text.split())
+    assert "against bs, at rw=randread: fio's IOPS" in flat and "Rows: the 4 points of the sweep (2 rw x 2 bs)" in flat
+    assert "mean of the 1 repeats, at rw=randread bs=4k" in flat
     assert "-- [4] fio log over time" in text and "first" in text and "could not be exported" not in text
+    check_golden("sweep-cells.txt", stable(text))
     page = nb_html.render(ctx)
     assert page.count("<table") >= 4 and "tone-better" in page and "could not be exported" not in page
 

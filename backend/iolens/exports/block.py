@@ -180,7 +180,8 @@ class BlockExport:
             lines += tf.wrap("No block layer data in these captures (capture with iolens-collect run ... "
                              "--block DEV).", indent="    ")
             return lines
-        lines += tf.wrap(f"Per run: {self._scope(data)}. Queue depth: time-weighted mean of I/Os in flight "
+        lines += tf.wrap(f"Per run, from its block layer trace (blktrace, or perf's block:block_rq_* events): "
+                         f"{self._scope(data)}. Queue depth: time-weighted mean of I/Os in flight "
                          f"(issued, not completed); max per {_span(str(data.interval_ns))}. Latency: issue to "
                          f"complete (p50/p99 within ~4 %).", indent="    ")
         for s in data.series:

@@ -41,17 +41,24 @@ class EventsExport:
         if not summary.events:
             return tf.wrap("No traced events in these captures: record them with iolens-collect run --trace SYS:EVENT.",
                            indent="    ")
-        lines = []
+        lines = tf.wrap("Tracepoints recorded with perf (iolens-collect run --trace), per capture: events per "
+                        "run, over its runs that traced them.", indent="    ") + [""]
+        lines.append(f"    {'event':<30} {'capture':<14} {'per run':>8} {'runs':>5}")
         for ev in summary.events:
-            lost = " LOST EVENTS" if ev.lost else ""
+            lost = "  LOST" if ev.lost else ""
             lines.append(f"    {tf.fit(ev.event, 30):<30} {tf.fit(ctx.name(ev.capture), 14):<14} "
-                         f"{_num(ev.per_run):>8}/run {ev.runs} runs{lost}"[:72])
+                         f"{_num(ev.per_run):>8} {ev.runs:>5}{lost}")
+        if any(ev.lost for ev in summary.events):
+            lines += tf.wrap("LOST: the recording holds fewer events than perf stat counted; its counts are too low.",
+                             indent="    ")
         if by is None:
             return lines
         lines += [""] + tf.wrap(f"{by.event} per {by.field or 'event'}: events per run, first and last time since the "
                                 "run started (s).", indent="    ")
+        lines.append(f"      {'value':<30} {'per run':>10} {'first s':>10} {'last s':>10}")
         for c in by.captures:
-            lines.append(f"    {ctx.name(c.capture)} ({c.runs} runs, {c.total:,} events)"[:72])
+            lines.append(f"    {tf.fit(ctx.name(c.capture), 40)} ({c.runs} run{'s' if c.runs != 1 else ''}, "
+                         f"{c.total:,} events)")
             for r in c.rows:
                 name = "(the rest)" if r.rest else (r.value if r.value is not None else by.event)
                 first = "-" if r.first_s is None else f"{r.first_s:.3f}"

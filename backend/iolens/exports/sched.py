@@ -13,6 +13,7 @@ groups), and the first workload <-> kworker pair when it is not that one (issue 
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass, field
 
 from .. import models
@@ -25,6 +26,8 @@ from .metric_table import HTML_LEGEND, baseline_first, html_table, text_block
 KEY_METRICS = ("switches_workload", "switches_workload_counted", "involuntary_pct", "pingpong_per_s",
                "workload_cpus_used", "workload_delay_p99", "kworker_delay_p99")
 PAIRS_ASKED = 50  # pairs read per capture to find the first workload <-> kworker one
+_RUN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+_CPUS = re.compile(r"^\d{1,4}(-\d{1,4})?(,\d{1,4}(-\d{1,4})?)*$")  # cells/sched/state.ts CPU_LIST
 
 
 @dataclass
@@ -39,6 +42,8 @@ class SchedData:
     cmp: models.SchedComparison
     window_us: int
     pairs: list[CapturePairs] = field(default_factory=list)
+    run: str | None = None    # the cell's run and CPU choices: the app's tables only, said in the text
+    cpus: str | None = None
 
 
 def _window(state: dict[str, str]) -> int:
@@ -88,13 +93,19 @@ class SchedExport:
     title = "Scheduler"
 
     @staticmethod
-    def read_state(state: str) -> dict[str, int]:
-        return {"windowUs": _window(parse_state(state))}
+    def read_state(state: str) -> dict[str, int | str | None]:
+        st = parse_state(state)
+        run = st.get("run")
+        cpus = st.get("cpus")
+        return {"windowUs": _window(st), "run": run if run and _RUN.match(run) else None,
+                "cpus": cpus if cpus and (cpus in ("all", "workload") or _CPUS.match(cpus)) else None}
 
     def data(self, ctx: ExportContext, state: str) -> SchedData:
         ids = [c.id for c in ctx.captures]
         cmp = sched_view.compare(ctx.store, ids, ctx.doc.baseline)
-        data = SchedData(cmp, self.read_state(state)["windowUs"])
+        read = self.read_state(state)
+        data = SchedData(cmp, int(read["windowUs"] or sched_view.DEFAULT_WINDOW_US),
+                         run=read["run"], cpus=read["cpus"])  # type: ignore[arg-type]
         for cid in ids:
             p = CapturePairs(cid)
             if cmp.status[cid].runs:
@@ -119,9 +130,15 @@ class SchedExport:
                             "--sched [--cgroup NAME --cpu-weight N --cpus LIST] (docs/sched.md).", indent="    ")
             return lines
         lines = tf.wrap(
-            f"Scheduler traces (perf sched) of the workload's CPUs: mean over each capture's runs; spread: "
-            f"+-stddev when n >= 3, min-max when n = 2; change vs the baseline {ctx.name(cmp.baseline)} (*); "
-            f"'~' means the repeats' ranges overlap.", indent="    ")
+            f"Scheduler traces (perf sched) of each capture's workload CPUs (listed below with the workload's "
+            f"command; every task on them counts): mean over the capture's runs with a trace; spread: +-stddev when n >= 3, "
+            f"min-max when n = 2; change vs the baseline {ctx.name(cmp.baseline)} (*); '~' means the repeats' "
+            f"ranges overlap.", indent="    ")
+        chosen = ([f"run {data.run}"] if data.run else []) + (
+            [f"CPUs {data.cpus}"] if data.cpus and data.cpus != "workload" else [])
+        if chosen:
+            lines += tf.wrap(f"The cell's choice of {' and '.join(chosen)} applies to its charts and tables in the "
+                             "app, not to these figures.", indent="    ")
         lines += ["", f"    {'capture':<16}  {'workload':<24} {'runs':>4}  events"]
         for c in caps:
             st = cmp.status[c.id]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import html
 import urllib.parse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .. import models
 from ..views import sweep as sweep_view
@@ -30,6 +30,23 @@ def _legend_html(relative: bool) -> str:
     return ('<p class="legend muted">Mean of each point\'s repeats, &plusmn; the 95% confidence interval of the mean'
             + ('; others: change of the mean against the baseline' if relative else '')
             + ". <b>*</b> Welch's t-test p &lt; 0.05 with 3 or more repeats on both sides; <b>?</b> too few repeats.</p>")
+
+
+def _points_line(m: models.SweepMatrix) -> str:
+    """What the rows are: the sweep's parameter points, and each capture's repeats of them."""
+    names = [p.name for p in m.params]
+    if not names:
+        return "One point (no swept parameter): each capture's runs are its repeats."
+    counts = " x ".join(f"{len(p.values)} {p.name}" for p in m.params)
+    return (f"Rows: the {len(m.points)} points of the sweep ({counts}); each capture's runs at a point are its "
+            "repeats there.")
+
+
+def _at(others: dict[str, str | None]) -> str:
+    """', at rw=randread, iodepth=32; a line per numjobs': the parameters the chart holds fixed or splits by."""
+    fixed = [f"{k}={v}" for k, v in others.items() if v is not None]
+    split = [k for k, v in others.items() if v is None]
+    return (f", at {', '.join(fixed)}" if fixed else "") + (f"; a line per {' and '.join(split)}" if split else "")
 
 
 @dataclass
@@ -54,10 +71,11 @@ class SweepExport:
     def text(self, ctx: ExportContext, data: MatrixData) -> list[str]:
         m = data.m
         short = {r.capture: ctx.name(r.capture) for r in m.rows}
-        lines = tf.wrap(f"{m.metric.label} ({m.metric.unit or 'no unit'}, {report.BETTER[m.metric.better]})",
-                        indent="    ")
+        lines = tf.wrap(f"{m.metric.label} ({m.metric.unit or 'no unit'}, {report.BETTER[m.metric.better]}): "
+                        f"{m.metric.description}.", indent="    ")
         if not m.points:
             return lines + ["", "    No runs in these captures."]
+        lines += tf.wrap(_points_line(m), indent="    ")
         g = report.grid(m, short, "points", False)
         if not data.relative:  # absolute: every capture as the baseline is shown
             g.cells = [[report.base_cell(r.cells.get(p.key), m.metric.unit) for r in m.rows] for p in m.points]
@@ -100,6 +118,7 @@ class LineData:
     x: str | None
     rows: list[tuple[str, list[str]]]  # (x value, cells per line)
     lines: list[str]
+    others: dict[str, str | None] = field(default_factory=dict)  # the other parameters: fixed value, None: a line each
 
 
 def _fixed(text: str) -> dict[str, str | None]:
@@ -149,14 +168,15 @@ class SweepLineExport:
                     cell = r.cells.get(point.key) if point else None
                     cells.append(report.base_cell(cell, m.metric.unit))
             rows.append((xv, cells))
-        return LineData(m, x, rows, lines)
+        return LineData(m, x, rows, lines, others)
 
     def text(self, ctx: ExportContext, data: LineData) -> list[str]:
         if data.x is None:
             return ["    These captures sweep no parameter."]
         m = data.m
-        lines = tf.wrap(f"{m.metric.label} ({m.metric.unit or 'no unit'}) against {data.x}: mean of the repeats, "
-                        "+- the 95% confidence interval of the mean", indent="    ")
+        lines = tf.wrap(f"{m.metric.label} ({m.metric.unit or 'no unit'}, {report.BETTER[m.metric.better]}) against "
+                        f"{data.x}{_at(data.others)}: {m.metric.description}; mean of each capture's repeats at the "
+                        "point, +- the 95% confidence interval of the mean.", indent="    ")
         g = report.Grid(head_names=[data.x], rows=[[xv] for xv, _ in data.rows],
                         col_heads=[[tf.fit(n, 24)] for n in data.lines], cells=[c for _, c in data.rows])
         return lines + [""] + ["    " + ln if ln else "" for ln in report.render_grid(g, width=tf.WIDTH - 4)]
@@ -213,13 +233,19 @@ class FioLogExport:
         runs = {cells[-1] for _, cells in rows}
         repeats = f"mean of the {next(iter(runs))} repeats" if len(runs) == 1 else "mean of the repeats (runs: last column)"
         keep = 5 if len(runs) == 1 else 6
-        point = f", point {d.series[0].point or ''}" if len(set(sum(d.points.values(), []))) > 1 else ""
+        pts = sorted({s.point for s in d.series if s.point and s.point != "all"})
+        point = f", at {'; '.join(pts)}" if pts else ""
         lines = tf.wrap(f"fio {d.log} log ({d.unit}, direction {d.ddir}), averaged over {step} ms, {repeats}{point}"
                         ": first, last, lowest and highest value over the run", indent="    ")
         g = report.Grid(head_names=["capture"], rows=[[tf.fit(lbl, 20)] for lbl, _ in rows],
                         col_heads=[["first"], ["last"], ["min"], ["max"], ["until"], ["runs"]][:keep],
                         cells=[c[:keep] for _, c in rows])
-        return lines + [""] + ["    " + ln if ln else "" for ln in report.render_grid(g, width=tf.WIDTH - 4)]
+        lines += [""] + ["    " + ln if ln else "" for ln in report.render_grid(g, width=tf.WIDTH - 4)]
+        many = {s.capture for s in d.series if len(d.points.get(s.capture, [])) > 1}
+        if many:
+            lines += [""] + tf.wrap(f"{', '.join(ctx.name(c) for c in sorted(many))} ha{'s' if len(many) == 1 else 've'} "
+                                    "logs at other points too: the chart at the link picks the point.", indent="    ")
+        return lines
 
     def html(self, ctx: ExportContext, d: models.FioLogSeries) -> str:
         e = html.escape
