@@ -59,4 +59,8 @@ def test_block_cell_in_text_and_html_exports(tmp_path, corpus, block_path) -> No
         assert "0 s to 0.2 s since run start; read only" in " ".join(cell3.split())
         assert "#cell-3" in cell3
         page = api.get(f"/api/notebooks/{nid}/export", params={"format": "html"}).text
-        assert "events lost" in page and "QD mean" in page and f"/n/{nid}#cell-2" in page
+        assert "events lost" in page and f"/n/{nid}#cell-2" in page
+        # the charts, each with its key numbers (test_html_export.py counts them on the datasets)
+        cell = page.split('id="cell-2"')[1].split('id="cell-3"')[0]
+        assert cell.count('<figure class="chart"') == 6 and cell.count('<table class="numbers">') == 6
+        assert "Queue depth" in cell and "Latency histogram" in cell and "Request sizes" in cell

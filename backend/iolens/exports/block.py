@@ -19,12 +19,16 @@ import html
 import re
 from dataclasses import dataclass, field
 
+from .. import models
 from ..store.rules.bin_percentile import percentile_of_bins
 from ..views import block as block_view
+from . import svg_block
 from . import textfmt as tf
 from .context import ExportContext, parse_state
 
 BUCKETS = 200  # resolution of the "max queue depth" figure
+CHARTS = ["qd", "iops", "bw", "lat", "hist", "size"]  # the cell's default charts (src/cells/block/state.ts)
+LATENCY = ["mean", "p50", "p90", "p99", "p999", "max"]
 
 
 @dataclass
@@ -69,6 +73,18 @@ class BlockData:
     interval_ns: int = 0
     series: list[SeriesNumbers] = field(default_factory=list)
     without: list[str] = field(default_factory=list)  # capture ids without block data
+    # what the HTML export draws (exports/svg_block.py): the cell's charts and latency measures, the
+    # answers they are drawn from, each run's last event (ns since its start)
+    charts: list[str] = field(default_factory=lambda: list(CHARTS))
+    lat_measures: list[str] = field(default_factory=lambda: ["p50", "p99"])
+    split: bool = False
+    scope_words: str = ""
+    qd: models.BlockQueueDepth | None = None
+    io: models.BlockIops | None = None
+    lat: models.BlockLatency | None = None
+    hist: models.BlockLatencyHistogram | None = None
+    sizes: models.BlockSizes | None = None
+    last_ns: dict[tuple[str, str], int | None] = field(default_factory=dict)
 
 
 def _window(text: str) -> tuple[int, int] | None:
@@ -97,7 +113,10 @@ class BlockExport:
     def read_state(state: str) -> dict[str, object]:
         st = parse_state(state)
         window = _window(st.get("t", ""))
-        return {"op": st.get("op") or "all", "dev": st.get("dev") or None, "range": list(window) if window else None}
+        charts = [c for c in CHARTS + ["scatter"] if c in st["c"].split(",")] if "c" in st else list(CHARTS)
+        lat = [m for m in LATENCY if m in st["lat"].split(",")] if "lat" in st else ["p50", "p99"]
+        return {"op": st.get("op") or "all", "dev": st.get("dev") or None, "range": list(window) if window else None,
+                "charts": charts, "lat": lat, "split": st.get("split") == "1"}
 
     def data(self, ctx: ExportContext, state: str) -> BlockData:
         read = self.read_state(state)
@@ -109,7 +128,8 @@ class BlockExport:
         ids = [c.id for c in ctx.captures]
         runs = block_view.runs(ctx.store, ids)
         have = [c for c in ids if any(r.capture_id == c for r in runs)]
-        data = BlockData(index, window, op, dev, without=[c for c in ids if c not in have])
+        data = BlockData(index, window, op, dev, without=[c for c in ids if c not in have],
+                         charts=read["charts"], lat_measures=read["lat"], split=read["split"])
         if not have:
             return data
         lo, hi = window if window else (None, None)
@@ -117,6 +137,10 @@ class BlockExport:
         io = block_view.iops(ctx.store, have, lo, hi, BUCKETS, dev)
         lat = block_view.latency(ctx.store, have, lo, hi, BUCKETS, dev, op=op)
         hist = block_view.latency_histogram(ctx.store, have, lo, hi, dev)
+        data.qd, data.io, data.lat, data.hist = qd, io, lat, hist
+        data.sizes = block_view.sizes(ctx.store, have, lo, hi, dev) if "size" in data.charts else None
+        data.last_ns = {(r.capture_id, r.run_id): r.last_ns for r in runs}
+        data.scope_words = self._scope(data)
         data.interval_ns = qd.grid.interval_ns
         extent = {(r.capture_id, r.run_id): (r.first_ns or 0, r.last_ns or 0) for r in runs}
         w = qd.grid.interval_ns
@@ -213,31 +237,16 @@ class BlockExport:
         if not data.series:
             return ('<p class="muted">No block layer data in these captures (capture with '
                     '<code>iolens-collect run ... --block DEV</code>).</p>')
-        f = tf.format_value
-        us = lambda v: e(f(v, "ns").replace(" us", " \u00b5s"))  # noqa: E731
-        rows = []
-        for s in data.series:
-            lost = (f' <span class="warn" title="{e("; ".join(s.warnings), quote=True)}">&#9888; events lost</span>'
-                    if s.events_lost else "")
-            rows.append(
-                f"<tr><th>{e(s.label)}{lost}</th><td>{e(s.run_id)}</td><td>{e(s.device or 'all')}</td>"
-                f'<td class="num">{s.ios:,.0f}</td><td class="num">{e(f(s.iops, "IO/s"))}</td>'
-                f'<td class="num">{e(f(s.bytes_per_s, "B/s"))}</td>'
-                f'<td class="num">{"-" if s.depth_mean is None else f"{s.depth_mean:.2f}"}</td>'
-                f'<td class="num">{"-" if s.depth_max is None else f"{s.depth_max:.2f}"}</td>'
-                f'<td class="num">{us(s.p50_ns)}</td><td class="num">{us(s.p99_ns)}</td>'
-                f'<td class="num">{us(s.lat_mean_ns)}</td><td class="num">{us(s.lat_max_ns)}</td>'
-                f'<td class="num">{self._fio_cell(s)}</td></tr>')
-        head = ("<tr><th>run</th><th></th><th>device</th><th class=num>I/Os</th><th class=num>IOPS</th>"
-                "<th class=num>throughput</th><th class=num>QD mean</th><th class=num>QD max</th>"
-                "<th class=num>p50</th><th class=num>p99</th><th class=num>mean lat</th><th class=num>max lat</th>"
-                "<th class=num title=\"fio's own iops log, over the intervals it covers; device I/Os per fio I/O\">"
-                "fio IOPS</th></tr>")
-        return (f'<p class="muted">{e(self._scope(data))}. Queue depth: time-weighted mean of I/Os in flight; '
-                f'max per {e(_span(str(data.interval_ns)))}. Latency: issue to complete.</p>'
-                f'<div class="scroll"><table class="fio"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table></div>'
-                f'<p><a href="{link}">Queue depth, IOPS and latency over time in iolens</a></p>')
-
+        lost = "".join(f'<p class="warning">&#9888; <b>{e(s.label)}</b> ({e(s.run_id)}) lost block events: its '
+                       f'counts, IOPS and queue depth are too low. {e("; ".join(s.warnings[:2]))}</p>'
+                       for s in data.series if s.events_lost)
+        without = (f'<p class="muted">Without block data: {e(", ".join(ctx.label(c) for c in data.without))}.</p>'
+                   if data.without else "")
+        return (f'<p class="source muted">{e(self._scope(data))}. Per run of each capture; time since each run\'s '
+                f'start, so runs overlay from their starts.</p>{lost}'
+                + svg_block.charts(ctx, data) + without
+                + f'<p class="small muted">Zoom, pan, other percentiles and the sector scatter: '
+                  f'<a href="{link}">the cell in iolens</a>.</p>')
 
     def _fio_cell(self, s: SeriesNumbers) -> str:
         e = html.escape

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..views import flame as flame_view
+from . import svg_flame
 from . import textfmt as tf
 from .context import ExportContext, parse_state
 
@@ -117,6 +118,7 @@ class FlameData:
     ignored: list[str] = field(default_factory=list)   # state fields the table does not apply
     notes: list[str] = field(default_factory=list)
     missing: str | None = None     # why there is no table
+    svg: str = ""                  # the graph, for the HTML export (svg_flame.py)
 
 
 class FlameExport:
@@ -163,6 +165,12 @@ class FlameExport:
         return out
 
     def data(self, ctx: ExportContext, state: str) -> FlameData:
+        data = self._table(ctx, state)
+        if not data.missing:
+            data.svg = svg_flame.graph(ctx, data, self.read_state(state), state)
+        return data
+
+    def _table(self, ctx: ExportContext, state: str) -> FlameData:
         st = self.read_state(state)
         index = next((i for i, c in enumerate(ctx.doc.cells)
                       if getattr(c, "kind", None) == "flame" and getattr(c, "state", None) == state), None)
@@ -311,7 +319,7 @@ class FlameExport:
     # --- HTML -------------------------------------------------------------------------------
 
     def html(self, ctx: ExportContext, data: FlameData) -> str:
-        """The same table in HTML (the static export's flame graph SVG goes above it)."""
+        """The graph (svg_flame.py), then the same table in HTML."""
         e = html.escape
         link = e(self._link(ctx, data))
         if data.missing:
@@ -335,8 +343,9 @@ class FlameExport:
             body = "".join(f"<tr><td><code>{e(r.name)}</code></td><td class=num>{_share(r.self_a)}</td>"
                            f"<td class=num>{_share(r.total_a)}</td><td class=num>{r.self_samples or 0:,}</td>"
                            f"<td class=num>{r.total_samples or 0:,}</td></tr>" for r in data.rows)
-        return (ctx_p + f'<div class="scroll"><table class="fio"><thead>{head}</thead><tbody>{body}</tbody></table></div>'
-                f'<p><a href="{link}">The flame graph in iolens</a></p>')
+        return (data.svg + ctx_p + f'<div class="scroll"><table class="fio numbers"><thead>{head}</thead><tbody>{body}'
+                f'</tbody></table></div><p class="small muted">Hover a frame for its figures. Zoom, search, the '
+                f'inverted tree and the sandwich: <a href="{link}">the flame graph in iolens</a>.</p>')
 
 
 def _share(v: float | None) -> str:

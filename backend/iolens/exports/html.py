@@ -37,9 +37,19 @@ background:var(--subtle);border-radius:6px 6px 0 0;font-weight:600}
 table.fio th{white-space:nowrap}.ratio{font-weight:600}.tone-better{color:var(--better)}.tone-worse{color:var(--worse)}.tone-same{color:var(--same)}
 .legend{margin:8px 0 0}.error{color:var(--worse)}.type{font-weight:400;font-size:10.5px}
 details.sql summary{cursor:pointer;color:var(--muted)}
-figure.chart{margin:6px 0 10px}figure.chart svg{max-width:100%;height:auto}
-figure.chart text{font-size:10.5px;fill:var(--muted)}figure.chart .grid{stroke:#eef1f4}figure.chart .axis{stroke:#c4ccd4}
-figcaption span{margin-right:12px;font-size:11.5px}figcaption i{display:inline-block;width:9px;height:9px;border-radius:2px;margin-right:4px}
+figure.chart{margin:6px 0 14px;break-inside:avoid}figure.chart>svg{display:block;width:100%;max-width:100%;height:auto}
+figure.chart svg.chart text,svg.plot text{font-size:11px;fill:var(--muted)}svg.plot .axis-title{font-size:11.5px;fill:var(--text)}
+svg.plot .name{fill:var(--text)}figure.chart .grid{stroke:#eef1f4}figure.chart .axis{stroke:#c4ccd4}
+.chart-head{font-size:12.5px;margin:2px 0 4px}.chart-head b{font-weight:600}.chart-head .muted{margin-left:6px;font-size:11.5px}
+figcaption span{margin-right:14px;font-size:11.5px;display:inline-block}figcaption i{display:inline-block;width:9px;height:9px;border-radius:2px;margin-right:4px}
+figcaption i.key{width:18px;height:0;border-radius:0;vertical-align:middle;margin-right:5px}
+table.numbers{font-size:12px;margin:6px 0 2px}table.numbers td,table.numbers th{padding:2px 10px 2px 0}
+table.numbers td:first-child{max-width:460px;overflow-wrap:anywhere}table.numbers code{font-size:11.5px}
+p.source{font-size:11.5px;margin:3px 0 6px}.cell h4{margin-top:14px}
+.charts2{display:grid;grid-template-columns:1fr 1fr;gap:0 24px}
+@page{size:A4 landscape;margin:12mm}
+@media print{body{max-width:none;padding:0}.cell{break-inside:auto}.scroll{overflow:visible}
+a{color:inherit}figure.chart{break-inside:avoid}.cell>header{break-after:avoid}}
 blockquote{margin:0;padding-left:10px;border-left:3px solid var(--border);color:var(--muted)}
 footer{margin-top:24px;color:var(--muted);font-size:11.5px}
 """
@@ -106,8 +116,9 @@ def render(ctx: ExportContext) -> str:
                 except Exception as exc:  # one view that cannot be drawn does not sink the file
                     body = (f'<p class="error">This view could not be exported ({e(str(exc))}): '
                             f'<a href="{e(ctx.cell_link(i))}">open it in iolens</a>.</p>')
-        cells_html.append(f'<section class="cell" id="{anchor}"><header><span class="idx">{i + 1}</span>'
-                          f'{e(title)}</header><div>{body}</div></section>')
+        kind = "sql" if isinstance(cell, models.SqlCell) else cell.kind
+        cells_html.append(f'<section class="cell" id="{anchor}" data-kind="{e(kind)}"><header><span class="idx">'
+                          f'{i + 1}</span>{e(title)}</header><div>{body}</div></section>')
     saved = v.created_at.replace("T", " ").replace("Z", " UTC")
     parent = f', edited from <code>{e(v.parent)}</code>' if v.parent else ""
     data = embedded_json({"iolens": __version__, "id": v.id, "parent": v.parent, "created_at": v.created_at,

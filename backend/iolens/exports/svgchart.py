@@ -72,7 +72,7 @@ def chart_svg(columns: list[str], rows: list[list[Any]], mark: str, x: str, ys: 
     def sy(v: float) -> float:
         return M["top"] + ph - (v - y0) / ((y1 - y0) or 1) * ph
 
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {W} {H}" width="{W}" height="{H}" '
+    parts = [f'<svg class="chart" viewBox="0 0 {W} {H}" width="{W}" height="{H}" '
              f'role="img" aria-label="{e(mark)} chart of {e(", ".join(ys))} by {e(x)}">']
     for t in yt:
         yy = sy(t)

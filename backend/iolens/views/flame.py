@@ -664,7 +664,8 @@ def _describe(f: Filters, cap: CaptureStacks | None = None) -> str:
 
 
 def svg(store: Store, cid: str, f: Filters = Filters(), *, zoom: Sequence[str] = (), search: str | None = None,
-        mode: Mode = "flame", width: int = 1200, order: str = "name", transforms: Sequence[Any] = ()) -> str:
+        mode: Mode = "flame", width: int = 1200, order: str = "name", transforms: Sequence[Any] = (),
+        max_rows: int | None = None) -> str:
     from ..store.rules import flame as rules
     from . import flame_svg as fs
 
@@ -691,13 +692,14 @@ def svg(store: Store, cid: str, f: Filters = Filters(), *, zoom: Sequence[str] =
         subtitle=f"{_describe(f)}{_describe_shown(sh)} · {samples[0]:,} samples · {_fmt_weight(total, unit)}"
                  + (f" · kernel {cap.ref.kernel}" if cap.ref.kernel else "") + f" · capture {cid}",
         colour=colour, tooltip=tooltip, zoom=list(zoom), search=search, icicle=mode == "icicle", width=width,
-        footer="iolens")
+        footer="iolens", max_rows=max_rows)
     return fs.render(spec)
 
 
 def diff_svg(store: Store, a: str, b: str, f: Filters = Filters(), *, runs_a: tuple[str, ...] | None = None,
              runs_b: tuple[str, ...] | None = None, zoom: Sequence[str] = (), search: str | None = None,
-             mode: Mode = "flame", colour_by: DiffColour = "self", width: int = 1200) -> str:
+             mode: Mode = "flame", colour_by: DiffColour = "self", width: int = 1200,
+             max_rows: int | None = None) -> str:
     from ..store.rules import flame as rules
     from . import flame_svg as fs
 
@@ -739,7 +741,7 @@ def diff_svg(store: Store, a: str, b: str, f: Filters = Filters(), *, runs_a: tu
                   f"{d.a.capture.label} ({d.a.total_samples:,} samples)"),
         colour=colour, tooltip=tooltip, zoom=list(zoom), search=search, icicle=mode == "icicle", width=width,
         legend=legend, hatch=lambda i: bool(noise and noise[i] and t.depth[i] > 0),
-        footer=d.noise_reason or "")
+        footer=d.noise_reason or "", max_rows=max_rows)
     return fs.render(spec)
 
 

@@ -77,6 +77,7 @@ class SvgSpec:
     legend: list[tuple[str, str]] = field(default_factory=list)  # (fill, text)
     hatch: Callable[[int], bool] = lambda _i: False
     footer: str = ""
+    max_rows: int | None = None            # draw at most this many levels (a page's export); None: all
 
 
 def search_match(names: list[str], pattern: str | None) -> list[bool] | None:
@@ -106,6 +107,11 @@ def render(spec: SvgSpec) -> str:
     inner = spec.width - 2 * PAD
     rects = visible(lay, zoom, inner)
     max_depth = max((r.depth for r in rects), default=0)
+    cut = 0
+    if spec.max_rows is not None and max_depth >= spec.max_rows:
+        cut = max_depth - spec.max_rows + 1
+        rects = [r for r in rects if r.depth < spec.max_rows]
+        max_depth = spec.max_rows - 1
     sub = wrap(spec.subtitle, spec.width - 2 * PAD)
     head = 28 + 16 * len(sub)
     graph_h = (max_depth + 1) * ROW
@@ -163,6 +169,8 @@ def render(spec: SvgSpec) -> str:
         share = matched_share(lay, match)
         pct = 100.0 * share / lay.total[0] if lay.total[0] else 0.0
         notes.append(f"search /{spec.search}/: {pct:.2f}% of samples matched")
+    if cut:
+        notes.append(f"the {cut} deepest level{'s' if cut > 1 else ''} not drawn (the app shows them)")
     if spec.footer:
         notes.append(spec.footer)
     out.append(f'<text x="{PAD}" y="{base}" fill="#656d76">{escape(" · ".join(notes))}</text>')
