@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from .. import models
 from ..views import sweep as sweep_view
-from . import report
+from . import report, svg_sweep
 from . import textfmt as tf
 from .context import ExportContext, parse_state
 
@@ -119,6 +119,10 @@ class LineData:
     rows: list[tuple[str, list[str]]]  # (x value, cells per line)
     lines: list[str]
     others: dict[str, str | None] = field(default_factory=dict)  # the other parameters: fixed value, None: a line each
+    # what the HTML export draws (svg_sweep.py): per line its capture, label and cell per x value
+    series: list[tuple[str, str, list[models.SweepCell | None]]] = field(default_factory=list)
+    combos: int = 1
+    bands: bool = True
 
 
 def _fixed(text: str) -> dict[str, str | None]:
@@ -136,7 +140,8 @@ class SweepLineExport:
     @staticmethod
     def read_state(state: str) -> dict[str, object]:
         st = parse_state(state)
-        return {"metric": st.get("m") or None, "x": st.get("x") or None, "fixed": _fixed(st.get("f", ""))}
+        return {"metric": st.get("m") or None, "x": st.get("x") or None, "fixed": _fixed(st.get("f", "")),
+                "bands": st.get("band") != "0"}
 
     def data(self, ctx: ExportContext, state: str) -> LineData:
         st = self.read_state(state)
@@ -159,6 +164,7 @@ class SweepLineExport:
         lines = [f"{ctx.name(r.capture)}{' ' + ' '.join(f'{k}={v}' for k, v in c.items()) if c else ''}"
                  for r in m.rows for c in combos]
         rows = []
+        raw: list[list[models.SweepCell | None]] = [[] for _ in lines]
         for xv in xvals:
             cells = []
             for r in m.rows:
@@ -166,9 +172,11 @@ class SweepLineExport:
                     want = {x: xv, **{k: v for k, v in others.items() if v is not None}, **c}
                     point = next((p for p in m.points if p.params == want), None)
                     cell = r.cells.get(point.key) if point else None
+                    raw[len(cells)].append(cell)
                     cells.append(report.base_cell(cell, m.metric.unit))
             rows.append((xv, cells))
-        return LineData(m, x, rows, lines, others)
+        caps = [r.capture for r in m.rows for _ in combos]
+        return LineData(m, x, rows, lines, others, list(zip(caps, lines, raw)), len(combos), st["bands"])
 
     def text(self, ctx: ExportContext, data: LineData) -> list[str]:
         if data.x is None:
@@ -182,15 +190,9 @@ class SweepLineExport:
         return lines + [""] + ["    " + ln if ln else "" for ln in report.render_grid(g, width=tf.WIDTH - 4)]
 
     def html(self, ctx: ExportContext, data: LineData) -> str:
-        e = html.escape
         if data.x is None:
             return '<p class="muted">These captures sweep no parameter.</p>'
-        head = f"<th>{e(data.x)}</th>" + "".join(f'<th class="num">{e(n)}</th>' for n in data.lines)
-        body = "".join(f"<tr><td>{e(xv)}</td>" + "".join(f'<td class="num">{e(_pm(c))}</td>' for c in cells) + "</tr>"
-                       for xv, cells in data.rows)
-        return (f"<h4>{e(data.m.metric.label)} against {e(data.x)}</h4><div class=\"scroll\"><table class=\"fio\">"
-                f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
-                '<p class="legend muted">Mean of the repeats, &plusmn; the 95% confidence interval of the mean.</p>')
+        return svg_sweep.sweepline(ctx, data)
 
 
 class FioLogExport:
@@ -248,12 +250,4 @@ class FioLogExport:
         return lines
 
     def html(self, ctx: ExportContext, d: models.FioLogSeries) -> str:
-        e = html.escape
-        rows = self._rows(d)
-        if not rows:
-            return '<p class="muted">No fio time-series logs in these captures.</p>'
-        head = "<th>capture</th>" + "".join(f'<th class="num">{h}</th>' for h in ("first", "last", "min", "max", "until", "runs"))
-        body = "".join(f"<tr><td>{e(lbl)}</td>" + "".join(f'<td class="num">{e(c)}</td>' for c in cells) + "</tr>"
-                       for lbl, cells in rows)
-        return (f"<h4>fio {e(d.log)} log over time ({e(d.unit)})</h4><table class=\"fio\"><thead><tr>{head}</tr>"
-                f"</thead><tbody>{body}</tbody></table>")
+        return svg_sweep.fiolog(ctx, d)
