@@ -329,4 +329,6 @@ def test_block_loop_export_names_fio_iops_next_to_the_device(tmp_path) -> None:
                 assert ratio == pytest.approx(1.0, abs=0.02)
         assert "fio has no flush I/O to compare" in " ".join(flushes.split())
         page = api.get(f"/api/notebooks/{nid}/export", params={"format": "html"}).text
-        assert "fio IOPS</th>" in page and "(1.00x)" in page
+        # beside the device's IOPS chart (svg_block.py): fio's own line and its mean under it
+        assert "fio&#x27;s iops log" in page and "fio's own log (mean)</th>" in page
+        assert "(1.00 device I/Os per fio I/O)" in page and "fio has no flush I/O to compare" in page

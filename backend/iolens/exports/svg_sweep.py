@@ -50,7 +50,7 @@ def sweepline(ctx: ExportContext, d: Any) -> str:
     fixed = "; ".join(f"{k}={v}" for k, v in d.others.items() if v is not None)
     head = ["line"] + [e(f"{d.x}={xv}") for xv in xs]
     rows = []
-    for (cap, label, cells), ln in zip(d.series, lines):
+    for (_cap, label, cells), ln in zip(d.series, lines):
         rows.append([sp.swatch(ln.color, ln.dash) + e(label)]
                     + [_cell_html(c, unit) for c in cells])
     better = {"higher": "higher is better", "lower": "lower is better"}.get(m.metric.better, "")
@@ -86,7 +86,7 @@ def fiolog(ctx: ExportContext, d: models.FioLogSeries, bands: bool = True) -> st
     lines = []
     rows = []
     multi = len({s.capture for s in d.series}) < len(d.series)
-    for k, s in enumerate(d.series):
+    for s in d.series:
         if not s.points:
             continue
         label = s.label + (f" {s.point}" if multi and s.point else "")
