@@ -43,13 +43,14 @@ from .routes import (
     sched,
     sql,
     sweep,
+    timerange,
 )
 from .routes import notebooks as notebook_routes
 
 log = logging.getLogger("iolens.api")
 
 # One router per domain, in the order of the OpenAPI document.
-ROUTERS = (meta, captures, comparison, loose, fio, lockstat, notebook_routes, sql, block, sched, flame, flame_time, sweep, events, monitors,
+ROUTERS = (meta, captures, comparison, loose, fio, lockstat, notebook_routes, sql, block, sched, flame, flame_time, timerange, sweep, events, monitors,
            backup)
 
 __all__ = ["Settings", "create_app", "default_frontend_dist"]

@@ -170,3 +170,6 @@ from .sweep import (  # noqa: F401
     SweepPoint,
     SweepRow,
 )
+from .timerange import (  # noqa: F401
+    FlameHeatmap,
+)

@@ -513,9 +513,12 @@ def _is_noise(a: Sequence[int], tot_a: Sequence[int], b: Sequence[int], tot_b: S
 
 
 def diff(store: Store, a: str, b: str, f: Filters = Filters(), runs_a: tuple[str, ...] | None = None,
-         runs_b: tuple[str, ...] | None = None, limit: int = DEFAULT_FUNCTIONS) -> models.FlameDiff:
+         runs_b: tuple[str, ...] | None = None, limit: int = DEFAULT_FUNCTIONS,
+         range_b: tuple[int | None, int | None] | None = None) -> models.FlameDiff:
     """The differential tree of captures a (before) and b (after): the union of both trees with
-    each side's self weight per node, and the functions whose share changed most."""
+    each side's self weight per node, and the functions whose share changed most. With `range_b`
+    (from_ns, to_ns), side b takes that time range instead of f's: two ranges of one capture
+    (a == b), e.g. the first seconds of a run against its steady state."""
     started = time.perf_counter()
     missing = [c for c in (a, b) if not store.query("SELECT 1 FROM captures WHERE capture_id = ?", [c]).rows]
     if missing:
@@ -526,7 +529,8 @@ def diff(store: Store, a: str, b: str, f: Filters = Filters(), runs_a: tuple[str
         # the first side's default event, on both sides
         f = replace(f, event=_capture(store, a).default_event)
     sa = _side(store, a, replace(f, runs=runs_a))
-    sb = _side(store, b, replace(f, runs=runs_b))
+    fb = replace(f, runs=runs_b) if range_b is None else replace(f, runs=runs_b, from_ns=range_b[0], to_ns=range_b[1])
+    sb = _side(store, b, fb)
     ra, rb = sa.runs, sb.runs
     reason = _noise_reason(sa, "the first capture") or _noise_reason(sb, "the second capture")
     noisy = reason is None

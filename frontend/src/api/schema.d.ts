@@ -249,6 +249,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/captures/{capture_id}/flame/heatmap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Flame Heatmap Route
+         * @description Samples with a call stack per second (columns) and fraction of a second (rows) of one run; the
+         *     time range filters are ignored (the heatmap is the whole run), the event, CPU and task ones apply.
+         */
+        get: operations["flame_heatmap_route_api_captures__capture_id__flame_heatmap_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/captures/{capture_id}/flame/svg": {
         parameters: {
             query?: never;
@@ -2172,6 +2193,64 @@ export interface components {
              * @enum {string}
              */
             weight_unit: "ns" | "count";
+        };
+        /**
+         * FlameHeatmap
+         * @description Samples of one run counted per second (columns) and fraction of a second (rows), FlameScope's
+         *     subsecond-offset heatmap. Time 0 is the run's first sample of any event: the origin of the flame
+         *     graph's time range, so cell (col, row) is from_ns = col x 1e9 + row x row_ns, to_ns = from_ns + row_ns.
+         */
+        FlameHeatmap: {
+            capture: components["schemas"]["FlameCaptureRef"];
+            /**
+             * Cols
+             * @description Columns: whole or partial seconds from the first sample to the last.
+             */
+            cols: number;
+            /**
+             * Counts
+             * @description Samples with a usable call stack per cell, column-major: counts[col x rows + row].
+             */
+            counts: number[];
+            /**
+             * Duration Ns
+             * @description From the run's first sample (any event) to its last.
+             */
+            duration_ns: number;
+            /** Elapsed Ms */
+            elapsed_ms: number;
+            /** @description Event and task filters applied (the run's whole time). */
+            filters: components["schemas"]["FlameFilters"];
+            /**
+             * Max Count
+             * @description The largest cell.
+             */
+            max_count: number;
+            /**
+             * Row Ns
+             * @description Height of a row, ns (1e9 / rows).
+             */
+            row_ns: number;
+            /**
+             * Rows
+             * @description Rows per column: fractions of a second.
+             */
+            rows: number;
+            /**
+             * Run
+             * @description The run counted.
+             */
+            run: string;
+            /**
+             * Runs
+             * @description Runs with samples, to pick another.
+             */
+            runs: components["schemas"]["FlameRun"][];
+            /**
+             * Total Samples
+             * @description Sum of counts: the samples the flame graph of the whole run draws.
+             */
+            total_samples: number;
         };
         /** FlameRun */
         FlameRun: {
@@ -5833,6 +5912,92 @@ export interface operations {
             };
         };
     };
+    flame_heatmap_route_api_captures__capture_id__flame_heatmap_get: {
+        parameters: {
+            query?: {
+                /** @description The run counted (default: the first of `runs`, else the first run). */
+                run?: string | null;
+                /** @description Rows per second: 10-1000, a divisor of 1e9 (50: 20 ms rows). */
+                rows?: number;
+                /** @description perf event (default: the capture's first sampled one). */
+                event?: string | null;
+                /** @description Comma-separated run ids, merged (default: every run). */
+                runs?: string | null;
+                /** @description CPUs, a list like '1,3-4' (default: all). */
+                cpus?: string | null;
+                /** @description Only this thread. */
+                tid?: number | null;
+                /** @description Only tasks with this command name (as perf printed it). */
+                comm?: string | null;
+                /** @description Range start, ns since each run's first sample. */
+                from_ns?: number | null;
+                /** @description Range end (exclusive), ns since each run's first sample. */
+                to_ns?: number | null;
+            };
+            header?: never;
+            path: {
+                capture_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlameHeatmap"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     flame_svg_api_captures__capture_id__flame_svg_get: {
         parameters: {
             query?: {
@@ -6996,6 +7161,10 @@ export interface operations {
                 runs_b?: string | null;
                 /** @description Functions per ranking (self, total). */
                 limit?: number;
+                /** @description Side b's own range start (with to_b_ns: two time ranges, e.g. of one capture, a = b). */
+                from_b_ns?: number | null;
+                /** @description Side b's own range end (exclusive). */
+                to_b_ns?: number | null;
                 /** @description perf event (default: the first capture's first sampled one). */
                 event?: string | null;
                 /** @description CPUs, a list like '1,3-4', on both sides (default: all). */

@@ -92,8 +92,12 @@ def flame_svg(capture_id: str, s: StoreDep, f: FlameFiltersDep, zoom: ZoomQ = No
 def flame_diff(s: StoreDep, a: FlameAQ, b: FlameBQ, f: FlameDiffFiltersDep, runs_a: RunsAQ = None,
                runs_b: RunsBQ = None,
                limit: Annotated[int, Query(ge=0, le=5000, description="Functions per ranking (self, total).")]
-               = flame_view.DEFAULT_FUNCTIONS):
-    return _flame(flame_view.diff, s, a, b, f, runs_param(runs_a), runs_param(runs_b), limit)
+               = flame_view.DEFAULT_FUNCTIONS,
+               from_b_ns: Annotated[int | None, Query(ge=0, description=(
+                   "Side b's own range start (with to_b_ns: two time ranges, e.g. of one capture, a = b)."))] = None,
+               to_b_ns: Annotated[int | None, Query(ge=0, description="Side b's own range end (exclusive).")] = None):
+    range_b = (from_b_ns, to_b_ns) if from_b_ns is not None or to_b_ns is not None else None
+    return _flame(flame_view.diff, s, a, b, f, runs_param(runs_a), runs_param(runs_b), limit, range_b)
 
 
 @router.get("/api/compare/flame/folded", responses={**ERRORS, 200: {"content": {"text/plain": {}}}},

@@ -14,8 +14,8 @@ import { useFlameDiff, type FlameDiffData, type FlameDiffFunction } from './quer
 import { SearchBox } from './SearchBox';
 import { ALL_TASKS, type FlameState } from './state';
 
-export function DiffView({ a, b, state, workComm = null, set }: { a: string; b: string; state: FlameState; workComm?: string | null; set: (p: Partial<FlameState>) => void }) {
-  const q = useStale(useFlameDiff(a, b, state));
+export function DiffView({ a, b, state, workComm = null, set, rangeB = null, sideLabels }: { a: string; b: string; state: FlameState; workComm?: string | null; set: (p: Partial<FlameState>) => void; rangeB?: FlameState['rangeB']; sideLabels?: [string, string] }) {
+  const q = useStale(useFlameDiff(a, b, state, rangeB));
   const data = q.data;
   const d = useMemo(() => (data ? cachedDiffLayout(data) : null), [data]);
   const lay = d?.lay ?? null;
@@ -29,8 +29,8 @@ export function DiffView({ a, b, state, workComm = null, set }: { a: string; b: 
 
   if (q.error) return <ErrorBox error={q.error} title="differential flame graph" />;
   if (!data || !d || !lay || !fill || !colours) return <p className="muted flame-loading">Comparing call stacks…</p>;
-  const la = data.a.capture.label;
-  const lb = data.b.capture.label;
+  const la = sideLabels?.[0] ?? data.a.capture.label;
+  const lb = sideLabels?.[1] ?? data.b.capture.label;
   const matched = match ? matchedWeight(lay, match, 0) : 0;
 
   const tooltip = (n: number) => {
@@ -110,7 +110,7 @@ export function DiffView({ a, b, state, workComm = null, set }: { a: string; b: 
             total share
           </button>
         </div>
-        {(state.cpus || state.from !== null || state.to !== null) && (
+        {!rangeB && (state.cpus || state.from !== null || state.to !== null) && (
           <span className="muted small">
             Both sides: {state.cpus ? `CPU ${state.cpus.join(',')} ` : ''}
             {state.from !== null || state.to !== null ? `time ${secondsText(state.from) || 0}–${secondsText(state.to) || 'end'} s` : ''}{' '}

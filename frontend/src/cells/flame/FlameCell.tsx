@@ -18,6 +18,7 @@ import type { CellProps } from '../types';
 import { DiffView } from './DiffView';
 import { exportUrl } from './queries';
 import { SingleView } from './SingleView';
+import { RangeDiffView } from './RangeDiffView';
 import { ALL_TASKS, pairComm, type FlameState } from './state';
 import './flame.css';
 
@@ -128,7 +129,7 @@ export function FlameCell({ ctx, state, setState }: CellProps<FlameState>) {
           <p className="muted">Pick a second capture.</p>
         )
       ) : (
-        <SingleView id={cap} state={state} set={set} />
+        state.rangeB ? <RangeDiffView id={cap} state={state} set={set} /> : <SingleView id={cap} state={state} set={set} />
       )}
     </div>
   );

@@ -14,6 +14,7 @@ import { SearchBox } from './SearchBox';
 import { SandwichView } from './SandwichView';
 import { SelectionBar } from './Selection';
 import { FunctionMenu, StacksBar } from './StacksBar';
+import { TimePanel } from './Heatmap';
 import type { FlameState } from './state';
 
 export function SingleView({ id, state, set }: { id: string; state: FlameState; set: (p: Partial<FlameState>) => void }) {
@@ -77,6 +78,7 @@ export function SingleView({ id, state, set }: { id: string; state: FlameState; 
   return (
     <>
       <SelectionBar data={data} state={state} set={set} />
+      <TimePanel id={id} state={state} set={set} />
       <div className="flame-bar">
         <SearchBox
           value={state.search}

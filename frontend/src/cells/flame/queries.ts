@@ -33,6 +33,11 @@ export function flameParams(s: FlameState, forDiff: boolean): FlameParams {
   return q;
 }
 
+function rangeParams(s: FlameState, b: NonNullable<FlameState['rangeB']>) {
+  const runs = s.runs ? { runs_a: s.runs.join(','), runs_b: s.runs.join(',') } : {};
+  return { ...runs, from_b_ns: b.from, ...(b.to !== null ? { to_b_ns: b.to } : {}) };
+}
+
 const asStrings = (q: object): Record<string, string> => Object.fromEntries(Object.entries(q).map(([k, v]) => [k, String(v)]));
 const keyOf = (q: object) => new URLSearchParams(Object.entries(asStrings(q)).sort()).toString();
 
@@ -43,8 +48,9 @@ export function useFlame(id: string | null, s: FlameState) {
   );
 }
 
-export function useFlameDiff(a: string | null, b: string | null, s: FlameState) {
-  const q = flameParams(s, true);
+export function useFlameDiff(a: string | null, b: string | null, s: FlameState, rangeB: FlameState['rangeB'] = null) {
+  // two ranges of one capture (Heatmap.tsx): the runs of the selection on both sides, B's own range
+  const q = rangeB ? { ...flameParams(s, true), ...rangeParams(s, rangeB) } : flameParams(s, true);
   return useQuery(a === null || b === null ? null : `flamediff:${a}|${b}|${keyOf(q)}`, () =>
     unwrap(api.GET('/api/compare/flame', { params: { query: { ...q, a: a!, b: b! } } })),
   );

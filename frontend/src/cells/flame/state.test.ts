@@ -29,6 +29,8 @@ const full: FlameState = {
     { op: 'rec', name: '[unknown]' },
   ],
   window: [250_000_000, 1_750_000_000],
+  heatmap: 50,
+  rangeB: { from: 0, to: 2_000_000_000 },
 };
 
 describe('flame cell state', () => {

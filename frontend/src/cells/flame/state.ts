@@ -27,6 +27,9 @@
 //   tw=FROM-TO      time order: the window shown, ns since the run's first sample (absent: all)
 //   fn=NAME         the sandwich's function
 //   x=OP:NAME,...   transforms in order, OP one of focus, merge, drop, rec (logic/flameStacks.ts)
+//   hm=50           the subsecond-offset heatmap shown, with this many rows a second (absent: hidden)
+//   tb=FROM-TO      a second time range (ns, as t): the flame view shows range t (A) against tb (B)
+//                   of the same capture as a difference (TO empty: to the end)
 
 import type { FlameOrder, Transform, TransformOp } from '../../logic/flameStacks';
 
@@ -57,6 +60,8 @@ export interface FlameState {
   transforms: Transform[];
   /** Time order: the window shown, ns since the run's first sample. */
   window: [number, number] | null;
+  heatmap: number | null;
+  rangeB: { from: number; to: number | null } | null;
 }
 
 export const defaultFlameState: FlameState = {
@@ -81,6 +86,8 @@ export const defaultFlameState: FlameState = {
   fn: null,
   transforms: [],
   window: null,
+  heatmap: null,
+  rangeB: null,
 };
 
 /** `comm` of the state when the user chose "All tasks" (the default is the workload's own tasks). */
@@ -110,9 +117,11 @@ export function pairComm(a: Parameters<typeof workloadComm>[0], b: Parameters<ty
 const CAPTURE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const RUN_ID = /^[A-Za-z0-9_.-]{1,64}$/;
 const MAX_TEXT = 2000;
-const KEYS = ['v', 'cap', 'a', 'b', 'ev', 'runs', 'cpu', 'tid', 'comm', 't', 'z', 'q', 'm', 'c', 'by', 'o', 's', 'fn', 'x', 'tw'];
+const KEYS = ['v', 'cap', 'a', 'b', 'ev', 'runs', 'cpu', 'tid', 'comm', 't', 'z', 'q', 'm', 'c', 'by', 'o', 's', 'fn', 'x', 'tw', 'hm', 'tb'];
 
 const enc = encodeURIComponent;
+/** Rows a second the heatmap offers: divisors of 1e9 ns (the API's rows). */
+export const HEATMAP_ROWS = [10, 20, 25, 50, 100];
 
 export function encodeFlame(s: FlameState): string {
   const p: string[] = [];
@@ -136,6 +145,8 @@ export function encodeFlame(s: FlameState): string {
   if (s.fn !== null) p.push(`fn=${enc(s.fn)}`);
   if (s.transforms.length) p.push(`x=${s.transforms.map((t) => `${t.op}:${enc(t.name)}`).join(',')}`);
   if (s.window) p.push(`tw=${s.window[0]}-${s.window[1]}`);
+  if (s.heatmap !== null) p.push(`hm=${s.heatmap}`);
+  if (s.rangeB) p.push(`tb=${s.rangeB.from}-${s.rangeB.to ?? ''}`);
   return p.join(';');
 }
 
@@ -266,6 +277,21 @@ export function decodeFlame(text: string): FlameState | Error {
         const m = /^(\d{1,18})-(\d{1,18})$/.exec(v);
         if (!m || Number(m[2]) <= Number(m[1])) return new Error(`tw: '${v}' is not a time window FROM-TO in ns`);
         s.window = [Number(m[1]), Number(m[2])];
+        break;
+      }
+      case 'hm': {
+        const r = nonNegInt(v);
+        if (r === null || !HEATMAP_ROWS.includes(r)) return new Error(`hm: '${v}' is not a row count (${HEATMAP_ROWS.join(', ')})`);
+        s.heatmap = r;
+        break;
+      }
+      case 'tb': {
+        const m = /^(\d{1,18})-(\d{1,18})?$/.exec(v);
+        if (!m) return new Error(`tb: '${v}' is not FROM-TO in ns`);
+        const from = Number(m[1]);
+        const to = m[2] !== undefined ? Number(m[2]) : null;
+        if (to !== null && to <= from) return new Error(`tb: the range ${v} is empty`);
+        s.rangeB = { from, to };
         break;
       }
       default:
