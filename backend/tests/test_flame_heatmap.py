@@ -108,3 +108,20 @@ def test_bad_requests(served):
     assert r.status_code == 422 and "divisor" not in r.text and "rows must split a second" in r.text
     assert client.get(f"/api/captures/{cid}/flame/heatmap", params={"run": "r999"}).status_code == 422
     assert client.get("/api/captures/nosuch/flame/heatmap").status_code == 404
+
+
+def test_the_text_report_gives_the_two_ranges(served):
+    from notebook_helpers import save
+    client, cid = served
+    state = "runs=r000;t=0-1000000000;hm=50;tb=2000000000-3000000000"
+    doc = {"format_version": 1, "title": "ramp vs steady", "captures": [cid], "baseline": cid,
+           "cells": [{"type": "view", "kind": "flame", "state": state, "full": False}]}
+    r = save(client, doc)
+    assert r.status_code == 201, r.text
+    text = " ".join(client.get(f"/api/notebooks/{r.json()['id']}/export").text.split())
+    h = client.get(f"/api/captures/{cid}/flame/heatmap", params={"run": "r000"}).json()
+    a, b = sum(h["counts"][:50]), sum(h["counts"][100:150])
+    assert "two time ranges of one capture, A 0.000 to 1.000 s, B 2.000 to 3.000 s" in text
+    assert f"run r000; {a:,} samples" in text and f"run r000; {b:,} samples" in text
+    page = client.get(f"/api/notebooks/{r.json()['id']}/export", params={"format": "html"}).text
+    assert 'aria-label="Differential flame graph of two time ranges of' in page

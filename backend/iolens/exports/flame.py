@@ -119,6 +119,7 @@ class FlameData:
     notes: list[str] = field(default_factory=list)
     missing: str | None = None     # why there is no table
     svg: str = ""                  # the graph, for the HTML export (svg_flame.py)
+    range_b: tuple[int, int | None] | None = None  # two ranges of one capture: B's (window is A's)
 
 
 class FlameExport:
@@ -131,7 +132,7 @@ class FlameExport:
         st = parse_state(state)
         out: dict[str, Any] = {"view": "diff" if st.get("v") == "diff" else "flame", "cap": None, "a": None, "b": None,
                                "event": None, "runs": None, "cpus": None, "tid": None, "comm": None, "from": None,
-                               "to": None, "by": "self", "zoom": [], "search": "", "transforms": []}
+                               "to": None, "by": "self", "zoom": [], "search": "", "transforms": [], "rangeB": None}
         for key in ("cap", "a", "b"):
             if _CAPTURE_ID.match(st.get(key, "")):
                 out[key] = st[key]
@@ -154,6 +155,9 @@ class FlameExport:
             lo, hi = int(m.group(1)), int(m.group(2)) if m.group(2) else None
             if (hi is None or hi > lo) and not (lo == 0 and hi is None):
                 out["from"], out["to"] = (lo or None), hi
+        m = re.fullmatch(r"(\d{1,18})-(\d{1,18})?", st.get("tb", ""))
+        if m and (m.group(2) is None or int(m.group(2)) > int(m.group(1))):
+            out["rangeB"] = {"from": int(m.group(1)), "to": int(m.group(2)) if m.group(2) else None}
         if st.get("by") in ("self", "total", "name"):
             out["by"] = st["by"]
         if st.get("z"):
@@ -190,6 +194,8 @@ class FlameExport:
         f = flame_view.Filters(event=st["event"], cpus=tuple(st["cpus"]) if st["cpus"] is not None else None,
                                from_ns=st["from"], to_ns=st["to"])
         data.cpus, data.window = st["cpus"], (st["from"], st["to"])
+        if st["view"] == "flame" and st["rangeB"] is not None:
+            return self._ranges(ctx, st, data, f, st["cap"] if st["cap"] in caps else first)
         if st["view"] == "diff":
             a = st["a"] if st["a"] in caps else first
             b = st["b"] if st["b"] in caps and st["b"] != a else next(
@@ -212,17 +218,7 @@ class FlameExport:
             except flame_view.NoStacks as exc:
                 data.missing = str(exc)
                 return data
-            data.event, data.unit = d.filters.event, d.weight_unit
-            data.sides = [Side(s.capture.id, s.runs, s.total_samples, s.total_weight, s.stackless_samples)
-                          for s in (d.a, d.b)]
-            data.functions, data.noise, data.noise_reason, data.notes = (d.functions_count, d.noise_available,
-                                                                         d.noise_reason, d.notes)
-            key = "delta_total" if by == "total" else "delta_self"
-            rows = sorted(d.functions, key=lambda r: (-abs(getattr(r, key)), r.name))[:TOP]
-            data.rows = [Row(r.name, r.self_a if r.samples_a else None, r.self_b if r.samples_b else None,
-                             r.total_a if r.samples_a else None, r.total_b if r.samples_b else None,
-                             r.delta_self, r.delta_total, r.noise_self, r.noise_total) for r in rows]
-            return data
+            return self._diff_rows(data, d)
         cap = st["cap"] if st["cap"] in caps else first
         if st["comm"] not in (None, ALL_TASKS):
             data.comm, data.comm_why = st["comm"], "chosen"
@@ -242,6 +238,37 @@ class FlameExport:
         data.rows = [Row(fn.name, fn.self_pct, None, fn.total_pct, None, self_samples=fn.self_samples,
                          total_samples=fn.total_samples) for fn in top.functions]
         return data
+
+    @staticmethod
+    def _diff_rows(data: FlameData, d: Any) -> FlameData:
+        data.event, data.unit = d.filters.event, d.weight_unit
+        data.sides = [Side(s.capture.id, s.runs, s.total_samples, s.total_weight, s.stackless_samples)
+                      for s in (d.a, d.b)]
+        data.functions, data.noise, data.noise_reason, data.notes = (d.functions_count, d.noise_available,
+                                                                     d.noise_reason, d.notes)
+        key = "delta_total" if data.by == "total" else "delta_self"
+        rows = sorted(d.functions, key=lambda r: (-abs(getattr(r, key)), r.name))[:TOP]
+        data.rows = [Row(r.name, r.self_a if r.samples_a else None, r.self_b if r.samples_b else None,
+                         r.total_a if r.samples_a else None, r.total_b if r.samples_b else None,
+                         r.delta_self, r.delta_total, r.noise_self, r.noise_total) for r in rows]
+        return data
+
+    def _ranges(self, ctx: ExportContext, st: dict[str, Any], data: FlameData, f: flame_view.Filters,
+                cap: str) -> FlameData:
+        """Two time ranges of one capture (the heatmap's A and B): a difference, A before, B after."""
+        data.view = "diff"
+        b = st["rangeB"]
+        data.comm = st["comm"] if st["comm"] not in (None, ALL_TASKS) else None
+        data.comm_why = "chosen" if data.comm is not None else "all tasks"
+        data.range_b = (b["from"], b["to"])
+        runs = tuple(st["runs"]) if st["runs"] else None
+        try:
+            d = flame_view.diff(ctx.store, cap, cap, flame_view.Filters(**{**f.__dict__, "comm": data.comm}),
+                                runs_a=runs, runs_b=runs, limit=TOP, range_b=(b["from"], b["to"]))
+        except (flame_view.NoStacks, flame_view.BadQuery) as exc:
+            data.missing = str(exc)
+            return data
+        return self._diff_rows(data, d)
 
     # --- text -------------------------------------------------------------------------------
 
@@ -263,6 +290,11 @@ class FlameExport:
         when = ("whole runs" if lo is None and hi is None else
                 f"{(lo or 0) / 1e9:.3f} to {'the end' if hi is None else f'{hi / 1e9:.3f} s'} since each run's "
                 "first sample")
+        if data.range_b is not None:
+            blo, bhi = data.range_b
+            when = (f"two time ranges of one capture, A {(lo or 0) / 1e9:.3f} to "
+                    f"{'the end' if hi is None else f'{hi / 1e9:.3f} s'}, B {blo / 1e9:.3f} to "
+                    f"{'the end' if bhi is None else f'{bhi / 1e9:.3f} s'} since each run's first sample")
         return f"perf {data.event} samples with call stacks ({unit}); tasks: {tasks}; {cpus}; {when}"
 
     def _side_line(self, ctx: ExportContext, data: FlameData, tag: str, s: Side) -> list[str]:

@@ -37,9 +37,14 @@ def graph(ctx: ExportContext, d: Any, st: dict[str, Any], state: str) -> str:
     search = st["search"] or None
     if d.view == "diff":
         a, b = d.sides
+        # two time ranges of one capture (the heatmap's A and B): the runs of the selection, B's own range
+        rb = getattr(d, "range_b", None)
+        runs = tuple(st["runs"]) if rb is not None and st["runs"] else None
         svg = flame_view.diff_svg(ctx.store, a.capture, b.capture, f, zoom=st["zoom"], search=search,
-                                  mode=lk["mode"], colour_by=lk["colour"], width=W, max_rows=MAX_ROWS)  # type: ignore[arg-type]
-        title = f"Differential flame graph: {ctx.label(a.capture)} to {ctx.label(b.capture)}"
+                                  mode=lk["mode"], colour_by=lk["colour"], width=W, max_rows=MAX_ROWS,  # type: ignore[arg-type]
+                                  runs_a=runs, runs_b=runs, range_b=rb)
+        title = (f"Differential flame graph: {ctx.label(a.capture)} to {ctx.label(b.capture)}" if rb is None else
+                 f"Differential flame graph of two time ranges of {ctx.label(a.capture)}")
     else:
         s = d.sides[0]
         f = flame_view.Filters(**{**f.__dict__, "runs": tuple(st["runs"]) if st["runs"] else None, "tid": d.tid})

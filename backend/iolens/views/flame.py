@@ -616,9 +616,10 @@ def diff(store: Store, a: str, b: str, f: Filters = Filters(), runs_a: tuple[str
 
 
 def diff_tree(store: Store, a: str, b: str, f: Filters = Filters(), runs_a: tuple[str, ...] | None = None,
-              runs_b: tuple[str, ...] | None = None) -> models.FlameDiff:
+              runs_b: tuple[str, ...] | None = None,
+              range_b: tuple[int | None, int | None] | None = None) -> models.FlameDiff:
     """The difference without its function table (SVG export)."""
-    return diff(store, a, b, f, runs_a, runs_b, limit=0)
+    return diff(store, a, b, f, runs_a, runs_b, limit=0, range_b=range_b)
 
 
 def diff_folded(store: Store, a: str, b: str, f: Filters = Filters(), runs_a: tuple[str, ...] | None = None,
@@ -703,11 +704,11 @@ def svg(store: Store, cid: str, f: Filters = Filters(), *, zoom: Sequence[str] =
 def diff_svg(store: Store, a: str, b: str, f: Filters = Filters(), *, runs_a: tuple[str, ...] | None = None,
              runs_b: tuple[str, ...] | None = None, zoom: Sequence[str] = (), search: str | None = None,
              mode: Mode = "flame", colour_by: DiffColour = "self", width: int = 1200,
-             max_rows: int | None = None) -> str:
+             max_rows: int | None = None, range_b: tuple[int | None, int | None] | None = None) -> str:
     from ..store.rules import flame as rules
     from . import flame_svg as fs
 
-    d = diff_tree(store, a, b, f, runs_a, runs_b)
+    d = diff_tree(store, a, b, f, runs_a, runs_b, range_b)
     t = d.tree
     lay = rules.Layout.of(t.name, t.depth, t.self_b)
     la = rules.Layout.of(t.name, t.depth, t.self_a)
