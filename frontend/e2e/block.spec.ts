@@ -285,3 +285,50 @@ test("fio's own IOPS log over the device's: dashed, in the key, named in the hov
   await expect(iops.locator('svg.ts-chart > g[clip-path] path[stroke-dasharray="12 4"]')).toHaveCount(0);
   await expect(iops.locator('.style-key')).toHaveCount(0);
 });
+
+/** Where the points of a time chart's lines sit, as a share of the plot's height from its bottom
+ *  (1: the top of the scale; above 1: off the top, clipped): their median. */
+async function medianHeight(chart: ReturnType<Page['locator']>): Promise<number> {
+  return chart.locator('svg.ts-chart').first().evaluate((svg) => {
+    const rect = svg.querySelector('clipPath rect')!;
+    const top = Number(rect.getAttribute('y')) + 2;
+    const bottom = Number(rect.getAttribute('y')) + Number(rect.getAttribute('height')) - 1;
+    const hs: number[] = [];
+    for (const p of svg.querySelectorAll(':scope > g[clip-path] path:not(.line-halo)')) {
+      for (const m of (p.getAttribute('d') ?? '').matchAll(/[ML](-?[\d.]+),(-?[\d.]+)/g)) hs.push((bottom - Number(m[2])) / (bottom - top));
+    }
+    hs.sort((a, b) => a - b);
+    return hs.length ? hs[Math.floor(hs.length / 2)]! : -1;
+  });
+}
+
+test('a start-up spike does not flatten the throughput: the clipped scale says so, and full scale is kept in the URL', async ({ page }) => {
+  test.skip(multiRun === null, 'no datasets/block-loop bundle');
+  // datasets/block-loop: fio lays its file out first, a burst of writes of more than 2 GiB/s at
+  // 0.5 s in r000, against a steady state of a few tens of MiB/s
+  await page.goto(cellUrl([multiRun!.id], 'c=bw'));
+  const cell = page.locator('section.cell[data-kind="block"]');
+  const bw = cell.getByTestId('chart-bw');
+  const toggle = cell.getByTestId('scale-bw');
+  await expect(toggle).toHaveText(/^scale clipped at p90 · \d+ above, max [\d.]+ GiB\/s$/);
+  await expect(toggle).toHaveAttribute('aria-pressed', 'true');
+  await expect(toggle).toHaveAttribute('title', /stops at the 90th percentile .* run off the top/);
+  await expect(bw.locator('.chart-unit')).toHaveText('MiB/s');
+  // the steady state fills the plot: its median point is well off the bottom of the scale
+  await expect.poll(() => medianHeight(bw)).toBeGreaterThan(0.2);
+  await shot(page, 'scale-clipped');
+
+  // full scale: the spike sets it and the steady state lies along the bottom; kept in the URL
+  await toggle.click();
+  await expect(toggle).toHaveText(/^full scale · clip at p90$/);
+  await expect(toggle).toHaveAttribute('aria-pressed', 'false');
+  await expect.poll(() => decodeURIComponent(page.url())).toMatch(/cell=block:c=bw;scale=full/);
+  await expect.poll(() => medianHeight(bw)).toBeLessThan(0.05);
+  await page.reload();
+  await expect(cell.getByTestId('scale-bw')).toHaveText(/^full scale/);
+  await expect.poll(() => medianHeight(bw)).toBeLessThan(0.05);
+  // and back: the clip is the default, so it leaves the URL
+  await cell.getByTestId('scale-bw').click();
+  await expect.poll(() => decodeURIComponent(page.url())).not.toMatch(/scale=/);
+  await expect(cell.getByTestId('scale-bw')).toHaveText(/^scale clipped at p90/);
+});

@@ -2,8 +2,9 @@
 per run, and a link to the charts.
 
 Its state (src/cells/block/state.ts): `c=` charts, `op=read` one operation, `split=1`, `lat=`
-latency measures, `dev=all|MAJ,MIN` the device, `t=FROM-TO` the zoom range (ns since run start).
-The export uses `op`, `dev` and `t`; charts are only in the app. Per series (a run of a capture):
+latency measures, `dev=all|MAJ,MIN` the device, `t=FROM-TO` the zoom range (ns since run start),
+`scale=full` the rate charts unclipped. The text uses `op`, `dev` and `t`; `scale` is read for the
+charts that draw it. Per series (a run of a capture):
 I/Os completed, mean IOPS and throughput while its trace ran, the time-weighted queue depth (mean,
 and the largest value per interval), and completion latency (p50, p99 from the histogram; mean and
 max exact), with the loss warning when the capture lost events (docs/block.md). When the run has
@@ -116,7 +117,8 @@ class BlockExport:
         charts = [c for c in CHARTS + ["scatter"] if c in st["c"].split(",")] if "c" in st else list(CHARTS)
         lat = [m for m in LATENCY if m in st["lat"].split(",")] if "lat" in st else ["p50", "p99"]
         return {"op": st.get("op") or "all", "dev": st.get("dev") or None, "range": list(window) if window else None,
-                "charts": charts, "lat": lat, "split": st.get("split") == "1"}
+                "charts": charts, "lat": lat, "split": st.get("split") == "1",
+                "scale": "full" if st.get("scale") == "full" else "clip"}
 
     def data(self, ctx: ExportContext, state: str) -> BlockData:
         read = self.read_state(state)

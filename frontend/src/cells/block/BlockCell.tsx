@@ -122,8 +122,9 @@ function BlockCharts({ captures, runs, state, setState }: ChartsProps) {
   const latPlan = planBuckets(range, plotPx, LATENCY_MAX_BUCKETS);
   const on = (c: BlockChart) => state.charts.includes(c);
   const [hoverT, setHoverT] = useState<number | null>(null);
-  // rate charts: a clipped scale (90th percentile) when a spike would flatten the rest
-  const [fullScale, setFullScale] = useState(false);
+  // rate charts: a clipped scale (90th percentile) when a spike would flatten the rest; in the URL
+  const fullScale = state.scale === 'full';
+  const setFullScale = (full: boolean) => setState({ ...state, scale: full ? 'full' : 'clip' });
 
   const slot = (v: string) => `${v}|${params.series}|${params.device ?? ''}`;
   const qd = useKept(slot('qd'), useQueueDepth(on('qd') ? params : null, plan));

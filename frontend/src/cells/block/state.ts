@@ -9,6 +9,9 @@
 //   lat=p50,p99,max    the latency measures drawn (absent: p50,p99); mean p50 p90 p99 p999 max
 //   dev=all            every device summed, or dev=MAJ,MIN (absent: each run's busiest device)
 //   t=FROM-TO          the zoom range, integer ns since run start (absent: the whole run)
+//   scale=full         IOPS and throughput on the full scale, up to their largest value (absent:
+//                      clipped at the 90th percentile when a spike would flatten the rest; the
+//                      chart says so)
 // The default state encodes to ''.
 import { LATENCY_IDS, type LatencyMeasure } from '../../logic/blockSeries';
 import type { TimeRange } from '../../logic/blockPlan';
@@ -33,12 +36,14 @@ export interface BlockState {
   /** null: each run's busiest device; 'all'; or 'MAJ,MIN' */
   dev: string | null;
   range: TimeRange | null;
+  /** The rate charts' y scale: clipped at p90 when a spike would flatten the rest, or full. */
+  scale: 'clip' | 'full';
 }
 
 export const DEFAULT_CHARTS: readonly BlockChart[] = ['qd', 'iops', 'bw', 'lat', 'hist', 'size'];
 export const DEFAULT_LAT: readonly LatencyMeasure[] = ['p50', 'p99'];
 
-export const defaultBlockState: BlockState = { charts: [...DEFAULT_CHARTS], op: 'all', split: false, lat: [...DEFAULT_LAT], dev: null, range: null };
+export const defaultBlockState: BlockState = { charts: [...DEFAULT_CHARTS], op: 'all', split: false, lat: [...DEFAULT_LAT], dev: null, range: null, scale: 'clip' };
 
 const OP = /^[a-z]{1,16}$/;
 const DEV = /^\d{1,6},\d{1,9}$/;
@@ -58,6 +63,7 @@ export function encodeBlock(s: BlockState): string {
   if (!same(lat, DEFAULT_LAT)) parts.push(`lat=${lat.join(',')}`);
   if (s.dev !== null) parts.push(`dev=${s.dev}`);
   if (s.range) parts.push(`t=${Math.round(s.range.from)}-${Math.round(s.range.to)}`);
+  if (s.scale === 'full') parts.push('scale=full');
   return parts.join(';');
 }
 
@@ -110,8 +116,12 @@ export function decodeBlock(text: string): BlockState | Error {
         s.range = { from, to };
         break;
       }
+      case 'scale':
+        if (value !== 'clip' && value !== 'full') return new Error(`scale must be clip or full, not '${value}'`);
+        s.scale = value;
+        break;
       default:
-        return new Error(`unknown field '${key}' (known: c, op, split, lat, dev, t)`);
+        return new Error(`unknown field '${key}' (known: c, op, split, lat, dev, t, scale)`);
     }
   }
   return s;
