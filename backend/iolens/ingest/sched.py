@@ -42,6 +42,7 @@ from ..formats.perf_stat import PerfStat, parse_perf_stat
 from ..store.derived import BUCKET_NS, MAX_WINDOW_US
 from ..store.rules.lost_events import LOSS_THRESHOLD, recorded_short
 from .parsed import BulkCsv, Parsed
+from .timeline import derive_cpu_tiles
 
 if TYPE_CHECKING:
     from ..store.db import Writer
@@ -357,6 +358,7 @@ def sched_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out: P
     out.bulk.append(BulkCsv("sched_migrate", tmp / "migrate.csv", MIGRATE_COLUMNS, const))
     if not any(getattr(step, "func", None) is derive for step in out.derive):
         out.derive.append(partial(derive, cid=cid))
+        out.derive.append(partial(derive_cpu_tiles, cid=cid))  # the timeline's per-CPU tracks
 
 
 def perf_stat_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out: Parsed) -> None:

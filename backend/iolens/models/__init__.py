@@ -172,4 +172,9 @@ from .sweep import (  # noqa: F401
 )
 from .timerange import (  # noqa: F401
     FlameHeatmap,
+    TimelineCpu,
+    TimelineFioDdir,
+    TimelineOverview,
+    TimelineRun,
+    TimelineTrack,
 )

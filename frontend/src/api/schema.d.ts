@@ -491,6 +491,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/captures/{capture_id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Timeline Overview
+         * @description The capture's runs on their time axis (ns since each run's start), the tracks each has data for
+         *     (or why not) and the origins of the flame graph's and the scheduler views' times on it.
+         */
+        get: operations["timeline_overview_api_captures__capture_id__timeline_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/captures/{capture_id}/timeline/{track}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Timeline Track
+         * @description One track (cpu, block, fio, samples) of one run over a range, one column per pixel or so.
+         */
+        get: operations["timeline_track_api_captures__capture_id__timeline__track__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/compare/facts": {
         parameters: {
             query?: never;
@@ -4751,6 +4792,178 @@ export interface components {
             /** Workload Kind */
             workload_kind: string;
         };
+        /** TimelineCpu */
+        TimelineCpu: {
+            /**
+             * Busy
+             * @description Per column: the share of the column a task (not idle) ran, 0-1.
+             */
+            busy: number[];
+            /** Cpu */
+            cpu: number;
+            /**
+             * Task
+             * @description Per column: the task group that ran longest (index into names; -1: idle).
+             */
+            task: number[];
+        };
+        /** TimelineFioDdir */
+        TimelineFioDdir: {
+            /** Ddir */
+            ddir: string;
+            /**
+             * Iops
+             * @description fio's IO/s per column, summed over jobs; null: not covered.
+             */
+            iops: (number | null)[];
+        };
+        /** TimelineOverview */
+        TimelineOverview: {
+            capture: components["schemas"]["FlameCaptureRef"];
+            /** Notes */
+            notes: string[];
+            /** Runs */
+            runs: components["schemas"]["TimelineRun"][];
+        };
+        /** TimelineRun */
+        TimelineRun: {
+            /**
+             * Aligned
+             * @description False: no clock reading, each track counts from its own first event.
+             */
+            aligned: boolean;
+            /**
+             * Cpus
+             * @description CPUs of the scheduler trace.
+             */
+            cpus: number[];
+            /**
+             * Duration Ns
+             * @description The latest end of any track, ns since the run's start.
+             */
+            duration_ns: number;
+            /** Id */
+            id: string;
+            /** Index */
+            index: number;
+            /**
+             * Notes
+             * @description Per track without data (or not drawable): why.
+             */
+            notes: {
+                [key: string]: string;
+            };
+            /** Repeat */
+            repeat: number;
+            /**
+             * Samples Offset Ns
+             * @description The run's first perf sample, ns since the run's start: the flame graph's time 0 on this axis.
+             */
+            samples_offset_ns: number | null;
+            /**
+             * Sched Offset Ns
+             * @description The scheduler trace's first event, ns since the run's start: the scheduler views' time 0.
+             */
+            sched_offset_ns: number | null;
+            /**
+             * T0 Ns
+             * @description The clock reading (CLOCK_MONOTONIC ns) at the run's start; null: not recorded.
+             */
+            t0_ns: number | null;
+            /**
+             * Tracks
+             * @description cpu, block, fio, samples: whether the run has data for the track.
+             */
+            tracks: {
+                [key: string]: boolean;
+            };
+        };
+        /**
+         * TimelineTrack
+         * @description One track of one run over [from_ns, to_ns), in `buckets` columns of `bucket_ns` from grid_lo_ns.
+         */
+        TimelineTrack: {
+            /** Aligned */
+            aligned: boolean;
+            /**
+             * Available
+             * @description False: the run has no data for this track; note says why.
+             */
+            available: boolean;
+            /**
+             * Bucket Ns
+             * @description Column width, ns (1, 2 or 5 x 10^k).
+             */
+            bucket_ns: number;
+            /** Buckets */
+            buckets: number;
+            /**
+             * Counts
+             * @description samples: perf samples per column.
+             */
+            counts?: number[] | null;
+            /** Cpus */
+            cpus?: components["schemas"]["TimelineCpu"][] | null;
+            /**
+             * Ddirs
+             * @description fio: per data direction.
+             */
+            ddirs?: components["schemas"]["TimelineFioDdir"][] | null;
+            /**
+             * Depth
+             * @description block: time-weighted mean I/Os in flight per column.
+             */
+            depth?: number[] | null;
+            /**
+             * Device
+             * @description block: the device (major,minor).
+             */
+            device?: string | null;
+            /** Elapsed Ms */
+            elapsed_ms: number;
+            /**
+             * Event
+             * @description samples: the perf event counted.
+             */
+            event?: string | null;
+            /** Events Lost */
+            events_lost?: boolean | null;
+            /** From Ns */
+            from_ns: number;
+            /**
+             * Grid Lo Ns
+             * @description Start of the first column, ns since the run's start (aligned to bucket_ns).
+             */
+            grid_lo_ns: number;
+            /**
+             * Iops
+             * @description block: I/Os completed per second per column, all operations.
+             */
+            iops?: number[] | null;
+            /**
+             * Kind
+             * @description cpu | block | fio | samples
+             */
+            kind: string;
+            /**
+             * Level Ns
+             * @description cpu: the tile level read (1 ms to 1 s).
+             */
+            level_ns?: number | null;
+            /**
+             * Names
+             * @description cpu: task groups, busiest first.
+             */
+            names?: string[] | null;
+            /** Note */
+            note: string | null;
+            /** Run */
+            run: string;
+            /** To Ns */
+            to_ns: number;
+            /** Warnings */
+            warnings?: string[] | null;
+        };
         /** TracedEvent */
         TracedEvent: {
             /**
@@ -6961,6 +7174,150 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SchedTasks"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    timeline_overview_api_captures__capture_id__timeline_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                capture_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimelineOverview"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    timeline_track_api_captures__capture_id__timeline__track__get: {
+        parameters: {
+            query?: {
+                /** @description The run (default: the first). */
+                run?: string | null;
+                /** @description Start, ns since the run's start (default 0). */
+                from_ns?: number | null;
+                /** @description End (exclusive; default: the run's end). */
+                to_ns?: number | null;
+                /** @description Columns wanted (pixels). */
+                width?: number;
+            };
+            header?: never;
+            path: {
+                capture_id: string;
+                track: "cpu" | "block" | "fio" | "samples";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimelineTrack"];
                 };
             };
             /** @description Bad Request */
