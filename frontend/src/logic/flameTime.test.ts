@@ -140,6 +140,28 @@ describe('time order of a real thread (datasets/stacks-xfs)', () => {
     expect(cpu).toBe(278 * 5025125);
     expect([rowCount(b), b.rows[1]! - b.rows[0]!, b.depth.length]).toEqual(GOLDEN_COUNTS);
   });
+
+  it.each([
+    ['the whole run at 1200 px', 0, 1, 1200],
+    ['the whole run at 300 px', 0, 1, 300],
+    ['a tenth of it', 0.45, 0.55, 1200],
+  ])('draws every box at %s: wide ones alone, narrow ones inside a merged block', (_, f0, f1, width) => {
+    const from = b.until * f0;
+    const to = b.until * f1;
+    const rects = visibleBoxes(b, from, to, width);
+    const k = width / (to - from);
+    for (let d = 0; d < rowCount(b); d++) {
+      const row = rects.filter((r) => r.depth === d);
+      for (let i = 1; i < row.length; i++) expect(row[i]!.x).toBeGreaterThanOrEqual(row[i - 1]!.x + row[i - 1]!.w - 1e-6);
+      for (let j = b.rows[d]!; j < b.rows[d + 1]!; j++) {
+        if (b.end[j]! <= from || b.start[j]! >= to) continue;
+        const x0 = Math.max(0, (b.start[j]! - from) * k);
+        const x1 = Math.min(width, (b.end[j]! - from) * k);
+        if (x1 - x0 >= 1) expect(row.some((r) => r.box === j && !r.merged && Math.abs(r.w - (x1 - x0)) < 1e-6)).toBe(true);
+        else expect(row.some((r) => x0 >= r.x - 1e-6 && x1 <= r.x + r.w + 1 + 1e-6)).toBe(true);
+      }
+    }
+  });
 });
 
 // rows, boxes of the command row (the thread's on-CPU stretches), boxes in all: checked by the

@@ -182,7 +182,9 @@ export interface TimeRect {
 }
 
 /** The rectangles of a time window [from, to) at `width` px: boxes narrower than minPx next to
- *  each other are merged into one grey block, so the work is bounded by pixels per row. */
+ *  each other are merged into one grey block. Boxes of a row are disjoint and in time order, so a
+ *  run of narrow boxes is skipped by a binary search to the next pixel: the work is bounded by
+ *  the pixels of each row (times log boxes), not by the boxes. */
 export function visibleBoxes(b: TimeBoxes, from: number, to: number, width: number, minPx = 1): TimeRect[] {
   const out: TimeRect[] = [];
   const k = width / (to - from);
@@ -196,12 +198,30 @@ export function visibleBoxes(b: TimeBoxes, from: number, to: number, width: numb
         if (run) out.push(run);
         run = null;
         out.push({ box: j, depth: d, x: x0, w: x1 - x0, merged: false });
-      } else if (run && x0 - (run.x + run.w) < minPx) {
+        continue;
+      }
+      if (run && x0 - (run.x + run.w) < minPx) {
         run.w = Math.max(run.w, x1 - run.x);
         run.merged = true;
       } else {
         if (run) out.push(run);
         run = { box: j, depth: d, x: x0, w: Math.max(x1 - x0, 0), merged: false };
+      }
+      // the boxes that start before the next pixel all end before the last of them starts: merge
+      // them without visiting each; the last one is looked at normally (it may be wide)
+      const target = from + (run.x + run.w + minPx) / k;
+      let lo = j + 1;
+      let hi = endRow;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (b.start[mid]! < target) lo = mid + 1;
+        else hi = mid;
+      }
+      const last = lo - 1; // the last box starting before target
+      if (last > j + 1) {
+        run.w = Math.max(run.w, Math.min(width, (b.start[last]! - from) * k) - run.x);
+        run.merged = true;
+        j = last - 1;
       }
     }
     if (run) out.push(run);

@@ -12,6 +12,7 @@ import { Bar, Breadcrumb, FIRST_ROWS, ModeToggle, useStale, useZoom } from './pa
 import { useFlame, type FlameGraphData } from './queries';
 import { SearchBox } from './SearchBox';
 import { SandwichView } from './SandwichView';
+import { TimeOrderView } from './TimeOrderView';
 import { SelectionBar } from './Selection';
 import { FunctionMenu, StacksBar } from './StacksBar';
 import { TimePanel } from './Heatmap';
@@ -77,7 +78,7 @@ export function SingleView({ id, state, set }: { id: string; state: FlameState; 
 
   return (
     <>
-      <SelectionBar data={data} state={state} set={set} />
+      {state.show !== 'time' && <SelectionBar data={data} state={state} set={set} />}
       <TimePanel id={id} state={state} set={set} />
       <div className="flame-bar">
         <SearchBox
@@ -92,12 +93,14 @@ export function SingleView({ id, state, set }: { id: string; state: FlameState; 
             ) : null
           }
         />
-        <ModeToggle state={state} set={set} />
+        {state.show !== 'time' && <ModeToggle state={state} set={set} />}
       </div>
-      <Summary data={data} nodes={lay.n} loading={q.loading} shown={state.transforms.length > 0 ? total : null} />
+      {state.show !== 'time' && <Summary data={data} nodes={lay.n} loading={q.loading} shown={state.transforms.length > 0 ? total : null} />}
       <StacksBar state={state} set={set} missing={view.missing} current={current} />
       {menu && <FunctionMenu name={menu.name} x={menu.x} y={menu.y} state={state} set={set} onClose={closeMenu} />}
-      {state.show === 'inverted' ? (
+      {state.show === 'time' ? (
+        <TimeOrderView id={id} state={state} set={set} onMenu={onMenu} />
+      ) : state.show === 'inverted' ? (
         <InvertedView stacks={view.stacks()} unit={unit} by={state.by} onBy={(by) => set({ by })} onMenu={onMenu} onSandwich={(fn) => set({ show: 'sandwich', fn })} />
       ) : state.show === 'sandwich' ? (
         <SandwichView stacks={view.stacks()} fn={state.fn} order={state.order} unit={unit} match={match} state={state} set={set} onMenu={onMenu} />

@@ -1,6 +1,6 @@
 // The views of one capture's stacks (flame graph, inverted tree, sandwich), the order of
 // siblings, the transforms (chips, removable), the menu of a frame or a function, and their keys:
-// speedscope's 1/2/3 (flame graph by name, left heavy, sandwich) and 4 (inverted), and Firefox
+// speedscope's 1/2/3 (flame graph by name, left heavy, sandwich), 4 (inverted) and 5 (time order), and Firefox
 // Profiler's transform keys on the current function (the sandwich's, or the zoomed frame):
 // f focus, m merge, d drop, r collapse recursion.
 import { useEffect } from 'react';
@@ -12,6 +12,7 @@ const VIEWS: { v: StacksView; label: string; key: string; title: string }[] = [
   { v: 'graph', label: 'Graph', key: '1', title: 'Every stack from the root (1: by name, 2: left heavy)' },
   { v: 'inverted', label: 'Inverted tree', key: '4', title: 'Bottom-up: the functions where samples end, expandable to their callers (4)' },
   { v: 'sandwich', label: 'Sandwich', key: '3', title: 'One function: its callers above, its callees below, merged over every place it appears (3)' },
+  { v: 'time', label: 'Time order', key: '5', title: 'One thread or CPU against time: consecutive samples with the same frames merged into boxes (5)' },
 ];
 
 export const OPS: TransformOp[] = ['focus', 'merge', 'drop', 'rec'];
@@ -37,6 +38,7 @@ export function StacksBar({ state, set, missing, current }: { state: FlameState;
   useShortcut('2', () => set({ show: 'graph', order: 'heavy' }));
   useShortcut('3', () => set({ show: 'sandwich', ...(state.fn === null && current ? { fn: current } : {}) }));
   useShortcut('4', () => set({ show: 'inverted' }));
+  useShortcut('5', () => set({ show: 'time' }));
   useShortcut('f', () => current && set(addTransform(state, 'focus', current)), !!current);
   useShortcut('m', () => current && set(addTransform(state, 'merge', current)), !!current);
   useShortcut('d', () => current && set(addTransform(state, 'drop', current)), !!current);
@@ -51,7 +53,7 @@ export function StacksBar({ state, set, missing, current }: { state: FlameState;
           </button>
         ))}
       </div>
-      {state.show !== 'inverted' && (
+      {state.show !== 'inverted' && state.show !== 'time' && (
         <div className="segmented" role="group" aria-label="Order of siblings">
           <button type="button" className={`toggle${state.order === 'name' ? ' on' : ''}`} aria-pressed={state.order === 'name'} title="Siblings by name, as inferno and flamegraph.pl sort them (1)" onClick={() => set({ order: 'name' })}>
             A–Z

@@ -1,9 +1,9 @@
 // The transforms and the left-heavy order on testdata/vectors/flame-transforms.json, the vectors
 // the flame exports' copy on the server (backend store/rules/flame_stacks.py) is tested on too.
 import { describe, expect, it } from 'vitest';
-import { decodeFlame } from '../cells/flame/state';
-import { vectors } from '../testdata/vectors';
-import { applyTransforms, treeFromStacks, type FlameOrder, type Stacks } from './flameStacks';
+import { decodeFlame } from './state';
+import { vectors } from '../../testdata/vectors';
+import { applyTransforms, treeFromStacks, type FlameOrder, type Stacks } from '../../logic/flameStacks';
 
 interface Case {
   name: string;

@@ -1,0 +1,181 @@
+// The flame cell's time order, end to end, on the real call stacks of datasets/stacks-xfs (or,
+// without it, a bundle e2e/make-flame-bundles.py makes from recordings in backend/tests): key 5,
+// the default track (fio's busiest thread), hover, zoom (keys, click, Ctrl+wheel) and pan (drag),
+// another track, the window in the link, a transform from the right-click menu; then the exports
+// of the flame graph honouring the order and the transforms. Against a real `iolens serve`.
+// IOLENS_SHOTS=dir also saves a screenshot of each state.
+import { expect, test, type Page } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const shots = process.env.IOLENS_SHOTS;
+const tmp = process.env.IOLENS_E2E_TMP ?? fs.mkdtempSync('/tmp/iolens-e2e-');
+
+test.describe.configure({ mode: 'serial' });
+
+function xfsBundle(): string {
+  const dir = path.join(repo, 'datasets', 'stacks-xfs');
+  const found = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.iolens.tar.gz')) : [];
+  if (found.length) return path.join(dir, found[0]!);
+  const out = path.join(tmp, 'flame-bundles');
+  execFileSync('python3', [path.join(repo, 'frontend', 'e2e', 'make-flame-bundles.py'), out], { stdio: 'pipe' });
+  return path.join(out, 'dio-4k.iolens.tar.gz');
+}
+
+async function upload(page: Page, file: string): Promise<string> {
+  const r = await page.request.post('/api/captures', { multipart: { file: { name: path.basename(file), mimeType: 'application/gzip', buffer: fs.readFileSync(file) } } });
+  expect(r.ok(), await r.text()).toBeTruthy();
+  return ((await r.json()) as { id: string }).id;
+}
+
+const shot = async (page: Page, name: string) => {
+  if (!shots) return;
+  await page.locator('section.cell[data-kind="flame"]').first().screenshot({ path: path.join(shots, `${name}.png`) });
+};
+
+const cellState = (page: Page) => decodeURIComponent(new URL(page.url()).searchParams.getAll('cell').find((c) => c.startsWith('flame')) ?? '');
+
+/** Move along a row of the time chart until the tooltip names a box. */
+async function boxAt(page: Page, row: number, xs = [0.5, 0.3, 0.7, 0.1, 0.9, 0.2, 0.6, 0.4, 0.8]): Promise<{ name: string; x: number; y: number }> {
+  const canvas = page.getByTestId('time-canvas');
+  await canvas.scrollIntoViewIfNeeded();
+  const box = (await canvas.boundingBox())!;
+  const y = box.y + row * 16 + 8;
+  for (const f of xs) {
+    const x = box.x + f * box.width;
+    await page.mouse.move(x, y);
+    const tip = page.getByTestId('time-tooltip');
+    if ((await tip.count()) === 0) continue;
+    return { name: (await tip.locator('.tt-name').textContent()) ?? '', x, y };
+  }
+  throw new Error(`no box on row ${row}`);
+}
+
+const windowOf = async (page: Page) => {
+  const text = (await page.getByTestId('time-window').locator('strong').allTextContents()).map((t) => parseFloat(t));
+  return { from: text[0]!, to: text[1]! };
+};
+
+let id = '';
+
+test('time order: the busiest thread, hover, zoom and pan, another track, the link', async ({ page }) => {
+  id = await upload(page, xfsBundle());
+  await page.goto(`/compare?v=1&captures=${id}&baseline=${id}&cell=flame`);
+  const cell = page.locator('section.cell[data-kind="flame"]');
+  await expect(cell.getByTestId('flame-canvas')).toBeVisible();
+  await page.mouse.move(0, 0);
+  await page.keyboard.press('5');
+  await expect(cell.getByTestId('time-canvas')).toBeVisible();
+  expect(cellState(page)).toContain('s=time');
+  await expect(cell.getByTestId('time-summary')).toContainText(/[\d,]+ samples of thread fio \d+ \(the busiest thread of the workload \(fio\)\) · run r000/);
+  await expect(cell.getByRole('button', { name: /Time order/ })).toHaveAttribute('aria-pressed', 'true');
+  await shot(page, 'time-01-default');
+
+  // hover: the frame, its duration (samples x interval) and sample count
+  const hit = await boxAt(page, 3);
+  const tip = page.getByTestId('time-tooltip');
+  await expect(tip).toContainText(/Duration\s*[\d.]+ ms\s*[\d,]+ samples? × 5\.03 ms/);
+  expect(hit.name.length).toBeGreaterThan(0);
+  await shot(page, 'time-02-hover');
+
+  // keys: + zooms in around the middle, the window goes to the URL a moment later
+  const whole = await windowOf(page);
+  expect(whole.from).toBe(0);
+  await page.mouse.move(0, 0);
+  await page.keyboard.press('+');
+  await page.keyboard.press('+');
+  const zoomed = await windowOf(page);
+  expect(zoomed.to - zoomed.from).toBeLessThan((whole.to - whole.from) * 0.3);
+  await expect.poll(() => cellState(page)).toMatch(/tw=\d+-\d+/);
+  // arrows pan by a quarter of the window
+  await page.keyboard.press('ArrowRight');
+  const panned = await windowOf(page);
+  expect(panned.from).toBeGreaterThan(zoomed.from);
+
+  // drag pans (to earlier times), Ctrl+wheel zooms around the pointer
+  const canvas = cell.getByTestId('time-canvas');
+  const cb = (await canvas.boundingBox())!;
+  await page.mouse.move(cb.x + cb.width * 0.3, cb.y + 8);
+  await page.mouse.down();
+  await page.mouse.move(cb.x + cb.width * 0.6, cb.y + 8, { steps: 5 });
+  await page.mouse.up();
+  const dragged = await windowOf(page);
+  expect(dragged.from).toBeLessThan(panned.from);
+  await page.keyboard.down('Control');
+  await page.mouse.wheel(0, -300);
+  await page.keyboard.up('Control');
+  const wheeled = await windowOf(page);
+  expect(wheeled.to - wheeled.from).toBeLessThan(dragged.to - dragged.from);
+
+  // 0: the whole run; a click on a box zooms to it
+  await page.keyboard.press('0');
+  await expect.poll(() => cellState(page)).not.toMatch(/tw=/);
+  const box = await boxAt(page, 2);
+  await page.mouse.click(box.x, box.y);
+  const onBox = await windowOf(page);
+  expect(onBox.to - onBox.from).toBeLessThan(whole.to - whole.from);
+  await expect.poll(() => cellState(page)).toMatch(/tw=\d+-\d+/);
+  await page.mouse.move(0, 0);
+  await shot(page, 'time-03-zoomed');
+
+  // the link reopens the same window
+  const link = cellState(page);
+  await page.reload();
+  await expect(cell.getByTestId('time-canvas')).toBeVisible();
+  expect(cellState(page)).toBe(link);
+  expect(await windowOf(page)).toEqual(onBox);
+
+  // another track: CPU 1, then a thread; each is in the URL
+  await cell.getByTestId('time-track').selectOption('cpu:1');
+  await expect(cell.getByTestId('time-summary')).toContainText('samples of CPU 1 (the CPU chosen)');
+  expect(cellState(page)).toMatch(/cpu=1/);
+  expect(cellState(page)).not.toMatch(/tw=/);
+  await shot(page, 'time-04-cpu');
+  const threads = cell.getByTestId('time-track').locator('optgroup[label="Thread"] option');
+  const second = await threads.nth(1).getAttribute('value');
+  await cell.getByTestId('time-track').selectOption(second!);
+  expect(cellState(page)).toContain(`tid=${second!.slice(4)}`);
+  await expect(cell.getByTestId('time-summary')).toContainText(`${second!.slice(4)} (the thread chosen)`);
+
+  // a transform from the right-click menu applies to the time order too
+  await cell.getByTestId('time-track').selectOption('default');
+  await expect(cell.getByTestId('time-summary')).toContainText('the busiest thread of the workload');
+  const before = await cell.getByTestId('time-summary').textContent();
+  const victim = await boxAt(page, 6);
+  await page.mouse.click(victim.x, victim.y, { button: 'right' });
+  await page.getByTestId('function-menu').getByRole('menuitem', { name: /Drop samples with/ }).click();
+  await expect(cell.getByTestId('transforms')).toContainText(victim.name);
+  await expect(cell.getByTestId('time-summary')).toContainText('removed by the transforms');
+  expect(await cell.getByTestId('time-summary').textContent()).not.toBe(before);
+  await page.mouse.move(0, 0);
+  await shot(page, 'time-05-dropped');
+});
+
+test('the exports of the flame graph honour the order and the transforms', async ({ page }) => {
+  const state = 'o=heavy;x=focus:do_syscall_64,merge:__x64_sys_io_submit';
+  await page.goto(`/compare?v=1&captures=${id}&baseline=${id}&cell=${encodeURIComponent(`flame:${state}`)}`);
+  const cell = page.locator('section.cell[data-kind="flame"]');
+  await expect(cell.getByTestId('flame-canvas')).toBeVisible();
+  await cell.locator('.flame-export button').first().click();
+  const links = cell.locator('.flame-export .menu-link');
+  await expect(links.nth(0)).toContainText('with the transforms');
+  const svgHref = (await links.nth(0).getAttribute('href'))!;
+  expect(svgHref).toContain('order=heavy');
+  expect(svgHref).toContain('transforms=focus%3Ado_syscall_64%2Cmerge%3A__x64_sys_io_submit');
+  const svg = await (await page.request.get(svgHref)).text();
+  expect(svg).toContain('left heavy · focus on do_syscall_64 · merge into callers __x64_sys_io_submit');
+  expect(svg).not.toContain('<title>__x64_sys_io_submit\n');
+  const folded = await (await page.request.get((await links.nth(1).getAttribute('href'))!)).text();
+  const lines = folded.trim().split('\n');
+  expect(lines.every((l) => l.startsWith('do_syscall_64'))).toBe(true);
+  expect(folded).not.toContain('__x64_sys_io_submit');
+  // the folded text's total is the focused frame's total in the browser's graph (the root's only child)
+  const total = lines.reduce((s, l) => s + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+  const tree = await (await page.request.get(`/api/captures/${id}/flame/folded?transforms=focus%3Ado_syscall_64`)).text();
+  expect(total).toBe(tree.trim().split('\n').reduce((s, l) => s + Number(l.slice(l.lastIndexOf(' ') + 1)), 0));
+  await page.keyboard.press('Escape');
+  await shot(page, 'time-06-exports');
+});
