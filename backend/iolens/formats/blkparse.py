@@ -29,7 +29,9 @@ Quirks, each handled where the line is read:
   thousands separators ("143,304,    1,146MiB"). M skipped events means blktrace lost events.
   `-q` prints no summary.
 - A trace stopped with ^C leaves "^C" glued to the first summary line ("^CCPU2 (8,0):").
-- "Input file x.blktrace.0 added" lines (stderr, often captured with stdout) are skipped.
+- "Input file x.blktrace.0 added" lines (stderr, often captured with stdout) are skipped wherever
+  they fall: with both streams sent to one file, stdout is flushed at exit, so they come after the
+  summary (what `blkparse -i x > f 2>&1` writes).
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ _SECTOR_NAME = frozenset("QGIDBMFS")
 _SUMMARY_HEAD = re.compile(r"^(?:\^C)?(CPU\d+|Total) \(([^)]*)\):\s*$")
 # Counts and sizes have thousands separators or not, depending on the locale blkparse ran in.
 _STAT = re.compile(r"([A-Za-z][A-Za-z .]*?):\s+(\d+(?:,\d{3})*)(?:,\s+(\d+(?:,\d{3})*)([KMG])iB)?")
+_INPUT_FILE = re.compile(r"^Input file \S+ added$")
 _EVENTS = re.compile(r"^Events \(([^)]*)\): ([\d,]+) entries")
 _SKIPS = re.compile(r"^Skips: ([\d,]+) forward \(([\d,]+) -\s*([\d.]+)%\)")
 _UNIT_KIB = {"K": 1, "M": 1024, "G": 1024 * 1024}
@@ -99,6 +102,8 @@ class BlkparseReader:
         lineno = 0
         for lineno, raw in enumerate(lines, 1):  # noqa: B007 - lineno is read after the loop
             line = raw.rstrip("\n")
+            if _INPUT_FILE.match(line):
+                continue
             if not in_summary:
                 parts = line.split(None, 7)
                 # Event lines: the device "maj,min" first, then 6 more header fields.
@@ -108,7 +113,7 @@ class BlkparseReader:
                     if ev is not None:
                         yield ev
                     continue
-                if not line.strip() or line.startswith("Input file "):
+                if not line.strip():
                     continue
             m = _SUMMARY_HEAD.match(line)
             if m:

@@ -3,6 +3,8 @@ line shapes of blkparse_fmt.c that the corpus trace does not have, written out b
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -97,6 +99,28 @@ Throughput (R/W): 0KiB/s / 9,119KiB/s
 Events (8,0): 1,002,880 entries
 Skips: 2 forward (17 -   0.0%)
 """
+
+
+def test_input_file_lines_are_skipped_after_the_summary_too(corpus: Path, tmp_path: Path) -> None:
+    """`blkparse -i NAME > f 2>&1` writes "Input file NAME.blktrace.N added" on stderr, unbuffered,
+    and its events on stdout, flushed at exit: in the file the line comes after the summary (the
+    lab's first real captures had it there). Tolerated there and before the events."""
+    plain = parse_blkparse(_corpus(corpus, "sample.blktrace.0.blkparse-default.txt"))
+    if shutil.which("blkparse"):  # the real tool: the corpus trace holds CPU 1's events
+        (tmp_path / "s.blktrace.0").write_bytes(b"")
+        shutil.copy(corpus / "blktrace" / "sample.blktrace.0", tmp_path / "s.blktrace.1")
+        with open(tmp_path / "both.txt", "wb") as out:
+            subprocess.run(["blkparse", "-i", "s"], cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, check=True)
+        text = (tmp_path / "both.txt").read_text(encoding="utf-8")
+        assert text.splitlines()[-1] == "Input file s.blktrace.1 added"
+    else:  # what it writes, as above (the summary then names the device by the trace's name)
+        text = _corpus(corpus, "sample.blktrace.0.blkparse-default.txt") + "Input file s.blktrace.1 added\n"
+    moved = "Input file s.blktrace.1 added\n" + text.replace("Input file s.blktrace.1 added\n", "")
+    for shape in (text, moved):
+        r = parse_blkparse(shape, "both.txt")
+        assert r.events == plain.events and r.actions == plain.actions
+        assert [b.stats for b in r.summary.blocks] == [b.stats for b in plain.summary.blocks]
+        assert list(r.summary.skips.values()) == list(plain.summary.skips.values()) == [0]
 
 
 def test_hand_written_line_shapes() -> None:
