@@ -27,6 +27,7 @@ __all__ = [
     "manifest_bytes",
     "write_bundle",
     "check_output_path",
+    "replace_manifest",
 ]
 
 FORMAT = "iolens-bundle"
@@ -140,6 +141,39 @@ def write_bundle(stage: str, manifest: dict, out_path: str, force: bool = False,
                 os.replace(tmp, out)
             else:
                 os.unlink(tmp)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return out
+
+
+def replace_manifest(path: str, manifest: dict) -> str:
+    """Write ``manifest`` into the finished bundle at ``path`` in place of its own, every other
+    member copied as it is (same names, order, bytes and times); a temporary file beside it, then a
+    rename. For facts that only name the bundle (its label, its tags): the members' sizes and
+    checksums in the manifest must still hold, and they are not checked here."""
+    out = os.path.abspath(path)
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(out) + ".", suffix=".tmp", dir=os.path.dirname(out))
+    try:
+        with tarfile.open(out, "r:gz") as src, os.fdopen(fd, "wb") as raw:
+            first = src.next()
+            if first is None or first.name != "manifest.json":
+                raise BundleError(f"{path}: not a bundle (manifest.json is not its first member)")
+            mtime = int(first.mtime)
+            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=mtime) as gz:
+                with tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
+                    data = manifest_bytes(manifest)
+                    tar.addfile(_tarinfo("manifest.json", len(data), mtime), io.BytesIO(data))
+                    for member in src:
+                        if not member.isreg():
+                            raise BundleError(f"{path}: member {member.name} is not a regular file")
+                        tar.addfile(_tarinfo(member.name, member.size, int(member.mtime)), src.extractfile(member))
+            raw.flush()
+            os.fsync(raw.fileno())
+        os.chmod(tmp, os.stat(out).st_mode & 0o777)
+        os.replace(tmp, out)
+    except (OSError, tarfile.TarError, EOFError) as exc:
+        raise BundleError(f"{path}: cannot rewrite its manifest: {exc}") from None
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)

@@ -41,6 +41,7 @@ import hashlib
 import json
 import os
 import re
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
@@ -124,17 +125,55 @@ class LabPlan:
     kernels: List[Kernel]
 
     def key(self, kernel: Kernel, fs: str) -> str:
-        """What decides one bundle: a rerun with the same key resumes (keeps the bundle)."""
+        """What decides one bundle's measurements; a rerun that finds a bundle with the same key keeps it.
+
+        In it: the guest, the disk, the collector's command and arguments (and the sweep plan's
+        text), the accelerator asked for, and the kernel by what it is: a package by name, an image
+        by its bytes, a build by its source, ref, fragment (lines, the fragment file's read in),
+        patches (their bytes, in order) and local version. Left out: what only names or files the
+        bundle (the plan's and kernel's labels, its tags), the timeout, the build's job count, where
+        the disk image goes, and the plan's own directory (paths are not in it): a plan copied with its
+        patches to another checkout, or whose tags changed, keeps its bundles (the runner brings a
+        kept bundle's label and tags up to date).
+        """
+        ident: Dict[str, Any] = {"kind": kernel.kind, "cmdline": kernel.cmdline}
+        spec = kernel.spec
+        if kernel.kind == "package":
+            ident["package"] = spec["package"]
+        elif kernel.kind == "image":
+            ident["image_sha256"] = _file_sha256(spec["image"])
+            ident["config_sha256"] = _file_sha256(spec["config"]) if spec.get("config") else None
+        else:
+            src = spec["build"]
+            if src.startswith("debian:"):
+                source = src
+            elif os.path.isdir(src):  # a git tree: the commit its ref names
+                r = subprocess.run(["git", "-C", src, "rev-parse", "--verify", (spec.get("ref") or "HEAD") + "^{commit}"],
+                                   capture_output=True, text=True)
+                source = "git:" + (r.stdout.strip() if r.returncode == 0 else os.path.basename(src.rstrip(os.sep)))
+            else:
+                source = "tarball:" + _file_sha256(src)
+            ident.update({
+                "build": source,
+                "ref": spec.get("ref", ""), "fragment": spec["fragment"], "localversion": spec["localversion"],
+                "patches": [_file_sha256(p) for p in spec.get("patches", [])],
+            })
         parts = {
             "guest": [self.cpus, self.memory, self.cmdline, self.qemu, self.setup, self.background],
             "disk": [self.disk_size, fs, self.mkfs.get(fs, ""), self.mount.get(fs, ""), self.serial],
-            "collect": [self.command, self.args, self.sweep_text, self.lock_stat, self.label, self.tags],
-            "kernel": [kernel.kind, kernel.spec, kernel.cmdline, kernel.label],
+            "collect": [self.command, self.args, self.sweep_text, self.lock_stat],
+            "kernel": ident,
             "accel": self.accel,
         }
-        if kernel.kind == "build":
-            parts["patches"] = [hashlib.sha256(open(p, "rb").read()).hexdigest() for p in kernel.spec.get("patches", [])]
-        return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
+        return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _file_sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 class _Lines:

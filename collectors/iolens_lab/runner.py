@@ -31,6 +31,7 @@ from . import accel as accel_mod
 from .build import BuildError, BuildSpec, build_kernel, cache_dir, tool_env, vng_path
 from .debian import PackageError, debian_kernel, package_exists
 from .labplan import Kernel, LabPlan, LabPlanError, kernel_line
+from iolens_collect.bundle import BundleError, replace_manifest  # noqa: E402 - labplan puts it on sys.path
 
 __all__ = ["LabError", "Result", "run_plan", "check_plan", "GUEST_MNT", "GUEST_DEV", "kernel_release_of"]
 
@@ -140,18 +141,71 @@ def _patch_subject(path: str) -> str:
     return ""
 
 
-def _bundle_key(path: str) -> Optional[str]:
-    """host.lab.key of a bundle (None when unreadable or not a lab bundle)."""
+def _manifest(path: str) -> Optional[dict]:
+    """A bundle's manifest (None when unreadable or not a bundle)."""
     try:
         with tarfile.open(path, "r:gz") as tar:
             first = tar.next()
             if first is None or first.name != "manifest.json":
                 return None
             f = tar.extractfile(first)
-            m = json.load(f) if f else {}
-        return ((m.get("host") or {}).get("lab") or {}).get("key")
+            m = json.load(f) if f else None
+        return m if isinstance(m, dict) else None
     except (OSError, tarfile.TarError, ValueError, EOFError):
         return None
+
+
+def _bundle_key(path: str) -> Optional[str]:
+    """host.lab.key of a bundle (None when unreadable or not a lab bundle)."""
+    m = _manifest(path) or {}
+    return ((m.get("host") or {}).get("lab") or {}).get("key")
+
+
+def bundle_label(plan: LabPlan, k: Kernel, fs: str) -> str:
+    return f"{plan.label}-{k.label}" + (f"-{fs}" if len(plan.filesystems) > 1 else "")
+
+
+def bundle_tags(plan: LabPlan) -> Dict[str, str]:
+    """The tags the collector gives the bundle: --tag K=V in the plan's args, then the plan's tags."""
+    tags: Dict[str, str] = {}
+    args = list(plan.args)
+    for i, a in enumerate(args):
+        tv = args[i + 1] if a == "--tag" and i + 1 < len(args) else a[len("--tag="):] if a.startswith("--tag=") else None
+        if tv and "=" in tv:
+            key, _, value = tv.partition("=")
+            tags[key.strip()] = value.strip()
+    tags.update(plan.tags)
+    return tags
+
+
+def refresh_names(path: str, plan: LabPlan, k: Kernel, fs: str) -> str:
+    """A kept bundle (same key: the same measurements) whose label or tags the plan has changed since:
+    its manifest gets the plan's label and tags (and a note saying what they were). Returns what
+    changed ('' when nothing)."""
+    m = _manifest(path)
+    if m is None:
+        raise LabError(f"{path}: cannot read its manifest")
+    label, tags = bundle_label(plan, k, fs), bundle_tags(plan)
+    lab = (m.get("host") or {}).get("lab") or {}
+    changed = []
+    if m.get("label") != label:
+        changed.append(f"label {m.get('label')!r} -> {label!r}")
+    if (m.get("tags") or {}) != tags:
+        show = lambda t: ",".join(f"{a}={b}" for a, b in sorted(t.items())) or "none"  # noqa: E731
+        changed.append(f"tags {show(m.get('tags') or {})} -> {show(tags)}")
+    if not changed:
+        return ""
+    m["label"], m["tags"] = label, tags
+    lab["plan"], lab["plan_label"] = os.path.basename(plan.path), plan.label
+    if isinstance(lab.get("kernel"), dict):
+        lab["kernel"]["label"] = k.label
+    m.setdefault("notes", []).append(f"iolens-lab: a rerun of the plan kept this bundle (same measurements) and "
+                                     f"renamed it: {'; '.join(changed)}")
+    try:
+        replace_manifest(path, m)
+    except BundleError as exc:
+        raise LabError(str(exc)) from None
+    return "; ".join(changed)
 
 
 def _subst(s: str) -> str:
@@ -197,7 +251,7 @@ def _guest_script(plan: LabPlan, prep: Prepared, work: str, todo: List[str], nam
         argv += [_subst(a) for a in plan.args]
         if plan.lock_stat:
             argv.append("--lock-stat")
-        label = f"{plan.label}-{prep.kernel.label}" + (f"-{fs}" if len(plan.filesystems) > 1 else "")
+        label = bundle_label(plan, prep.kernel, fs)
         argv += ["--label", label, "--lab-facts", f"$W/lab-{fs}.json", "--kernel-config", config_arg, "-o", out]
         for k, v in plan.tags.items():
             argv += ["--tag", f"{k}={v}"]
@@ -398,8 +452,9 @@ def run_plan(plan: LabPlan, out_dir: str, say: Callable[[str], None], only: Opti
             dest = os.path.join(out_dir, names[fs])
             if os.path.exists(dest):
                 if _bundle_key(dest) == keys[fs]:
+                    renamed = refresh_names(dest, plan, k, fs)
                     say(f"kernel {n}/{len(kernels)} {k.name} ({fs}): {names[fs]} is there from an earlier run "
-                        "of this plan: kept")
+                        "of this plan: kept" + (f" ({renamed})" if renamed else ""))
                     results.append(Result(k.name, fs, "kept", dest))
                     continue
                 raise LabError(f"{dest} exists and was not made by this plan entry (kernel {k.name}, {fs}); "

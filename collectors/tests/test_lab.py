@@ -68,6 +68,95 @@ def test_plan_reads_the_documented_example(tmp_path):
     assert p.key(p.kernels[0], "xfs") != p.key(p.kernels[0], "ext4")
 
 
+KEYED = """\
+label = "k"
+timeout = 900
+tags = { dataset = "one" }
+[disk]
+size = "1G"
+fs = "xfs"
+[collect]
+command = "run"
+args = ["--fio-args", "--name=x --directory={dir} --size=1m --iodepth=4"]
+[kernels.a]
+package = "linux-image-6.12.117+deb12-amd64-unsigned"
+label = "6.12"
+[kernels.b]
+build = "debian:linux-source-6.12"
+fragment = ["CONFIG_LOCK_STAT=y"]
+patches = ["x.patch"]
+jobs = 2
+"""
+
+
+def _keys(tmp_path, text, patch="--- a/x\n+++ b/x\n", where="p"):
+    d = tmp_path / where
+    d.mkdir(exist_ok=True)
+    (d / "x.patch").write_text(patch)
+    p = labplan.load(_plan(d, text))
+    return [p.key(k, "xfs") for k in p.kernels]
+
+
+def test_resume_key_is_what_decides_the_measurements(tmp_path):
+    """A rerun keeps a bundle whose key matches: the key holds what the bundle measured, not what
+    names it (labels, tags), how long the lab waits, how many jobs built the kernel, or where the
+    plan lies (the same plan and patch in another folder)."""
+    base = _keys(tmp_path, KEYED)
+    same = [KEYED.replace('dataset = "one"', 'dataset = "two", fs = "xfs"'),
+            KEYED.replace('label = "6.12"', 'label = "deb612"'),
+            KEYED.replace("timeout = 900", "timeout = 3600"),
+            KEYED.replace("jobs = 2", "jobs = 8")]
+    for n, text in enumerate(same):
+        assert _keys(tmp_path, text) == base, text
+    assert _keys(tmp_path, KEYED, where="elsewhere") == base
+    # what changes the measurements changes the key (of that kernel only, for a kernel's own things)
+    assert _keys(tmp_path, KEYED.replace("--iodepth=4", "--iodepth=8"))[0] != base[0]
+    assert _keys(tmp_path, KEYED.replace('size = "1G"', 'size = "2G"'))[0] != base[0]
+    assert _keys(tmp_path, KEYED.replace('timeout = 900', 'timeout = 900\naccel = "tcg"'))[0] != base[0]
+    assert _keys(tmp_path, KEYED, patch="--- a/y\n+++ b/y\n") == [base[0], _keys(tmp_path, KEYED, "--- a/y\n+++ b/y\n")[1]]
+    assert _keys(tmp_path, KEYED, patch="--- a/y\n+++ b/y\n")[1] != base[1]
+    assert _keys(tmp_path, KEYED.replace("CONFIG_LOCK_STAT=y", "CONFIG_LOCKDEP=y"))[1] != base[1]
+    assert _keys(tmp_path, KEYED.replace('jobs = 2', 'jobs = 2\nlocalversion = "-x"'))[1] != base[1]
+
+
+def test_kept_bundle_gets_the_plans_new_label_and_tags(tmp_path):
+    """A rerun whose plan changed only names (tags, a kernel's label) keeps the bundle and renames
+    it: the manifest's label and tags are the plan's, every other member is unchanged."""
+    from iolens_collect.bundle import artifact, write_bundle
+    from iolens_lab.runner import _manifest, refresh_names
+
+    (tmp_path / "x.patch").write_text("--- a/x\n+++ b/x\n")
+    stage = tmp_path / "stage"
+    (stage / "runs" / "r000").mkdir(parents=True)
+    (stage / "runs" / "r000" / "fio.json").write_text('{"jobs": []}\n')
+    p1 = labplan.load(_plan(tmp_path, KEYED.replace("[kernels.b]", "[kernels.c]\npackage = "
+                                                                   '"linux-image-6.1.0-56-amd64"\n[kernels.b]')))
+    k = p1.kernels[0]
+    manifest = {"format": "iolens-bundle", "format_version": 1, "label": "k-6.12", "tags": {"dataset": "one"},
+                "host": {"lab": {"key": p1.key(k, "xfs"), "plan": "plan.toml", "plan_label": "k",
+                                 "kernel": {"name": "a", "label": "6.12"}}},
+                "runs": [{"id": "r000", "artifacts": [artifact(str(stage), "runs/r000/fio.json", "fio-json")]}],
+                "artifacts": [], "notes": []}
+    bundle = write_bundle(str(stage), manifest, str(tmp_path / "k-a.iolens.tar.gz"))
+    assert refresh_names(bundle, p1, k, "xfs") == ""  # nothing changed: the file is not rewritten
+    p2 = labplan.load(_plan(tmp_path, KEYED.replace('dataset = "one"', 'dataset = "two"')
+                            .replace('label = "6.12"', 'label = "deb612"'), name="plan2.toml"))
+    k2 = p2.kernels[0]
+    assert p2.key(k2, "xfs") == manifest["host"]["lab"]["key"]
+    before = {m.name: tarfile.open(bundle).extractfile(m).read() for m in tarfile.open(bundle) if m.name != "manifest.json"}
+    said = refresh_names(bundle, p2, k2, "xfs")
+    assert said == "label 'k-6.12' -> 'k-deb612'; tags dataset=one -> dataset=two"
+    m = _manifest(bundle)
+    assert m["label"] == "k-deb612" and m["tags"] == {"dataset": "two"}
+    assert m["host"]["lab"]["kernel"]["label"] == "deb612" and m["host"]["lab"]["plan"] == "plan2.toml"
+    assert m["notes"][-1].startswith("iolens-lab: a rerun of the plan kept this bundle")
+    with tarfile.open(bundle) as tar:
+        assert tar.getnames()[0] == "manifest.json"
+        assert {n.name: tar.extractfile(n).read() for n in tar if n.name != "manifest.json"} == before
+    assert sorted(os.listdir(tmp_path)) == ["k-a.iolens.tar.gz", "plan.toml", "plan2.toml", "stage",
+                                           "x.patch"]
+
+
 @pytest.mark.parametrize("change, line, words", [
     (("[disk]\n", "[disk]\nwarp = 1\n"), 3, "unknown option disk.warp"),
     (('fs = "xfs"', 'fs = "zfs"'), 4, "'zfs' is not one of xfs, ext4, raw"),
@@ -194,13 +283,22 @@ def test_lab_reports_a_panicking_kernel_and_goes_on(smoke):
     assert "smoke-deb612.iolens.tar.gz" in r.stdout and "made" in r.stdout
 
 
-def test_lab_rerun_keeps_what_is_made(smoke):
+def test_lab_rerun_keeps_what_is_made(smoke, tmp_path):
     out, _ = smoke
     r = subprocess.run([sys.executable, "-m", "iolens_lab", "run", SMOKE, "-o", str(out), "--kernel", "deb612"],
                        cwd=COLLECTORS, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "is there from an earlier run of this plan: kept" in r.stderr
     assert "booting" not in r.stderr
+    # the same plan elsewhere, with tags now: the bundle is kept (same measurements) and gets them
+    moved = tmp_path / "smoke.toml"
+    moved.write_text(open(SMOKE).read().replace('accel = "auto"', 'accel = "auto"\ntags = { dataset = "smoke" }'))
+    r = subprocess.run([sys.executable, "-m", "iolens_lab", "run", str(moved), "-o", str(out), "--kernel", "deb612"],
+                       cwd=COLLECTORS, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "kept (tags none -> dataset=smoke)" in r.stderr and "booting" not in r.stderr
+    with tarfile.open(out / "smoke-deb612.iolens.tar.gz") as tar:
+        assert json.load(tar.extractfile("manifest.json"))["tags"] == {"dataset": "smoke"}
 
 
 def test_release_read_from_a_bzimage_header(tmp_path):
