@@ -30,6 +30,8 @@ CONFIG_HZ_250=y
 CONFIG_HZ=250
 CONFIG_BLK_DEV_IO_TRACE=y
 # CONFIG_LOCK_STAT is not set
+CONFIG_BLK_DEBUG_FS=y
+CONFIG_BLK_DEBUG_FS_ZONED=y
 CONFIG_XFS_FS=m
 CONFIG_EXT4_FS=y
 """
@@ -43,6 +45,8 @@ CONFIG_HZ=1000
 CONFIG_BLK_DEV_IO_TRACE=y
 CONFIG_LOCK_STAT=y
 CONFIG_LOCKDEP=y
+CONFIG_DEBUG_RT_MUTEXES=y
+CONFIG_BLK_DEBUG_FS=y
 CONFIG_XFS_FS=y
 CONFIG_EXT4_FS=y
 CONFIG_NEW_ONLY_HERE=y
@@ -109,11 +113,20 @@ def test_facts_name_kernel_options_and_incomparable_setups(pair):
     assert opts["CONFIG_HZ"] == {a: "250", b: "1000"}
     assert opts["CONFIG_LOCK_STAT"] == {a: "n", b: "y"}
     assert opts["CONFIG_LOCKDEP"] == {a: "n", b: "y"}
-    assert "CONFIG_BLK_DEV_IO_TRACE" not in opts  # the same in both: not a difference
-    # the whole .config: PREEMPT*, HZ*, LOCK_STAT, LOCKDEP, XFS_FS, NEW_ONLY_HERE
-    assert facts["config_diff_count"] == 9
+    assert opts["CONFIG_DEBUG_RT_MUTEXES"] == {a: "n", b: "y"}
+    # Debian 6.1 vs 6.12: a debug option that only adds debugfs files is listed, with why ...
+    assert opts["CONFIG_BLK_DEBUG_FS_ZONED"] == {a: "y", b: "n"}
+    why = {o["option"]: o["why"] for o in facts["kernel_options"]}
+    assert "no cost on the I/O path" in why["CONFIG_BLK_DEBUG_FS_ZONED"]
+    assert "CONFIG_BLK_DEV_IO_TRACE" not in opts and "CONFIG_BLK_DEBUG_FS" not in opts  # the same in both
+    # the whole .config: PREEMPT*, HZ*, LOCK_STAT, LOCKDEP, DEBUG_RT_MUTEXES, BLK_DEBUG_FS_ZONED, XFS_FS, NEW_ONLY_HERE
+    assert facts["config_diff_count"] == 11
     what = [w["what"] for w in facts["warnings"]]
     assert what[:1] == ["accelerator"] and "workload" in what and "kernel-config" in what
+    # ... but is not among the debug options that make the kernels incomparable
+    [kc] = [w for w in facts["warnings"] if w["what"] == "kernel-config"]
+    assert kc["values"] == {a: "none", b: "LOCK_STAT,LOCKDEP,DEBUG_RT_MUTEXES"}
+    assert "BLK_DEBUG_FS_ZONED" not in kc["message"]
     acc = facts["warnings"][0]
     assert acc["values"][a].startswith("kvm") and acc["values"][b].startswith("tcg")
     work = {d["key"]: d["values"] for d in facts["workload_diff"]}
@@ -134,7 +147,7 @@ def test_whole_config_diff_on_demand(pair):
     assert got["CONFIG_XFS_FS"] == {a: "m", b: "y"}
     assert got["CONFIG_NEW_ONLY_HERE"] == {a: "n", b: "y"}
     assert "CONFIG_EXT4_FS" not in got and "CONFIG_CC_VERSION_TEXT" not in got
-    assert d["total_options"] == 13
+    assert d["total_options"] == 16
     assert api.get("/api/compare/kernel-config", params={"captures": f"{a},nope"}).status_code == 404
 
 
@@ -156,7 +169,7 @@ def test_text_and_html_exports_carry_the_kernel_and_workload_facts(pair):
     head = text[:text.index("Host facts that differ:")] if "Host facts that differ:" in text else text
     for fact in ("Kernel release", "preempt model", "CONFIG_HZ", "CONFIG_LOCK_STAT", "fio.j.rw", "randread"):
         assert fact in head, fact
-    assert "9 options of the whole .config differ" in text
+    assert "11 options of the whole .config differ" in text
     html = api.get(f"/api/notebooks/{nid}/export", params={"format": "html"}).text
     assert "Not comparable as a kernel change (accelerator)" in html
     assert "<code title=\"workload\">fio.j.rw</code>" in html and "CONFIG_LOCK_STAT" in html

@@ -213,3 +213,21 @@ def test_pair_comm_vectors(case):
     from iolens.exports.flame import pair_comm
 
     assert pair_comm(case["a"], case["b"]) == case["comm"]
+
+
+# --- which .config options are debug options: the backend's rule and the collector's copy ----------
+
+KCONFIG_DEBUG = vectors("kconfig-debug")
+
+
+def test_kconfig_debug_lists_are_the_vectors():
+    from iolens.store.rules.kernel_debug import COSTLY, NO_COST
+
+    assert list(COSTLY) == KCONFIG_DEBUG["costly"] and list(NO_COST) == KCONFIG_DEBUG["no_cost"]
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c["name"]) for c in KCONFIG_DEBUG["cases"]])
+def test_kconfig_debug_vectors(case):
+    from iolens.store.rules.kernel_debug import debug_on
+
+    assert debug_on(case["options"]) == {"costly": case["costly"], "no_cost": case["no_cost"]}

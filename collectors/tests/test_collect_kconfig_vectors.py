@@ -22,3 +22,23 @@ def test_kconfig_vectors(case, tmp_path):
         with pytest.raises(KconfigError) as e:
             read_config(str(path))
         assert (f"line {case['error_line']}" in str(e.value)) == (case["error_line"] is not None), str(e.value)
+
+
+DEBUG = json.loads((Path(__file__).resolve().parents[2] / "testdata" / "vectors" / "kconfig-debug.json")
+                   .read_text(encoding="utf-8"))
+
+
+def test_kconfig_debug_lists_are_the_vectors():
+    from iolens_collect.kconfig import DEBUG as COSTLY, DEBUG_NO_COST
+
+    assert list(COSTLY) == DEBUG["costly"] and list(DEBUG_NO_COST) == DEBUG["no_cost"]
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c["name"]) for c in DEBUG["cases"]])
+def test_kconfig_debug_vectors(case):
+    from iolens_collect.kconfig import summarize
+
+    s = summarize(b"", case["options"])
+    assert (s["debug"], s["debug_no_cost"]) == (case["costly"], case["no_cost"])
+    # every debug option is among the compared ones the host facts carry, "n" when off
+    assert all(s["options"][o] == case["options"].get(o, "n") for o in DEBUG["costly"] + DEBUG["no_cost"])

@@ -5,31 +5,26 @@
   bundle that kept only the summary, from host.kernel.config.options;
 - the workload facts that differ (table workload_facts: fio options per job, a cmd's command);
 - warnings when the numbers are not comparable as a kernel change: the accelerator (tcg, kvm, a
-  VM, bare metal), the CPU count or model, the workload, the debug options.
+  VM, bare metal), the CPU count or model, the workload, the debug options that cost time (the rule
+  of which options are debug options, and which of them cost time: store/rules/kernel_debug.py).
 """
 
 from __future__ import annotations
 
 from .. import models
 from ..store.db import Store
+from ..store.rules.kernel_debug import COSTLY, COSTLY_WHY, NO_COST, NO_COST_WHY
 
 # (option, why) in the order shown. The preempt model is one choice over several options.
 PREEMPT = (("CONFIG_PREEMPT_RT", "rt"), ("CONFIG_PREEMPT_LAZY", "lazy"), ("CONFIG_PREEMPT", "full"),
            ("CONFIG_PREEMPT_VOLUNTARY", "voluntary"), ("CONFIG_PREEMPT_NONE", "none"))
 KEY_OPTIONS = (
     ("CONFIG_HZ", "timer tick rate: scheduler latency and the cost of ticks"),
-    ("CONFIG_LOCK_STAT", "lock statistics: every lock acquisition is timed (slower locking)"),
+    ("CONFIG_LOCK_STAT", "lock statistics: every lock acquisition is timed (slower locking); a debug option"),
     ("CONFIG_BLK_DEV_IO_TRACE", "blktrace support: needed for block traces, cheap when off"),
     ("CONFIG_PREEMPT_DYNAMIC", "preempt model chosen at boot (preempt= on the command line)"),
     ("CONFIG_NO_HZ_FULL", "tickless CPUs"),
 )
-DEBUG = ("CONFIG_LOCKDEP", "CONFIG_PROVE_LOCKING", "CONFIG_DEBUG_LOCK_ALLOC", "CONFIG_DEBUG_SPINLOCK",
-         "CONFIG_DEBUG_MUTEXES", "CONFIG_DEBUG_RWSEMS", "CONFIG_DEBUG_ATOMIC_SLEEP", "CONFIG_DEBUG_PREEMPT",
-         "CONFIG_DEBUG_OBJECTS", "CONFIG_DEBUG_PAGEALLOC", "CONFIG_DEBUG_VM", "CONFIG_DEBUG_LIST",
-         "CONFIG_SLUB_DEBUG_ON", "CONFIG_KASAN", "CONFIG_KCSAN", "CONFIG_KMSAN", "CONFIG_UBSAN",
-         "CONFIG_KMEMLEAK", "CONFIG_PAGE_POISONING", "CONFIG_DEBUG_KMEMLEAK", "CONFIG_XFS_DEBUG",
-         "CONFIG_EXT4_DEBUG")
-_DEBUG_WHY = "a debug option: costs time on the I/O and locking paths"
 _OPTIONS_FACT = "kernel.config.options."
 _WHERE = frozenset({"directory", "filename", "filename_format", "opendir"})
 
@@ -139,7 +134,9 @@ def comparison_facts(store: Store, ids: list[str], labels: dict[str, str] | None
         if _differ(pre):
             options.append(models.KernelOption(option="preempt model", values=pre,
                                                why="kernel preemption (CONFIG_PREEMPT_NONE/VOLUNTARY/PREEMPT/LAZY/RT): latency vs throughput"))
-        for opt, why in (*KEY_OPTIONS, *((d, _DEBUG_WHY) for d in DEBUG)):
+        shown = {o for o, _ in KEY_OPTIONS}
+        for opt, why in (*KEY_OPTIONS, *((d, COSTLY_WHY) for d in COSTLY if d not in shown),
+                         *((d, NO_COST_WHY) for d in NO_COST)):
             v = vals(lambda c, o=opt: c.get(o, "n"))
             if _differ(v):
                 options.append(models.KernelOption(option=opt, values=v, why=why))
@@ -168,7 +165,7 @@ def comparison_facts(store: Store, ids: list[str], labels: dict[str, str] | None
             warnings.append(models.Incomparable(
                 what="workload", values={i: str(sum(1 for d in what if d.values.get(i) is not None)) for i in ids},
                 message=f"The workloads differ ({shown}{more}): the numbers measure different work, not only a different kernel."))
-        debug = [o for o in options if o.option in DEBUG or o.option == "CONFIG_LOCK_STAT"]
+        debug = [o for o in options if o.option in COSTLY]  # the debugfs-only ones are listed, no warning
         if debug:
             names = ", ".join(o.option.removeprefix("CONFIG_") for o in debug)
             warnings.append(models.Incomparable(
