@@ -53,17 +53,17 @@ api-client: deps-python deps-node
 bundle-schema: deps-python
 	$(UV) run python -m iolens.bundle.schema > docs/bundle-manifest.schema.json
 
-# The comparison `make demo` opens first: Debian 6.1 vs 6.12 from the kernel lab (datasets/vmlab-*).
-LAB_DEMO := datasets/vmlab-deb61-vs-deb612/dio-probes-deb61-xfs.iolens.tar.gz \
-            datasets/vmlab-deb61-vs-deb612/dio-probes-deb612-xfs.iolens.tar.gz
-
+# The comparisons of the kernel lab's datasets (scripts/lab-demo-url.py --demo): `make demo` prints
+# them and opens the first, 6.12 built plain vs with CONFIG_LOCK_STAT (datasets/vmlab-*).
 demo: deps build
 	@mkdir -p $(DEMO_DIR)
 	$(UV) run iolens ingest --db $(DEMO_DB) $(DATASETS)
-	@if [ -f $(word 1,$(LAB_DEMO)) ] && [ -f $(word 2,$(LAB_DEMO)) ]; then \
-	  url=$$(python3 scripts/lab-demo-url.py $(LAB_DEMO) http://$(HOST):$(PORT)) && \
-	  echo "" && echo "  two kernels, one disk (the kernel lab): $$url" && echo "" && \
-	  { [ -n "$$DISPLAY" ] && command -v xdg-open >/dev/null && (sleep 3; xdg-open "$$url" >/dev/null 2>&1) & true; }; fi
+	@links=$$(cd $(CURDIR) && python3 scripts/lab-demo-url.py --demo http://$(HOST):$(PORT)) && \
+	  if [ -n "$$links" ]; then \
+	    echo "" && echo "  the kernel lab's comparisons (the first opens):" && \
+	    while IFS= read -r l; do echo "  - $$l"; done <<< "$$links" && echo "" && \
+	    url=$${links%%$$'\n'*} && url=http$${url#*: http} && \
+	    { [ -n "$$DISPLAY" ] && command -v xdg-open >/dev/null && (sleep 3; xdg-open "$$url" >/dev/null 2>&1) & true; }; fi
 	$(UV) run iolens serve --db $(DEMO_DB) --host $(HOST) --port $(PORT)
 
 serve: build

@@ -1,19 +1,45 @@
 #!/usr/bin/env python3
-"""Print the URL of the comparison `make demo` opens first: two lab bundles side by side.
+"""Print the URL of a comparison `make demo` opens: two lab bundles side by side.
 
-    scripts/lab-demo-url.py BASE.iolens.tar.gz OTHER.iolens.tar.gz http://HOST:PORT
+    scripts/lab-demo-url.py [--title TITLE] [--cells fio,block,flame,sched,lockstat] \
+        BASE.iolens.tar.gz OTHER.iolens.tar.gz http://HOST:PORT
+    scripts/lab-demo-url.py --demo http://HOST:PORT
+
+--demo prints the lab's comparisons of datasets/ (those whose bundles are there), one per line as
+"TITLE: URL", the first being the one `make demo` opens: Debian's 6.12 source built plain and with
+CONFIG_LOCK_STAT (every cell: fio, blktrace queue depth, flame difference, context switches and the
+real lock classes), then Debian's 6.1 vs 6.12 packages, then 6.12 with and without a patch.
 
 A capture's id is the first 16 hex digits of the SHA-256 of its canonical manifest
 (docs/bundle-format.md), so the URL is known before the server starts. The notebook opens with the
-fio table, the block cell (queue depth and latency from blktrace), the flame graph difference and
-the scheduler cell.
+cells named (default: the fio table, the block cell with queue depth and latency from blktrace, the
+flame graph difference and the scheduler cell); `flame` is the difference of BASE and OTHER.
 """
 
+import argparse
 import hashlib
 import json
+import os
 import sys
 import tarfile
 from urllib.parse import quote
+
+CELLS = ("fio", "block", "flame", "sched", "lockstat")
+# (title, cells, base bundle, other bundle): the comparisons of the lab's datasets, first opened first.
+DEMO = (
+    ("6.12 built plain vs with CONFIG_LOCK_STAT, 8 fio jobs on XFS (iolens lab, qemu TCG: emulated figures)",
+     "fio,lockstat,block,flame,sched",
+     "datasets/vmlab-lockstat-6.12/lockstat-plain.iolens.tar.gz",
+     "datasets/vmlab-lockstat-6.12/lockstat-lockstat.iolens.tar.gz"),
+    ("Debian 6.1 vs 6.12, same emulated NVMe disk (iolens lab, qemu; emulated figures)",
+     "fio,block,flame,sched",
+     "datasets/vmlab-deb61-vs-deb612/dio-probes-deb61-xfs.iolens.tar.gz",
+     "datasets/vmlab-deb61-vs-deb612/dio-probes-deb612-xfs.iolens.tar.gz"),
+    ("6.12 vs 6.12 patched to default NVMe to mq-deadline (iolens lab, qemu TCG: emulated figures)",
+     "fio,block",
+     "datasets/vmlab-patched-mq-deadline/mqdl-plain.iolens.tar.gz",
+     "datasets/vmlab-patched-mq-deadline/mqdl-mqdl.iolens.tar.gz"),
+)
 
 
 def capture_id(path: str) -> str:
@@ -26,15 +52,32 @@ def capture_id(path: str) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
+def compare_url(url: str, base: str, other: str, title: str, cells: str) -> str:
+    a, b = capture_id(base), capture_id(other)
+    shown = []
+    for c in cells.split(","):
+        if c not in CELLS:
+            raise SystemExit(f"--cells: unknown cell {c!r} (known: {', '.join(CELLS)})")
+        shown.append(f"flame:v=diff;a={a};b={b}" if c == "flame" else c)
+    query = f"v=1&captures={a},{b}&baseline={a}" + "".join(f"&cell={quote(c, safe=':;=,')}" for c in shown)
+    return f"{url.rstrip('/')}/compare?{query}&title={quote(title)}"
+
+
 def main() -> int:
-    if len(sys.argv) != 4:
-        sys.stderr.write(__doc__)
-        return 2
-    a, b = capture_id(sys.argv[1]), capture_id(sys.argv[2])
-    title = "Debian 6.1 vs 6.12, same emulated NVMe disk (iolens lab, qemu; emulated figures)"
-    cells = ["fio", "block", f"flame:v=diff;a={a};b={b}", "sched"]
-    query = f"v=1&captures={a},{b}&baseline={a}" + "".join(f"&cell={quote(c, safe=':;=,')}" for c in cells)
-    print(f"{sys.argv[3].rstrip('/')}/compare?{query}&title={quote(title)}")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--demo", metavar="URL", help="print the lab datasets' comparisons (TITLE: URL per line)")
+    ap.add_argument("--title", default=DEMO[1][0])
+    ap.add_argument("--cells", default="fio,block,flame,sched")
+    ap.add_argument("bundles", nargs="*", metavar="BASE OTHER URL")
+    args = ap.parse_args()
+    if args.demo:
+        for title, cells, base, other in DEMO:
+            if os.path.exists(base) and os.path.exists(other):
+                print(f"{title}: {compare_url(args.demo, base, other, title, cells)}")
+        return 0
+    if len(args.bundles) != 3:
+        ap.error("give BASE.iolens.tar.gz OTHER.iolens.tar.gz http://HOST:PORT, or --demo http://HOST:PORT")
+    print(compare_url(args.bundles[2], args.bundles[0], args.bundles[1], args.title, args.cells))
     return 0
 
 
