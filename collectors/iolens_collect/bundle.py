@@ -164,7 +164,9 @@ def replace_manifest(path: str, manifest: dict) -> str:
                 with tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar:
                     data = manifest_bytes(manifest)
                     tar.addfile(_tarinfo("manifest.json", len(data), mtime), io.BytesIO(data))
-                    for member in src:
+                    for member in src:  # from the first member again: the manifest is skipped
+                        if member.name == "manifest.json":
+                            continue
                         if not member.isreg():
                             raise BundleError(f"{path}: member {member.name} is not a regular file")
                         tar.addfile(_tarinfo(member.name, member.size, int(member.mtime)), src.extractfile(member))

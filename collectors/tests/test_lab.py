@@ -151,7 +151,7 @@ def test_kept_bundle_gets_the_plans_new_label_and_tags(tmp_path):
     assert m["host"]["lab"]["kernel"]["label"] == "deb612" and m["host"]["lab"]["plan"] == "plan2.toml"
     assert m["notes"][-1].startswith("iolens-lab: a rerun of the plan kept this bundle")
     with tarfile.open(bundle) as tar:
-        assert tar.getnames()[0] == "manifest.json"
+        assert tar.getnames() == ["manifest.json", "runs/r000/fio.json"]
         assert {n.name: tar.extractfile(n).read() for n in tar if n.name != "manifest.json"} == before
     assert sorted(os.listdir(tmp_path)) == ["k-a.iolens.tar.gz", "plan.toml", "plan2.toml", "stage",
                                            "x.patch"]
@@ -299,6 +299,7 @@ def test_lab_rerun_keeps_what_is_made(smoke, tmp_path):
     assert "kept (tags none -> dataset=smoke)" in r.stderr and "booting" not in r.stderr
     with tarfile.open(out / "smoke-deb612.iolens.tar.gz") as tar:
         assert json.load(tar.extractfile("manifest.json"))["tags"] == {"dataset": "smoke"}
+        assert tar.getnames().count("manifest.json") == 1 and tar.getnames()[0] == "manifest.json"
 
 
 def test_release_read_from_a_bzimage_header(tmp_path):
