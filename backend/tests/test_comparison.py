@@ -59,7 +59,10 @@ def collect(tmp: Path, name: str, config: str, accel: str, rw: str) -> Path:
             pytest.fail("fio is not installed (scripts/install-system-deps.sh installs it)")
         pytest.skip("fio is not installed")
     (tmp / f"{name}.config").write_text(config)
-    (tmp / f"{name}.lab.json").write_text(json.dumps({"accelerator": accel, "emulated": accel == "tcg"}))
+    # a lab's qemu command line: a host fact longer than a line (listed by name in the text export)
+    qemu = ["/usr/bin/qemu-system-x86_64", "-accel", accel, *(["-device", "virtio-serial-pci"] * 8)]
+    (tmp / f"{name}.lab.json").write_text(json.dumps({"accelerator": accel, "emulated": accel == "tcg",
+                                                      "qemu_cmdline": qemu}))
     work = tmp / f"{name}-files"
     work.mkdir()
     out = tmp / f"{name}.iolens.tar.gz"
@@ -170,6 +173,10 @@ def test_text_and_html_exports_carry_the_kernel_and_workload_facts(pair):
     for fact in ("Kernel release", "preempt model", "CONFIG_HZ", "CONFIG_LOCK_STAT", "fio.j.rw", "randread"):
         assert fact in head, fact
     assert "11 options of the whole .config differ" in text
+    # a command line is named after the short facts, not printed: the link has it
+    assert "Command lines that differ (whole at the link): lab.qemu_cmdline" in text
+    assert "virtio-serial-pci" not in text
+    assert text.index("Host facts that differ:") < text.index("Command lines that differ")
     html = api.get(f"/api/notebooks/{nid}/export", params={"format": "html"}).text
     assert "Not comparable as a kernel change (accelerator)" in html
     assert "<code title=\"workload\">fio.j.rw</code>" in html and "CONFIG_LOCK_STAT" in html

@@ -57,6 +57,9 @@ def _rule(title: str) -> str:
     return tf.fit(head, tf.WIDTH) + "-" * max(0, tf.WIDTH - len(head))
 
 
+LONG_FACT = 120  # characters: the compare page's limit too (frontend/src/pages/ComparePage.tsx)
+
+
 def _header(ctx: ExportContext) -> list[str]:
     v = ctx.version
     lines = tf.wrap(f"iolens notebook: {v.document.title}")
@@ -82,9 +85,13 @@ def _header(ctx: ExportContext) -> list[str]:
     if missing:
         lines += tf.wrap(f"Not in this server's store: {', '.join(missing)}", indent="  ")
     lines += _facts(ctx, width)
-    if ctx.host_diff:
+    # As the compare page: a fact this long is a command line (the kernel's, qemu's, the lab's); a
+    # reply on a mailing list names them, the link has them whole.
+    long = [d for d in ctx.host_diff if any(len(v or "") > LONG_FACT for v in d.values.values())]
+    short = [d for d in ctx.host_diff if d not in long]
+    if short:
         lines += ["", "Host facts that differ:"]
-        for d in ctx.host_diff[:16]:
+        for d in short[:16]:
             lines.append(f"  {tf.fit(d.key, 68)}")
             for c in ctx.captures:
                 star = " *" if c.id == v.document.baseline else ""
@@ -92,8 +99,11 @@ def _header(ctx: ExportContext) -> list[str]:
                 name = tf.fit(ctx.name(c.id), 18 - len(star)) + star
                 head = f"    {name:<{min(18, width + 2)}}  "
                 lines += tf.wrap(val if val is not None else "(none)", indent=head, subsequent=" " * len(head))
-        if len(ctx.host_diff) > 16:
-            lines.append(f"  ({len(ctx.host_diff) - 16} more at the link)")
+        if len(short) > 16:
+            lines.append(f"  ({len(short) - 16} more at the link)")
+    if long:
+        lines += [""] + tf.wrap(f"Command lines that differ (whole at the link): {', '.join(d.key for d in long)}",
+                                indent="", subsequent="  ")
     return lines
 
 
