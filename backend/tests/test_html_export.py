@@ -27,7 +27,13 @@ BUNDLES = {
 CELLS = {
     "probes": [("flame", "", ["flame"]), ("flame", "v=diff", ["flame-diff"]),
                ("block", "", ["block-qd", "block-iops", "block-bw", "block-lat", "block-hist", "block-size"]),
-               ("block", "c=iops,lat;lat=p50,p99,max;split=1", ["block-iops", "block-lat"])],
+               ("block", "c=iops,lat;lat=p50,p99,max;split=1", ["block-iops", "block-lat"]),
+               ("sched", "", ["sched-rate"])],
+    "sweep": [("fio", "", []), ("sweep", "", []), ("sweepline", "", ["sweepline"]),
+              ("sweepline", "x=bs;f=rw:randwrite,iodepth:*;band=0", ["sweepline"]), ("fiolog", "", ["fiolog"])],
+    "lock": [("lockstat", "", ["lockstat"])],
+    "trace": [("events", "", ["events-rate", "events-field"]), ("monitors", "", ["monitors"]),
+              ("monitors", "k=vmstat%2Fpgfault", ["monitors"])],
 }
 
 

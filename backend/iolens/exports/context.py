@@ -29,6 +29,9 @@ class ExportContext:
     short: dict[str, str] = field(default_factory=dict)  # capture id -> name that fits 16 columns
     # kernel release and .config options, workload differences, incomparable set-ups (views/comparison.py)
     facts: models.ComparisonFacts | None = None
+    # the cell being drawn (its position and state text), for what only its chart reads (html.py sets them)
+    cell_index: int | None = None
+    cell_state: str = ""
 
     @property
     def doc(self) -> models.NotebookDocument:

@@ -8,6 +8,7 @@ import html
 
 from .. import models
 from ..views import events as events_view
+from . import svg_misc
 from . import textfmt as tf
 from .context import ExportContext, parse_state
 from .monitors import _num
@@ -68,4 +69,14 @@ class EventsExport:
 
     def html(self, ctx: ExportContext, data: tuple[models.EventsSummary, models.EventsByField | None]) -> str:
         e = html.escape
-        return "<pre>" + e("\n".join(self.text(ctx, data))) + "</pre>"
+        summary, by = data
+        if not summary.events:
+            return ('<p class="muted">No traced events in these captures: record them with <code>iolens-collect run '
+                    '--trace SYS:EVENT</code>.</p>')
+        rows = "".join(f"<tr><td><code>{e(ev.event)}</code></td><td>{e(ctx.label(ev.capture))}</td>"
+                       f"<td class=num>{ev.per_run:,.0f}</td><td class=num>{ev.runs}</td>"
+                       f"<td>{'<span class=tone-worse>&#9888; events lost</span>' if ev.lost else 'complete'}</td></tr>"
+                       for ev in summary.events)
+        return (svg_misc.events(ctx, summary, by)
+                + '<h4>What each capture traced</h4><table class="numbers"><thead><tr><th>event</th><th>capture</th>'
+                  f'<th class=num>events per run</th><th class=num>runs</th><th></th></tr></thead><tbody>{rows}</tbody></table>')

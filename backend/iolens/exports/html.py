@@ -111,6 +111,7 @@ def render(ctx: ExportContext) -> str:
                 body = (f'<p class="muted">This view ({e(cell.kind)}) is not part of the static export: '
                         f'<a href="{e(ctx.cell_link(i))}">open it in iolens</a>.</p>')
             else:
+                ctx.cell_index, ctx.cell_state = i, cell.state
                 try:
                     body = ex.html(ctx, ex.data(ctx, cell.state))
                 except Exception as exc:  # one view that cannot be drawn does not sink the file

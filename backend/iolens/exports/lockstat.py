@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from .. import models
 from ..views import lock_stacks as stacks_view
 from ..views import lock_stat as lock_view
+from . import svg_misc
 from . import textfmt as tf
 from .context import ExportContext, parse_state
 
@@ -239,7 +240,7 @@ class LockStatExport:
                 if absent:
                     items += f'<li class="muted">not in perf stacks: {e(", ".join(absent))}</li>'
                 body.append(f'<tr><td colspan="{ncols}"><ul class="small" style="margin:0">{items}</ul></td></tr>')
-        out = [f'<div class="scroll"><table class="lockstat"><thead><tr><th rowspan="2">Lock class</th>{head}</tr>'
+        out = [svg_misc.lockstat(ctx, data) + f'<div class="scroll"><table class="lockstat numbers"><thead><tr><th rowspan="2">Lock class</th>{head}</tr>'
                f'<tr>{sub}</tr></thead><tbody>{"".join(body)}</tbody></table></div>']
         legend = (f"The first {len(data.rows)} of {data.total} classes, {e(data.sort)}. "
                   + ("Per I/O: divided by the fio I/Os of the same runs. " if data.per_op else ""))

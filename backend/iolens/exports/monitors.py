@@ -9,6 +9,7 @@ import math
 
 from .. import models
 from ..views import monitors as monitors_view
+from . import svg_misc
 from . import textfmt as tf
 from .context import ExportContext, parse_state
 
@@ -87,5 +88,7 @@ class MonitorsExport:
                 ch = "" if x is None or c == data.baseline else f" <span class=muted>{e(tf.for_html(tf.format_ratio(x.ratio)))}</span>"
                 tds.append(f"<td class=num>{'-' if x is None else e(_num(x.value))}{ch}</td>")
             body.append(f"<tr><td>{e(r.source)}/{e(r.key)}</td><td>{e(r.unit)}</td>{''.join(tds)}</tr>")
-        return (f"<p>Kernel counters that moved most against the baseline (mean of the runs; counters per second).</p>"
-                f"<table><thead><tr><th>key</th><th>unit</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>")
+        return (svg_misc.monitors(ctx, data)
+                + f"<h4>Kernel counters that moved most against the baseline</h4><p class=\"source muted\">Mean of the "
+                f"runs; counters per second of run, levels as their mean; {len(data.rows)} of {data.total}.</p>"
+                f"<div class=\"scroll\"><table class=\"numbers\"><thead><tr><th>key</th><th>unit</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>")

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from .. import models
 from ..views import sched as sched_view
+from . import svg_misc
 from . import textfmt as tf
 from .context import ExportContext, parse_state
 from .metric_table import HTML_LEGEND, baseline_first, html_table, text_block
@@ -213,6 +214,7 @@ class SchedExport:
                 items = "".join(f"<li>{e(w)}</li>" for w in st.warnings)
                 out.append(f'<p class="error">&#9888; {e(c.label)} lost scheduler events: counts and rates from '
                            f'those runs are too low.</p><ul class="small">{items}</ul>')
+        out.append(svg_misc.sched(ctx, cmp, [c.id for c in traced]))
         out.append(html_table(self._rows(cmp), traced, cmp.baseline))
         prow = []
         for p in data.pairs:
