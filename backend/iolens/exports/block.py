@@ -79,6 +79,7 @@ class BlockData:
     charts: list[str] = field(default_factory=lambda: list(CHARTS))
     lat_measures: list[str] = field(default_factory=lambda: ["p50", "p99"])
     split: bool = False
+    full_scale: bool = False  # scale=full: the rate charts unclipped
     scope_words: str = ""
     qd: models.BlockQueueDepth | None = None
     io: models.BlockIops | None = None
@@ -131,7 +132,8 @@ class BlockExport:
         runs = block_view.runs(ctx.store, ids)
         have = [c for c in ids if any(r.capture_id == c for r in runs)]
         data = BlockData(index, window, op, dev, without=[c for c in ids if c not in have],
-                         charts=read["charts"], lat_measures=read["lat"], split=read["split"])
+                         charts=read["charts"], lat_measures=read["lat"], split=read["split"],
+                         full_scale=read["scale"] == "full")
         if not have:
             return data
         lo, hi = window if window else (None, None)

@@ -45,7 +45,11 @@ figcaption span{margin-right:14px;font-size:11.5px;display:inline-block}figcapti
 figcaption i.key{width:18px;height:0;border-radius:0;vertical-align:middle;margin-right:5px}
 table.numbers{font-size:12px;margin:6px 0 2px}table.numbers td,table.numbers th{padding:2px 10px 2px 0}
 table.numbers td:first-child{max-width:460px;overflow-wrap:anywhere}table.numbers code{font-size:11.5px}
-p.source{font-size:11.5px;margin:3px 0 6px}.cell h4{margin-top:14px}
+p.source{font-size:11.5px;margin:3px 0 6px}
+body>.scroll>table.caps,.long-facts table.caps{width:100%;table-layout:fixed}
+body>.scroll>table.caps th:first-child,.long-facts table.caps th:first-child{width:20%}
+body>.scroll>table.caps td,body>.scroll>table.caps th,.long-facts td,.long-facts th{overflow-wrap:anywhere}
+.long-facts{margin:4px 0 8px}.long-facts summary{cursor:pointer;font-size:12px}.cell h4{margin-top:14px}
 .charts2{display:grid;grid-template-columns:1fr 1fr;gap:0 24px}
 @page{size:A4 landscape;margin:12mm}
 @media print{body{max-width:none;padding:0}.cell{break-inside:auto}.scroll{overflow:visible}
@@ -69,20 +73,33 @@ def _captures_table(ctx: ExportContext) -> str:
             f"<td>{e(', '.join(f'{k}={v}' for k, v in c.tags.items()))}</td>" for c in ctx.captures) + "</tr>",
     ]
     f = ctx.facts
+    long: list[str] = []  # facts longer than LONG_FACT (the kernel's, qemu's command lines): folded, last
     if f is not None:
         facts = [("Kernel release", dict(f.kernels), ""), *((o.option, o.values, o.why) for o in f.kernel_options),
                  *((d.key, d.values, "workload") for d in f.workload_diff)]
         for key, values, why in facts[1:]:
-            rows.append(f'<tr class="fact"><th><code title="{e(why)}">{e(key)}</code></th>' + "".join(
-                f"<td><code>{e(values.get(c.id) or '-')}</code></td>" for c in ctx.captures) + "</tr>")
+            (long if _long(values) else rows).append(
+                f'<tr class="fact"><th><code title="{e(why)}">{e(key)}</code></th>' + "".join(
+                    f"<td><code>{e(values.get(c.id) or '-')}</code></td>" for c in ctx.captures) + "</tr>")
     for d in ctx.host_diff:
-        rows.append(f"<tr><th><code>{e(d.key)}</code></th>" + "".join(
+        (long if _long(d.values) else rows).append(f"<tr><th><code>{e(d.key)}</code></th>" + "".join(
             f"<td><code>{e(d.values.get(c.id) or '-')}</code></td>" for c in ctx.captures) + "</tr>")
     warn = "".join(f'<p class="warning"><strong>Not comparable as a kernel change ({e(w.what)}):</strong> {e(w.message)}</p>'
                    for w in (f.warnings if f is not None else []))
     more = (f'<p class="muted">{f.config_diff_count} options of the whole .config differ.</p>'
             if f is not None and f.config_diff_count is not None else "")
-    return warn + f'<div class="scroll"><table class="caps"><thead><tr><th></th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>' + more
+    folded = (f'<details class="long-facts"><summary class="muted">{len(long)} differing fact{"s" if len(long) > 1 else ""} '
+              f'longer than {LONG_FACT} characters (command lines)</summary><div class="scroll"><table class="caps">'
+              f'<thead><tr><th></th>{head}</tr></thead><tbody>{"".join(long)}</tbody></table></div></details>' if long else "")
+    return (warn + f'<div class="scroll"><table class="caps"><thead><tr><th></th>{head}</tr></thead><tbody>{"".join(rows)}'
+            f'</tbody></table></div>' + folded + more)
+
+
+LONG_FACT = 120  # as the compare page: longer facts are listed last, folded
+
+
+def _long(values: dict) -> bool:
+    return any(len(str(v or "")) > LONG_FACT for v in values.values())
 
 
 def render(ctx: ExportContext) -> str:

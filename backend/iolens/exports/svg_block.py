@@ -125,7 +125,7 @@ def charts(ctx: ExportContext, d: BlockData) -> str:
             else:
                 rows.append([_who(s, c), sp.val(n.bytes_per_s, "B/s"), sp.val(peak, "B/s"),
                              e(_size(n.bytes_per_s / n.iops)) if n.iops and n.bytes_per_s is not None else "-"])
-        svg, note = sp.xy_chart(lines, TIME, Axis(title, unit), height=210, robust=True, label=f"{title} over time")
+        svg, note = sp.xy_chart(lines, TIME, Axis(title, unit), height=210, robust=not d.full_scale, label=f"{title} over time")
         keys = [(ln.label, ln.color, ln.dash) for ln in lines]
         if metric == "iops":
             nums = sp.numbers(["run", "I/Os", "mean", f"highest per {interval}", "fio's own log (mean)"], rows,
@@ -145,7 +145,7 @@ def charts(ctx: ExportContext, d: BlockData) -> str:
             for k, m in enumerate(measures):
                 lines.append(Line(f"{s.label} {LAT_NAMES[m]}", c, t_s, _end_at(getattr(s, LAT_FIELD[m]), d.lat.t_ns, key(s)),
                                   dash=LAT_DASH[k % len(LAT_DASH)]))
-        svg, note = sp.xy_chart(lines, TIME, Axis("issue to complete", "ns"), height=210, robust=True,
+        svg, note = sp.xy_chart(lines, TIME, Axis("issue to complete", "ns"), height=210, robust=not d.full_scale,
                                 label="latency over time")
         rows = [[_who(s, c), sp.val(n.p50_ns, "ns"), sp.val(n.p99_ns, "ns"), sp.val(n.lat_mean_ns, "ns"),
                  sp.val(n.lat_max_ns, "ns")] for s, c, n in zip(d.lat.series, lat_colors, d.series)]

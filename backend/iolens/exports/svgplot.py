@@ -127,8 +127,9 @@ def figure(name: str, title: str, sub: str, svg: str, caption: str, numbers: str
 def xy_chart(lines: Sequence[Line], x: Axis, y: Axis, *, height: int = 220, label: str = "",
              robust: bool = False, y_min_zero: bool = True) -> tuple[str, str]:
     """Lines (with bands) on a linear, log or categorical x against a linear y. Returns (svg, note):
-    note says how the scale was set when a spike was clipped (robust=True: a value above twice the
-    90th percentile does not set the scale; clipped points sit on the top edge, marked)."""
+    note says how the scale was set when a spike was clipped (robust=True, as the app's block charts:
+    when the largest value is above twice the 90th percentile, the scale is set by that percentile;
+    clipped points sit on the top edge, marked)."""
     m = MARGIN
     pw, ph = W - m["left"] - m["right"], height - m["top"] - m["bottom"]
     ys = [v for ln in lines for v in ln.y if v is not None and math.isfinite(v)]
@@ -137,19 +138,22 @@ def xy_chart(lines: Sequence[Line], x: Axis, y: Axis, *, height: int = 220, labe
         return '<p class="muted">No values to draw.</p>', ""
     lo_v, hi_v = min(ys), max(ys)
     note = ""
-    if robust and len(ys) >= 10:
-        q = sorted(ys)[int(0.9 * (len(ys) - 1))]
-        if q > 0 and hi_v > 2 * q:
-            clip = q * 1.6
-            note = (f"scale set without the spikes: values above {tf.for_html(tf.format_value(clip, y.unit))} "
-                    f"(up to {tf.for_html(tf.format_value(hi_v, y.unit))}) drawn on the top edge, marked \u25b2")
-            hi_v = clip
+    pos = sorted(v for ln in lines for v in ln.y if v is not None and math.isfinite(v) and v > 0)
+    if robust and len(pos) >= 20:  # src/logic/blockSeries.ts robustTop: the 90th percentile of the values
+        q = pos[min(len(pos) - 1, math.ceil(0.9 * len(pos)) - 1)]
+        if q > 0 and pos[-1] > 2 * q:
+            clip = q
+            note = "clip"
+            peak, hi_v = hi_v, clip * 1.15  # a little room above the steady state
     if y_min_zero and lo_v >= 0:
         lo_v = 0.0
     factor, yunit = axis_scale(hi_v, y.unit)
     yt = nice_ticks(lo_v / factor, hi_v / factor, 5)
     y0, y1 = min(yt[0], lo_v / factor), max(yt[-1], hi_v / factor)
     ystep = yt[1] - yt[0] if len(yt) > 1 else 1
+    if note == "clip":
+        note = (f"scale set by the 90th percentile (the cell's scale=full draws all): values above {tf.for_html(tf.format_value(y1 * factor, y.unit))} "
+                f"(up to {tf.for_html(tf.format_value(peak, y.unit))}) drawn on the top edge, marked \u25b2")
 
     def sy(v: float) -> float:
         v = min(max(v / factor, y0), y1)
