@@ -16,12 +16,14 @@ from ..views import fio_compare
 from . import textfmt as tf
 from .context import ExportContext, parse_state
 from .metric_table import HTML_LEGEND, baseline_first, html_table, text_block
+from .svgplot import capture_color
 
 
 @dataclass
 class FioData:
     cmp: models.FioComparison
     metrics: list[str] | None
+    strips: bool = True  # the per-repeat dot strips (HTML)
 
 
 class FioExport:
@@ -30,12 +32,12 @@ class FioExport:
     @staticmethod
     def read_state(state: str) -> dict[str, list[str] | None]:
         st = parse_state(state)
-        return {"metrics": [m for m in st.get("m", "").split(",") if m] or None}
+        return {"metrics": [m for m in st.get("m", "").split(",") if m] or None, "strips": st.get("strip") != "0"}
 
     def data(self, ctx: ExportContext, state: str) -> FioData:
-        metrics = self.read_state(state)["metrics"]
+        st = self.read_state(state)
         ids = [c.id for c in ctx.captures]
-        return FioData(fio_compare.compare_fio(ctx.store, ids, ctx.doc.baseline), metrics)
+        return FioData(fio_compare.compare_fio(ctx.store, ids, ctx.doc.baseline), st["metrics"], st["strips"])
 
     @staticmethod
     def _rows(data: FioData, group: models.FioGroup) -> list[models.MetricRow]:
@@ -69,7 +71,12 @@ class FioExport:
         if not cmp.groups:
             return '<p class="muted">No fio job results in these captures.</p>'
         out = []
+        order = list(ctx.doc.captures)
+        colors = {c.id: capture_color(order.index(c.id) if c.id in order else 0) for c in caps}
         for g in cmp.groups:
-            out.append(f'<h4>job <code>{e(g.job)}</code> {e(g.ddir)}</h4>' + html_table(self._rows(data, g), caps, cmp.baseline))
-        out.append(f'<p class="legend muted">{HTML_LEGEND} &uarr;/&darr;: higher/lower is better.</p>')
+            out.append(f'<h4>job <code>{e(g.job)}</code> {e(g.ddir)}</h4>'
+                       + html_table(self._rows(data, g), caps, cmp.baseline, colors if data.strips else None))
+        strips = (" Repeats: each repeat's value (dot) on the row's scale, the mean (tick), the baseline's mean (grey)."
+                  if data.strips else "")
+        out.append(f'<p class="legend muted">{HTML_LEGEND} &uarr;/&darr;: higher/lower is better.{strips}</p>')
         return "\n".join(out)

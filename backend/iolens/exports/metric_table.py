@@ -64,29 +64,42 @@ def text_block(rows: Sequence[models.MetricRow], captures: Sequence[models.Compa
     return lines
 
 
-def html_table(rows: Sequence[models.MetricRow], captures: Sequence[models.ComparedCapture], baseline: str) -> str:
+def html_table(rows: Sequence[models.MetricRow], captures: Sequence[models.ComparedCapture], baseline: str,
+               colors: dict[str, str] | None = None) -> str:
     """The rows as an HTML table: per capture mean, spread, n and (but the baseline) the change;
-    each mean's title lists the repeats' values and runs."""
+    each mean's title lists the repeats' values and runs. With `colors` (capture id -> colour), a
+    dot strip of the repeats after each capture's n, on the row's shared scale (the fio table's)."""
+    from .svgplot import dot_strip
+
     e = html.escape
+    strip = colors is not None
     head1 = "".join(
-        f'<th colspan="{3 if c.id == baseline else 4}" class="cap">{e(c.label)}'
+        f'<th colspan="{(3 if c.id == baseline else 4) + strip}" class="cap">{e(c.label)}'
         f'{" <span class=base>baseline</span>" if c.id == baseline else ""}</th>' for c in captures)
     head2 = "".join('<th class="num">mean</th><th class="num">spread</th><th class="num">n</th>'
+                    + ('<th title="each repeat (dot), the mean (tick), the baseline\'s mean (grey)">repeats</th>'
+                       if strip else "")
                     + ("" if c.id == baseline else '<th class="num">vs base</th>') for c in captures)
     body = []
     for row in rows:
         base = row.cells.get(baseline)
         arrow = {"higher": " &uarr;", "lower": " &darr;"}.get(row.better, "")
         tds = []
+        every = [v for x in row.cells.values() if x is not None for v in x.values]
         for c in captures:
             cell = row.cells.get(c.id)
             if cell is None or cell.mean is None:
-                tds.append('<td class="num muted">&ndash;</td><td></td><td></td>' + ("" if c.id == baseline else "<td></td>"))
+                tds.append('<td class="num muted">&ndash;</td><td></td><td></td>' + ("<td></td>" if strip else "")
+                           + ("" if c.id == baseline else "<td></td>"))
                 continue
             title = e(f"{c.label}: {', '.join(tf.format_number(v) for v in cell.values)} {row.unit} "
                       f"(runs {', '.join(cell.runs)})", quote=True)
             tds.append(f'<td class="num" title="{title}">{e(pretty(tf.format_value(cell.mean, row.unit)))}</td>'
                        f'<td class="num muted">{e(pretty(_spread(cell, row.unit)))}</td><td class="num muted">{cell.n}</td>')
+            if strip and colors is not None:
+                tds.append('<td class="strip">' + (dot_strip(
+                    cell.values, cell.mean, None if c.id == baseline or base is None else base.mean, min(every),
+                    max(every), colors.get(c.id, "#4e79a7")) if cell.values else "") + "</td>")
             if c.id != baseline:
                 t = tf.tone(cell.model_dump(), base.model_dump(), row.better) if base else ""
                 tds.append(f'<td class="num ratio tone-{t or "none"}">{e(tf.for_html(tf.format_ratio(cell.ratio)))}</td>')

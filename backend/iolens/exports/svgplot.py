@@ -371,3 +371,28 @@ def swatch(color: str, dash: str = "") -> str:
 def val(v: float | None, unit: str) -> str:
     """A number with its unit, as the app shows it (HTML-escaped)."""
     return e(tf.for_html(tf.format_value(v, unit)))
+
+
+def dot_strip(values: Sequence[float], mean: float | None, base_mean: float | None, lo: float, hi: float,
+              color: str, width: int = 72, height: int = 14) -> str:
+    """A row's per-repeat values as dots on the row's shared scale, the tick the mean, the grey line
+    the baseline's mean (src/charts/dotStrip.ts, DotStrip.tsx): the fio table's strips."""
+    if lo == hi:
+        d = abs(lo) * 0.01 or 1
+        lo, hi = lo - d, hi + d
+    pad = 4
+
+    def x(v: float) -> float:
+        v = min(max(v, lo), hi)
+        return round(pad + (v - lo) / (hi - lo) * (width - 2 * pad), 1)
+
+    mid = height / 2
+    out = [f'<svg class="strip" width="{width}" height="{height}" viewBox="0 0 {width} {height}" aria-hidden="true">'
+           f'<line x1="{pad}" x2="{width - pad}" y1="{mid}" y2="{mid}" stroke="#d8dee4"/>']
+    if base_mean is not None:
+        out.append(f'<line x1="{x(base_mean)}" x2="{x(base_mean)}" y1="1" y2="{height - 1}" stroke="#8c959f"/>')
+    if mean is not None:
+        out.append(f'<line x1="{x(mean)}" x2="{x(mean)}" y1="2" y2="{height - 2}" stroke="{color}" stroke-width="1.5"/>')
+    out += [f'<circle cx="{x(v)}" cy="{mid}" r="2.5" fill="{color}" fill-opacity="0.55" stroke="{color}" '
+            f'stroke-width="0.75"/>' for v in values if math.isfinite(v)]
+    return "".join(out) + "</svg>"
