@@ -1,3 +1,7 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { hierarchy, partition } from 'd3-hierarchy';
 import { describe, expect, it } from 'vitest';
 import {
   commsOf,
@@ -215,5 +219,73 @@ describe('cell helpers', () => {
     expect(commsOf(lay, null)).toEqual(['fio', 'kworker']);
     expect(commsOf(lay, 'kworker')).toEqual(['fio', 'kworker']);
     expect(commsOf(lay, 'dd')).toEqual(['dd', 'fio', 'kworker']);
+  });
+});
+
+// The layout is d3-hierarchy's partition computed over typed arrays: the same floats, bit for bit.
+describe('layoutTree is d3 partition', () => {
+  const d3Layout = (t: { depth: number[]; self: number[] }) => {
+    const n = t.depth.length;
+    const kids: number[][] = Array.from({ length: n }, () => []);
+    const stack: number[] = [];
+    for (let i = 0; i < n; i++) {
+      while (stack.length && t.depth[stack[stack.length - 1]!]! >= t.depth[i]!) stack.pop();
+      if (stack.length) kids[stack[stack.length - 1]!]!.push(i);
+      stack.push(i);
+    }
+    const root = hierarchy<number>(0, (i) => (kids[i]!.length ? kids[i] : undefined)).sum((i) => t.self[i]!);
+    const out = { x0: new Float64Array(n), x1: new Float64Array(n), total: new Float64Array(n) };
+    partition<number>().size([1, 1])(root).each((nd) => {
+      out.x0[nd.data] = nd.x0;
+      out.x1[nd.data] = nd.x1;
+      out.total[nd.data] = nd.value ?? 0;
+    });
+    return out;
+  };
+  const same = (names: string[], name: number[], depth: number[], self: number[]) => {
+    const lay = layoutTree({ names, name, depth, self });
+    const ref = d3Layout({ depth, self });
+    expect(Array.from(lay.total)).toEqual(Array.from(ref.total));
+    expect(Array.from(lay.x0)).toEqual(Array.from(ref.x0));
+    expect(Array.from(lay.x1)).toEqual(Array.from(ref.x1));
+  };
+
+  it('on a synthetic tree of 20,000 nodes, zero-weight subtrees included', () => {
+    const s = syntheticTree(20_000, 3);
+    same(s.names, s.name, s.depth, s.self_weight);
+    const zeroed = s.self_weight.map((w, i) => (i % 7 === 0 ? 0 : w));
+    same(s.names, s.name, s.depth, zeroed);
+  });
+
+  it('on the real stacks of datasets/stacks-xfs (ns weights)', () => {
+    const folded = new Map<string, number>();
+    for (const line of fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '../testdata/stacks-xfs.folded'), 'utf-8').split('\n')) {
+      const at = line.lastIndexOf(' ');
+      if (at > 0) folded.set(line.slice(0, at), Number(line.slice(at + 1)) * 5025125);
+    }
+    const t = treeFromFolded(folded);
+    expect(t.name.length).toBeGreaterThan(1000);
+    same(t.names, t.name, t.depth, t.values[0]!);
+  });
+
+  it('a single root, and an empty tree', () => {
+    same(['all'], [0], [0], [0]);
+    expect(layoutTree({ names: [], name: [], depth: [], self: [] }).n).toBe(0);
+  });
+});
+
+describe('topFunctions keeps the first rows of the full order', () => {
+  it('equals sorting every function, for each key, limit and zoom', () => {
+    const s = syntheticTree(30_000, 5);
+    const lay = layoutTree({ names: s.names, name: s.name, depth: s.depth, self: s.self_weight });
+    for (const by of ['self', 'total'] as const) {
+      const all = topFunctions(lay, 0, by, 1e9);
+      const other = by === 'self' ? 'total' : 'self';
+      const sorted = [...all].sort((p, q) => q[by] - p[by] || q[other] - p[other] || (p.name < q.name ? -1 : p.name > q.name ? 1 : 0));
+      expect(all).toEqual(sorted);
+      for (const limit of [0, 1, 7, 500]) expect(topFunctions(lay, 0, by, limit)).toEqual(sorted.slice(0, limit));
+      const zoom = lay.end[1]! > 3 ? 2 : 1;
+      expect(topFunctions(lay, zoom, by, 20).map((r) => r.name)).toHaveLength(Math.min(20, topFunctions(lay, zoom, by, 1e9).length));
+    }
   });
 });

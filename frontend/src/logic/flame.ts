@@ -1,9 +1,9 @@
 // Flame graph layout, pure: the API's pre-order tree columns in, typed arrays and the list of
 // rectangles to draw out. Tests in flame.test.ts (on text fixtures: a column of frames per sample).
 //
-// - Layout: D3's hierarchy + partition (x0/x1 of every node in [0, 1], children in the API's
-//   order: sorted by name, as inferno sorts folded stacks), copied into typed arrays so that a
-//   frame of 500k nodes is a loop over numbers.
+// - Layout: D3's partition (x0/x1 of every node in [0, 1], children in the API's order: sorted
+//   by name, as inferno sorts folded stacks), computed in place over typed arrays (the same
+//   floats as d3-hierarchy, tested) so that a layout or a frame of 500k nodes is a loop over numbers.
 // - Drawing list (`visibleRects`): the zoomed node full width with its ancestors, its subtree
 //   through a d3 linear scale; runs of sibling frames narrower than a pixel are merged into one
 //   block and their subtrees skipped, so the work of a frame is bounded by the pixels, not the
@@ -14,7 +14,6 @@
 //   per sample where a function recurses. Command names (depth 1) are not functions.
 // - Colours and the rectangles drawn: the same as the backend's SVG export (its rules in
 //   backend/iolens/store/rules/flame.py); both test testdata/vectors/flame.json.
-import { hierarchy, partition } from 'd3-hierarchy';
 import { scaleLinear } from 'd3-scale';
 
 export const ROOT_NAME = 'all';
@@ -60,46 +59,39 @@ export function structure(depth: ArrayLike<number>): { parent: Int32Array; end: 
   return { parent, end };
 }
 
-/** Lay the tree out with d3-hierarchy's partition. */
+/**
+ * Lay the tree out as d3-hierarchy's partition does (root.sum of the self values, then
+ * partition().size([1, 1]): each parent's [x0, x1] cut among its children in order by
+ * treemapDice, `x0 += value * k` with k = (x1 - x0) / value), with the same arithmetic in the same
+ * order, so the x0/x1 are the very floats d3 gives (flame.test.ts compares them); but over typed
+ * arrays in pre-order, without a node object per frame: ~100x faster at 450k nodes.
+ */
 export function layoutTree(t: TreeColumns): FlameLayout {
   const n = t.depth.length;
-  const { parent, end } = structure(t.depth);
-  // children in CSR form: kids of i are order[first[i] .. first[i] + count[i]]
-  const count = new Int32Array(n);
-  for (let i = 1; i < n; i++) count[parent[i]!]!++;
-  const first = new Int32Array(n + 1);
-  for (let i = 0; i < n; i++) first[i + 1] = first[i]! + count[i]!;
-  const fill = first.slice(0, n);
-  const order = new Int32Array(Math.max(0, n - 1));
-  for (let i = 1; i < n; i++) order[fill[parent[i]!]!++] = i;
+  const depth = Uint16Array.from(t.depth);
+  const { parent, end } = structure(depth);
   const self = Float64Array.from(t.self);
-  const root = hierarchy<number>(0, (i) => (count[i]! > 0 ? Array.from(order.subarray(first[i]!, first[i]! + count[i]!)) : undefined));
-  root.sum((i) => self[i]!);
-  const laid = partition<number>().size([1, 1])(root);
-  const total = new Float64Array(n);
+  // totals: children before parents (sums of integers below 2^53 are exact in any order)
+  const total = Float64Array.from(self);
+  for (let i = n - 1; i > 0; i--) total[parent[i]!]! += total[i]!;
   const x0 = new Float64Array(n);
   const x1 = new Float64Array(n);
   let maxDepth = 0;
-  laid.each((node) => {
-    const i = node.data;
-    total[i] = node.value ?? 0;
-    x0[i] = node.x0;
-    x1[i] = node.x1;
-    if (node.depth > maxDepth) maxDepth = node.depth;
-  });
-  return {
-    names: t.names,
-    n,
-    name: Int32Array.from(t.name),
-    depth: Uint16Array.from(t.depth),
-    parent,
-    end,
-    self,
-    total,
-    x0,
-    x1,
-    maxDepth,
-  };
+  if (n > 0) x1[0] = 1;
+  for (let i = 0; i < n; i++) {
+    if (depth[i]! > maxDepth) maxDepth = depth[i]!;
+    const stop = end[i]!;
+    if (i + 1 >= stop) continue;
+    const v = total[i]!;
+    const k = v && (x1[i]! - x0[i]!) / v;
+    let x = x0[i]!;
+    for (let c = i + 1; c < stop; c = end[c]!) {
+      x0[c] = x;
+      x += total[c]! * k;
+      x1[c] = x;
+    }
+  }
+  return { names: t.names, n, name: Int32Array.from(t.name), depth, parent, end, self, total, x0, x1, maxDepth };
 }
 
 export interface Rect {
@@ -271,14 +263,47 @@ export function topFunctions(lay: FlameLayout, root = 0, by: 'self' | 'total' | 
     onPath[nm]!++;
     stack.push(i);
   }
-  const rows: FunctionRow[] = [];
-  for (let k = 0; k < lay.names.length; k++) if (seen[k]) rows.push({ name: lay.names[k]!, self: selfBy[k]!, total: totalBy[k]! });
+  const names = lay.names;
   const byName = (p: FunctionRow, q: FunctionRow) => (p.name < q.name ? -1 : p.name > q.name ? 1 : 0);
-  if (by === 'name') return rows.sort(byName).slice(0, limit);
-  const a = by === 'self' ? 'self' : 'total';
-  const b = by === 'self' ? 'total' : 'self';
-  rows.sort((p, q) => q[a] - p[a] || q[b] - p[b] || byName(p, q));
-  return rows.slice(0, limit);
+  if (by === 'name') {
+    const rows: FunctionRow[] = [];
+    for (let k = 0; k < names.length; k++) if (seen[k]) rows.push({ name: names[k]!, self: selfBy[k]!, total: totalBy[k]! });
+    return rows.sort(byName).slice(0, limit);
+  }
+  // the first `limit` in the order (key desc, the other key desc, name), kept in a heap whose top
+  // is the last of them: O(functions * log limit), not a sort of every function
+  const ka = by === 'self' ? selfBy : totalBy;
+  const kb = by === 'self' ? totalBy : selfBy;
+  const cmp = (p: number, q: number) => ka[q]! - ka[p]! || kb[q]! - kb[p]! || (names[p]! < names[q]! ? -1 : names[p]! > names[q]! ? 1 : 0);
+  const heap: number[] = [];
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let w = i;
+      if (l < heap.length && cmp(heap[l]!, heap[w]!) > 0) w = l;
+      if (r < heap.length && cmp(heap[r]!, heap[w]!) > 0) w = r;
+      if (w === i) return;
+      [heap[i], heap[w]] = [heap[w]!, heap[i]!];
+      i = w;
+    }
+  };
+  for (let k = 0; k < names.length && limit > 0; k++) {
+    if (!seen[k]) continue;
+    if (heap.length < limit) {
+      heap.push(k);
+      for (let i = heap.length - 1; i > 0; ) {
+        const p = (i - 1) >> 1;
+        if (cmp(heap[i]!, heap[p]!) <= 0) break;
+        [heap[i], heap[p]] = [heap[p]!, heap[i]!];
+        i = p;
+      }
+    } else if (cmp(k, heap[0]!) < 0) {
+      heap[0] = k;
+      down(0);
+    }
+  }
+  return heap.sort(cmp).map((k) => ({ name: names[k]!, self: selfBy[k]!, total: totalBy[k]! }));
 }
 
 // --- colours (same as backend/iolens/views/flame_svg.py) --------------------------------------
