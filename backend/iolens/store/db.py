@@ -140,6 +140,9 @@ class Store:
         except duckdb.Error as exc:  # a bad memory_limit, for one
             raise StoreError(f"{path}: cannot open the database: {exc}") from exc
         self._write_lock = threading.Lock()
+        # Bumped by every committed write: answers cached from the store (views/flame_answer.py)
+        # are valid for one generation.
+        self.generation = 0
         self._apply_schema()
         self.sandbox_pool: queue.SimpleQueue[duckdb.DuckDBPyConnection] = queue.SimpleQueue()
         for _ in range(sandbox_connections):
@@ -194,6 +197,7 @@ class Store:
                 cur.begin()
                 yield Writer(cur)
                 cur.commit()
+                self.generation += 1
             except BaseException:
                 cur.rollback()
                 raise

@@ -126,8 +126,7 @@ def _where(cid: str, f: Filters, *, event: bool = True) -> tuple[str, str, dict[
     return join, " AND ".join(cond), params
 
 
-def _stack_rows(store: Store, cid: str, f: Filters) -> list[tuple[str, str, int, int]]:
-    """(run_id, folded_stack, weight, samples) per run and distinct stack of the selection."""
+def _stack_rows_sql(cid: str, f: Filters) -> tuple[str, dict[str, Any]]:
     join, where, params = _where(cid, f)
     # run_id: the run; folded_stack: "comm;root frame;...;leaf"; weight: summed periods; samples: rows
     sql = f"""
@@ -136,7 +135,48 @@ def _stack_rows(store: Store, cid: str, f: Filters) -> list[tuple[str, str, int,
         JOIN perf_stacks st ON st.capture_id = s.capture_id AND st.run_id = s.run_id AND st.stack_id = s.stack_id
         WHERE {where}
         GROUP BY 1, 2"""
-    return store.query(sql, params).rows
+    return sql, params
+
+
+def _stack_rows(store: Store, cid: str, f: Filters) -> list[tuple[str, str, int, int]]:
+    """(run_id, folded_stack, weight, samples) per run and distinct stack of the selection."""
+    return store.query(*_stack_rows_sql(cid, f)).rows
+
+
+def _tree_sql(store: Store, cid: str, f: Filters) -> Tree:
+    """build_tree(_sum_by_stack(_stack_rows(...)), 2), the same columns, made by DuckDB (~2x
+    faster at 450k nodes, tested equal): the stacks of the selection summed over the runs, sorted
+    frame-wise (';' as chr(0), as build_tree sorts), and each one's new nodes are its frames after
+    the ones it shares with the stack before it; Python only numbers the names in order."""
+    rows_sql, params = _stack_rows_sql(cid, f)
+    sql = f"""
+        WITH r AS ({rows_sql}),
+        st AS (SELECT replace(folded_stack, ';', chr(0)) AS key, sum(weight)::BIGINT AS w,
+                      sum(samples)::BIGINT AS n FROM r GROUP BY 1),
+        ord AS (SELECT w, n, row_number() OVER (ORDER BY key) AS k, string_split(key, chr(0)) AS f,
+                       string_split(lag(key) OVER (ORDER BY key), chr(0)) AS p FROM st),
+        lcp AS (SELECT k, w, n, f, CASE WHEN p IS NULL THEN 0 ELSE coalesce(
+                  list_position(list_transform(range(1, least(len(f), len(p)) + 1), lambda i: f[i] = p[i]), false) - 1,
+                  least(len(f), len(p))) END AS c FROM ord),
+        nodes AS (SELECT k, c, len(f) - c AS cnt, w, n, unnest(f[c + 1:]) AS frame,
+                         generate_subscripts(f[c + 1:], 1) AS j FROM lcp)
+        -- frame; depth (root 0); self weight and samples at the stack's leaf
+        SELECT frame, (c + j)::INTEGER AS depth, CASE WHEN j = cnt THEN w ELSE 0 END AS w,
+               CASE WHEN j = cnt THEN n ELSE 0 END AS n
+        FROM nodes ORDER BY k, j"""
+    rows = store.query(sql, params).rows
+    if len(rows) + 1 > MAX_NODES:
+        raise BadQuery(f"this selection makes a call tree of more than {MAX_NODES:,} nodes; "
+                       "narrow it (a run, a CPU, a task or a time range)")
+    names: dict[str, int] = {ROOT_NAME: 0}
+    number = names.setdefault
+    name, depth, w, n = [0], [0], [0], [0]
+    for fr, d, a, b in rows:
+        name.append(number(fr, len(names)))
+        depth.append(d)
+        w.append(a)
+        n.append(b)
+    return Tree(names=list(names), name=name, depth=depth, values=[w, n])
 
 
 def _function_rows(store: Store, cid: str, f: Filters) -> list[tuple[str, str, int, int, int, int]]:
@@ -348,15 +388,14 @@ def flame(store: Store, cid: str, f: Filters = Filters()) -> models.FlameGraph:
     started = time.perf_counter()
     cap = _capture(store, cid)
     f = _resolve(cap, f)
-    stacks = _sum_by_stack(_stack_rows(store, cid, f))
-    tree = build_tree(stacks, 2)
+    tree = _tree_sql(store, cid, f)
     cpus, tasks, comms = _facets(store, cid, f)
-    total_w, total_n = sum(v[0] for v in stacks.values()), sum(v[1] for v in stacks.values())
+    total_w, total_n = sum(tree.values[0]), sum(tree.values[1])
     stackless = _stackless(store, cid, f)
     notes = []
     if stackless:
         notes.append(f"{stackless:,} selected samples had no usable frame and are not drawn")
-    if not stacks:
+    if len(tree) == 1:
         notes.append("no sample with a call stack matches this selection")
     return models.FlameGraph(
         capture=cap.ref, filters=f.public(), weight_unit=_weight_unit(f.event), total_weight=total_w,

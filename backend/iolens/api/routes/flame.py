@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Query
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import PlainTextResponse, Response
 
 from ... import models
 from ...store.db import Store
 from ...store.rules import flame_stacks
 from ...views import flame as flame_view
+from ...views import flame_answer
 from ..deps import ERRORS, StoreDep, cpus_param, disposition, runs_param
 
 
@@ -59,8 +60,13 @@ router = APIRouter()
 
 
 @router.get("/api/captures/{capture_id}/flame", response_model=models.FlameGraph, responses=ERRORS, tags=["flame"])
-def flame_graph(capture_id: str, s: StoreDep, f: FlameFiltersDep):
-    return _flame(flame_view.flame, s, capture_id, f)
+def flame_graph(capture_id: str, s: StoreDep, f: FlameFiltersDep, request: Request):
+    # the FlameGraph model's JSON, kept per selection until the store changes (flame_answer.py)
+    a = _flame(flame_answer.flame_answer, s, capture_id, f)
+    if flame_answer.wants_gzip(request.headers.get("accept-encoding"), a):
+        return Response(a.gzipped(), media_type="application/json",
+                        headers={"Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
+    return Response(a.body, media_type="application/json", headers={"Vary": "Accept-Encoding"})
 
 
 @router.get("/api/captures/{capture_id}/flame/top", response_model=models.FlameTop, responses=ERRORS, tags=["flame"])

@@ -1,0 +1,132 @@
+"""The flame answer's speed-ups keep it the same: the call tree made by DuckDB (views/flame.py
+_tree_sql) is build_tree's, column for column, on the real stacks of datasets/stacks-xfs and
+stacks-ext4 under every kind of selection and on stacks made to trap a sort; the answer kept per
+store generation (views/flame_answer.py) is the model's JSON, is dropped by any write, and is sent
+gzip-compressed only to a client that accepts it."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+from bundles import add_file, fio_capture, write_bundle
+from server import running_server
+
+from iolens.ingest import ingest_file
+from iolens.store.db import Store
+from iolens.views import flame as fv
+from iolens.views import flame_answer as fa
+
+REPO = Path(__file__).resolve().parents[2]
+DATASETS = [next((REPO / "datasets" / d).glob("*.iolens.tar.gz")) for d in ("stacks-xfs", "stacks-ext4")]
+
+
+def reference(store: Store, cid: str, f: fv.Filters) -> fv.Tree:
+    return fv.build_tree(fv._sum_by_stack(fv._stack_rows(store, cid, f)), 2)
+
+
+def assert_same(store: Store, cid: str, f: fv.Filters) -> int:
+    f = fv._resolve(fv._capture(store, cid), f)
+    got, ref = fv._tree_sql(store, cid, f), reference(store, cid, f)
+    assert got.names == ref.names
+    assert got.name == ref.name
+    assert got.depth == ref.depth
+    assert got.values == ref.values
+    return len(got)
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("answer")
+    store = Store(tmp / "iolens.duckdb")
+    ids = [ingest_file(store, b, bundles_dir=tmp / "bundles", source=b.name).capture_id for b in DATASETS]
+    yield store, ids
+    store.close()
+
+
+def test_tree_of_duckdb_is_build_tree_on_real_stacks(real):
+    store, ids = real
+    for cid in ids:
+        cap = fv._capture(store, cid)
+        runs = [r.id for r in cap.runs]
+        top_tid = max(fv._facets(store, cid, fv._resolve(cap, fv.Filters()))[1], key=lambda t: t.samples).tid
+        selections = [fv.Filters(), fv.Filters(runs=(runs[0],)), fv.Filters(cpus=(0,)), fv.Filters(comm="fio"),
+                      fv.Filters(tid=top_tid), fv.Filters(from_ns=1_000_000_000, to_ns=3_000_000_000),
+                      fv.Filters(comm="no such command")]
+        sizes = [assert_same(store, cid, f) for f in selections]
+        assert sizes[0] > 1000          # real trees, not empty ones
+        assert sizes[-1] == 1           # an empty selection: the root alone
+
+
+def sample(comm: str, t: float, frames: list[str], period: int = 10) -> str:
+    head = f"{comm} 7/7 [000] {t:12.6f}: {period:10d} cpu-clock:pppH: \n"
+    return head + "".join(f"\tffffffff81{i:06x} {f}+0x1 ([kernel.kallsyms])\n" for i, f in enumerate(reversed(frames))) + "\n"
+
+
+def test_tree_of_duckdb_sorts_frame_wise(tmp_path):
+    # a stack that is another's prefix, names that sort around ';' (' ' '.' ':' '<' are next to it),
+    # a frame shared deep down after a difference, recursion, and non-ASCII names
+    stacks = [["a", "b"], ["a", "b", "c"], ["a", "b c"], ["a", "b.c"], ["a", "b:x"], ["a", "b<x>"], ["a", "b", "b", "b"],
+              ["a", "x", "c"], ["a", "y", "c"], ["é", "ß"], ["a"], ["z", "a", "b"], ["a", "b", "c", "d"]]
+    text = "".join(sample("fio", 1.0 + k / 1000, s, period=k + 1) for k, s in enumerate(stacks))
+    m, files = fio_capture("sorts", [[{"iops": 1}]])
+    add_file(m, files, "runs/r000/perf.script.gz", gzip.compress(text.encode(), mtime=0), "perf-script", run=0)
+    bundle = write_bundle(tmp_path / "sorts.iolens.tar.gz", m, files)
+    store = Store(tmp_path / "iolens.duckdb")
+    try:
+        cid = ingest_file(store, bundle, bundles_dir=tmp_path / "bundles", source=bundle.name).capture_id
+        assert assert_same(store, cid, fv.Filters()) > len(stacks)
+    finally:
+        store.close()
+
+
+def test_answer_is_kept_until_the_store_changes(real):
+    store, ids = real
+    cid = ids[0]
+    first = fa.flame_answer(store, cid)
+    assert json.loads(first.body) == json.loads(fv.flame(store, cid).model_dump_json()) | {
+        "elapsed_ms": json.loads(first.body)["elapsed_ms"]}
+    assert fa.flame_answer(store, cid) is first                       # kept
+    assert fa.flame_answer(store, cid, fv.Filters(cpus=(0,))) is not first   # another selection
+    # a write (here: the samples of CPU 0 of that capture dropped) makes a new answer, from the new rows
+    with store.write() as w:
+        w.execute("DELETE FROM perf_samples WHERE capture_id = ? AND cpu = 0", [cid])
+    after = fa.flame_answer(store, cid)
+    assert after is not first
+    body = json.loads(after.body)
+    assert body["total_samples"] < json.loads(first.body)["total_samples"]
+    assert body["cpus"] == [c for c in json.loads(first.body)["cpus"] if c["cpu"] != 0]
+    assert gzip.decompress(after.gzipped()) == after.body
+
+
+def test_gzip_only_when_accepted(tmp_path):
+    a = fa.Answer(b"x" * (fa.GZIP_MIN_BYTES + 1))
+    assert fa.wants_gzip("gzip, deflate, br", a)
+    assert fa.wants_gzip("br;q=1.0, GZIP;q=0.5", a)
+    assert not fa.wants_gzip("gzip;q=0", a)
+    assert not fa.wants_gzip("br", a)
+    assert not fa.wants_gzip(None, a)
+    assert not fa.wants_gzip("gzip", fa.Answer(b"{}"))   # small answers go as they are
+
+
+def test_over_http_the_same_answer_either_way(tmp_path, monkeypatch):
+    monkeypatch.setattr(fa, "GZIP_MIN_BYTES", 1024)   # the dataset's answer is small
+    with running_server(tmp_path / "data") as client:
+        b = DATASETS[0]
+        r = client.post("/api/captures", files={"file": (b.name, b.read_bytes(), "application/gzip")})
+        assert r.status_code == 201, r.text
+        cid = r.json()["id"]
+        zipped = client.get(f"/api/captures/{cid}/flame", headers={"Accept-Encoding": "gzip"})
+        plain = client.get(f"/api/captures/{cid}/flame", headers={"Accept-Encoding": "identity"})
+        assert zipped.status_code == plain.status_code == 200
+        assert zipped.headers["content-encoding"] == "gzip"
+        assert "content-encoding" not in plain.headers
+        assert zipped.headers["content-type"] == plain.headers["content-type"] == "application/json"
+        assert zipped.json() == plain.json()      # httpx undoes the gzip
+        g = plain.json()
+        assert sum(g["tree"]["self_samples"]) == g["total_samples"] > 1000
+        assert int(zipped.headers["content-length"]) < len(plain.content) / 3
+        bad = client.get("/api/captures/nope/flame")
+        assert bad.status_code == 404
