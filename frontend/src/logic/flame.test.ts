@@ -289,3 +289,20 @@ describe('topFunctions keeps the first rows of the full order', () => {
     }
   });
 });
+
+describe('search as you type', () => {
+  it('every keystroke gives what a full regular-expression scan gives', () => {
+    const s = syntheticTree(20_000, 9);
+    const names = [...s.names, 'a.b', 'a-b', 'xfs_file_write_iter', 'xfs_ilock'];
+    const scan = (p: string) => Uint8Array.from(names, (n) => (new RegExp(p).test(n) ? 1 : 0));
+    const typed = ['x', 'xf', 'xfs', 'xfs_', 'xfs_i', 'xfs_', 'xfs_f', 'fs_f', 'a.b', 'a-', 'a-b', 'fn_1', 'fn_1.*xfs', 'fn_1', 'fn_1a', '_xfs'];
+    for (const p of typed) {
+      const r = searchMatches(names, p);
+      expect(r.ok).toBe(true);
+      expect(Array.from((r as { match: Uint8Array }).match)).toEqual(Array.from(scan(p)));
+    }
+    // kept: the same pattern again is the same array
+    const again = searchMatches(names, 'xfs_');
+    expect(again).toEqual(searchMatches(names, 'xfs_'));
+  });
+});

@@ -183,9 +183,22 @@ export function findPath(lay: FlameLayout, path: readonly string[]): { node: num
 
 export type SearchResult = { ok: true; match: Uint8Array | null } | { ok: false; error: string };
 
-/** Per distinct name, 1 when it matches the regular expression (null: no search). */
+const REGEX_SYNTAX = /[\\^$.*+?()[\]{}|]/;
+
+// The last searches per list of names: a keystroke that extends a plain-text search only tests
+// the names the shorter one matched, and a backspace finds its answer here.
+const searches = new WeakMap<readonly string[], Map<string, Uint8Array>>();
+
+/**
+ * Per distinct name, 1 when it matches the regular expression (null: no search). Plain text (no
+ * regular-expression syntax) is a substring test, narrowed from the matches of a kept search
+ * whose text it contains; results are kept per names list (the last 16 patterns).
+ */
 export function searchMatches(names: readonly string[], pattern: string): SearchResult {
   if (!pattern) return { ok: true, match: null };
+  let kept = searches.get(names);
+  const hit = kept?.get(pattern);
+  if (hit) return { ok: true, match: hit };
   let rx: RegExp;
   try {
     rx = new RegExp(pattern);
@@ -193,7 +206,23 @@ export function searchMatches(names: readonly string[], pattern: string): Search
     return { ok: false, error: e instanceof Error ? e.message : String(e) };
   }
   const match = new Uint8Array(names.length);
-  for (let i = 0; i < names.length; i++) match[i] = rx.test(names[i]!) ? 1 : 0;
+  if (!REGEX_SYNTAX.test(pattern)) {
+    // the matches of a kept plain-text search contained in this one hold every match of this one
+    let from: Uint8Array | null = null;
+    let best = -1;
+    for (const [p, m] of kept ?? []) {
+      if (p.length > best && !REGEX_SYNTAX.test(p) && pattern.includes(p)) {
+        from = m;
+        best = p.length;
+      }
+    }
+    for (let i = 0; i < names.length; i++) if ((from === null || from[i]) && names[i]!.includes(pattern)) match[i] = 1;
+  } else {
+    for (let i = 0; i < names.length; i++) match[i] = rx.test(names[i]!) ? 1 : 0;
+  }
+  if (!kept) searches.set(names, (kept = new Map()));
+  if (kept.size >= 16) kept.delete(kept.keys().next().value!);
+  kept.set(pattern, match);
   return { ok: true, match };
 }
 

@@ -20,7 +20,10 @@ export function DiffView({ a, b, state, workComm = null, set, rangeB = null, sid
   const d = useMemo(() => (data ? cachedDiffLayout(data) : null), [data]);
   const lay = d?.lay ?? null;
   const colours = useMemo(() => (d ? diffColours(d, state.colour) : null), [d, state.colour]);
-  const search = useMemo(() => (lay ? searchMatches(lay.names, state.search) : null), [lay, state.search]);
+  // the search as typed, every keystroke, until it is committed (SearchBox)
+  const [typed, setTyped] = useState<string | null>(null);
+  const shown = typed ?? state.search;
+  const search = useMemo(() => (lay ? searchMatches(lay.names, shown) : null), [lay, shown]);
   const match = search && search.ok ? search.match : null;
   const pattern = useMemo(() => noisePattern(), []);
   const fill = useMemo(() => (d && colours ? diffFill<Fill>(d, colours, match, pattern ?? NOISE) : null), [d, colours, match, pattern]);
@@ -124,6 +127,7 @@ export function DiffView({ a, b, state, workComm = null, set, rangeB = null, sid
         <SearchBox
           value={state.search}
           onChange={onSearch}
+          onDraft={setTyped}
           error={search && !search.ok ? search.error : null}
           status={match ? <><strong>{fmtPct(pctOf(matched, d.sumB))}</strong> of {shortLabel(lb)} samples matched</> : null}
         />

@@ -1,4 +1,5 @@
-// The search box of both views: a regular expression, committed 300 ms after typing stops, on
+// The search box of both views: a regular expression, shown as it is typed (onDraft: every
+// keystroke, no wait), committed to the cell's state (the URL) 300 ms after typing stops or on
 // Enter, and focused by '/'.
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useShortcut } from '../../components/shortcuts';
@@ -7,7 +8,20 @@ import { useShortcut } from '../../components/shortcuts';
 // focus (and the caret) back to the new cell's box.
 let refocus: { cell: string | undefined; at: number } | null = null;
 
-export function SearchBox({ value, onChange, status, error }: { value: string; onChange: (v: string) => void; status: ReactNode; error: string | null }) {
+export function SearchBox({
+  value,
+  onChange,
+  onDraft,
+  status,
+  error,
+}: {
+  value: string;
+  onChange: (v: string) => void;
+  /** Every change of the text, before it is committed: the view highlights it at once. */
+  onDraft?: (v: string) => void;
+  status: ReactNode;
+  error: string | null;
+}) {
   const [draft, setDraft] = useState(value);
   const input = useRef<HTMLInputElement>(null);
   const cellId = () => input.current?.closest('section.cell')?.id;
@@ -16,6 +30,7 @@ export function SearchBox({ value, onChange, status, error }: { value: string; o
     onChange(v);
   };
   useEffect(() => setDraft(value), [value]);
+  useEffect(() => onDraft?.(draft), [draft, onDraft]);
   useEffect(() => {
     if (refocus && refocus.cell === cellId() && input.current) {
       input.current.focus();

@@ -2,7 +2,7 @@
 import { useCallback, useMemo, useState } from 'react';
 import { frameFills } from '../../charts/flameCanvas';
 import { ErrorBox } from '../../components/ErrorBox';
-import { GREY, matchedWeight, MATCH, searchMatches, topFunctions, type FlameLayout } from '../../logic/flame';
+import { GREY, matchedWeight, MATCH, searchMatches, topFunctions, type FlameLayout, type FunctionRow } from '../../logic/flame';
 import { fmtInt, fmtPct, fmtWeight, pctOf } from '../../logic/flameFormat';
 import { exactPattern } from '../../logic/flameSelect';
 import { FlameChart } from './FlameChart';
@@ -26,7 +26,10 @@ export function SingleView({ id, state, set }: { id: string; state: FlameState; 
   const samples = view?.samples ?? null;
   const [menu, setMenu] = useState<{ name: string; x: number; y: number } | null>(null);
   const closeMenu = useCallback(() => setMenu(null), []);
-  const search = useMemo(() => (lay ? searchMatches(lay.names, state.search) : null), [lay, state.search]);
+  // the search as typed (SearchBox's draft, every keystroke) until it is committed to the state
+  const [typed, setTyped] = useState<string | null>(null);
+  const pattern = typed ?? state.search;
+  const search = useMemo(() => (lay ? searchMatches(lay.names, pattern) : null), [lay, pattern]);
   const match = search && search.ok ? search.match : null;
   const fill = useMemo(() => (lay ? frameFills(lay, match) : null), [lay, match]);
   const { zoom, missing, zoomTo } = useZoom(lay, state, set);
@@ -84,6 +87,7 @@ export function SingleView({ id, state, set }: { id: string; state: FlameState; 
         <SearchBox
           value={state.search}
           onChange={onSearch}
+          onDraft={setTyped}
           error={search && !search.ok ? search.error : null}
           status={
             match ? (
@@ -162,6 +166,21 @@ function Legend({ search, heavy }: { search: boolean; heavy: boolean }) {
   );
 }
 
+// The table of each zoom, kept per layout: the notebook remounts the cell on every zoom, and
+// zooming back out finds its table here.
+const tops = new WeakMap<FlameLayout, Map<string, FunctionRow[]>>();
+function cachedTop(lay: FlameLayout, zoom: number, by: 'self' | 'total', fnDepth: number): FunctionRow[] {
+  let byKey = tops.get(lay);
+  if (!byKey) tops.set(lay, (byKey = new Map()));
+  const key = `${zoom}|${by}|${fnDepth}`;
+  let rows = byKey.get(key);
+  if (!rows) {
+    if (byKey.size >= 64) byKey.delete(byKey.keys().next().value!);
+    byKey.set(key, (rows = topFunctions(lay, zoom, by, 500, fnDepth)));
+  }
+  return rows;
+}
+
 function TopTable({
   lay,
   zoom,
@@ -187,7 +206,7 @@ function TopTable({
 }) {
   const by = key === 'total' ? 'total' : 'self';
   const [all, setAll] = useState(false);
-  const rows = useMemo(() => topFunctions(lay, zoom, by, 500, fnDepth), [lay, zoom, by, fnDepth]);
+  const rows = useMemo(() => cachedTop(lay, zoom, by, fnDepth), [lay, zoom, by, fnDepth]);
   const shown = all ? rows : rows.slice(0, FIRST_ROWS);
   const max = Math.max(...rows.map((r) => r[by]), 1);
   return (
