@@ -203,14 +203,14 @@ WORKLOAD_COMM = vectors("workload-comm")
 
 @pytest.mark.parametrize("case", [pytest.param(c, id=c["name"]) for c in WORKLOAD_COMM["cases"]])
 def test_workload_comm_vectors(case):
-    from iolens.exports.flame import workload_comm
+    from iolens.views.workload import workload_comm
 
     assert workload_comm(case["capture"]) == case["comm"]
 
 
 @pytest.mark.parametrize("case", WORKLOAD_COMM["pairs"])
 def test_pair_comm_vectors(case):
-    from iolens.exports.flame import pair_comm
+    from iolens.views.workload import pair_comm
 
     assert pair_comm(case["a"], case["b"]) == case["comm"]
 

@@ -332,3 +332,21 @@ test('a start-up spike does not flatten the throughput: the clipped scale says s
   await expect.poll(() => decodeURIComponent(page.url())).not.toMatch(/scale=/);
   await expect(cell.getByTestId('scale-bw')).toHaveText(/^scale clipped at p90/);
 });
+
+test("the capture page: each run's block figures with units and their source, and the label in the tab title", async ({ page }) => {
+  test.skip(multiRun === null, 'no datasets/block-loop bundle');
+  await page.goto(`/captures/${multiRun!.id}`);
+  await expect(page).toHaveTitle(`${multiRun!.label} · capture · iolens`);
+  const figures = page.getByTestId('probe-headlines');
+  for (const run of ['r000', 'r001']) {
+    const row = figures.locator(`tr[data-probe="block"][data-run="${run}"]`);
+    await expect(row).toContainText('device 7,0, whole run');
+    await expect(row.locator('[data-label="IOPS"]')).toHaveText(/^IOPS [\d.]+k? IO\/s$/);
+    await expect(row.locator('[data-label="throughput"]')).toHaveText(/^throughput [\d.]+ MiB\/s$/);
+    await expect(row.locator('[data-label="queue depth max"]')).toHaveText(/^queue depth max [\d.]+$/);
+    await expect(row.locator('[data-label="D2C p99"]')).toHaveText(/^D2C p99 [\d.]+ [µm]s$/);
+    // where each number came from, on hover
+    await expect(row.locator('[data-label="D2C p99"]')).toHaveAttribute('title', /trace of the run: issue to complete at the device, from its histogram/);
+  }
+  if (shots) await figures.screenshot({ path: path.join(shots, 'capture-probe-figures.png') });
+});

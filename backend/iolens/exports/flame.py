@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..views import flame as flame_view
+from ..views.workload import pair_comm, workload_comm  # noqa: F401 - the rule lives in views
 from . import svg_flame
 from . import textfmt as tf
 from .context import ExportContext, parse_state
@@ -36,35 +37,6 @@ TOP = 15  # functions in a table
 ALL_TASKS = "*"
 _CAPTURE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _RUN_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
-# A cmd capture run through one of these: its command name says nothing of the workload.
-_WRAPPERS = {"sh", "bash", "dash", "env", "sudo", "nice", "taskset", "chrt", "ionice", "stdbuf", "timeout"}
-
-
-def workload_comm(c: Any) -> str | None:
-    """The command name (as perf prints it: at most 15 characters) of a capture's workload, when its
-    bundle says what ran: fio's workers are 'fio'; a cmd capture's command, its program's base name.
-    None when unknown. The rule of the frontend's workloadComm (cells/flame/state.ts), both tested on
-    testdata/vectors/workload-comm.json. `c`: a capture (models.CapturePublic) or its dict."""
-    if c is None:
-        return None
-    get = (lambda k: c.get(k)) if isinstance(c, dict) else (lambda k: getattr(c, k, None))
-    kinds = get("artifact_kinds") or []
-    if get("workload_kind") == "fio":
-        return "fio" if "fio-json" in kinds or "fio-terse" in kinds else None
-    summary = get("workload_summary")
-    if get("workload_kind") == "cmd" and summary and "cmd-rusage" in kinds:
-        prog = summary.split(" ")[0].split("/")[-1]
-        if not prog or prog in _WRAPPERS:
-            return None
-        return prog[:15]
-    return None
-
-
-def pair_comm(a: Any, b: Any) -> str | None:
-    """The pair's default task filter: the workload's command when both captures ran the same one."""
-    ca = workload_comm(a)
-    return ca if ca is not None and ca == workload_comm(b) else None
-
 
 def _dec(v: str) -> str:
     return urllib.parse.unquote(v, errors="strict")

@@ -86,6 +86,7 @@ from .flame import (  # noqa: F401
     FlameTree,
 )
 from .flame_time import FlameTimeOrder, FlameTrack  # noqa: F401
+from .headlines import CaptureHeadlines, HeadlineFigure, ProbeHeadline  # noqa: F401
 from .lockstat import (  # noqa: F401
     LockClassKey,
     LockClassStat,

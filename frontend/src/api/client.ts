@@ -9,6 +9,9 @@ export type Health = Schemas['Health'];
 export type CapturePublic = Schemas['CapturePublic'];
 export type CaptureCreated = Schemas['CaptureCreated'];
 export type CaptureDetail = Schemas['CaptureDetail'];
+export type CaptureHeadlines = Schemas['CaptureHeadlines'];
+export type ProbeHeadline = Schemas['ProbeHeadline'];
+export type HeadlineFigure = Schemas['HeadlineFigure'];
 export type RunPublic = Schemas['RunPublic'];
 export type ProbePublic = Schemas['ProbePublic'];
 export type FioComparison = Schemas['FioComparison'];
@@ -85,6 +88,8 @@ export const fetchHealth = (signal?: AbortSignal) => unwrap(api.GET('/api/health
 export const fetchCaptures = (signal?: AbortSignal) => unwrap(api.GET('/api/captures', { signal }));
 export const fetchCapture = (id: string, signal?: AbortSignal) =>
   unwrap(api.GET('/api/captures/{capture_id}', { params: { path: { capture_id: id } }, signal }));
+export const fetchCaptureHeadlines = (id: string, signal?: AbortSignal) =>
+  unwrap(api.GET('/api/captures/{capture_id}/headlines', { params: { path: { capture_id: id } }, signal }));
 export const fetchFioComparison = (captures: string[], baseline: string, signal?: AbortSignal) =>
   unwrap(api.GET('/api/compare/fio', { params: { query: { captures: captures.join(','), baseline } }, signal }));
 

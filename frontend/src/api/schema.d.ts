@@ -321,6 +321,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/captures/{capture_id}/headlines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Capture Headlines
+         * @description Each probe's headline figures per run (block, sched, stacks) or for the capture (lock_stat,
+         *     monitors, events), each with its unit and where it came from (views/headlines.py).
+         */
+        get: operations["capture_headlines_api_captures__capture_id__headlines_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/captures/{capture_id}/lock-stat": {
         parameters: {
             query?: never;
@@ -1652,6 +1673,18 @@ export interface components {
              */
             workload_summary: string | null;
         };
+        /** CaptureHeadlines */
+        CaptureHeadlines: {
+            /** Capture Id */
+            capture_id: string;
+            /** Elapsed Ms */
+            elapsed_ms: number;
+            /**
+             * Probes
+             * @description Per probe the capture has (block, sched, stacks, lock_stat, monitors, events, in this order), per run where the probe is.
+             */
+            probes: components["schemas"]["ProbeHeadline"][];
+        };
         /** CapturePublic */
         CapturePublic: {
             /**
@@ -2494,6 +2527,34 @@ export interface components {
         HTTPValidationError: {
             /** Detail */
             detail?: components["schemas"]["ValidationError"][];
+        };
+        /** HeadlineFigure */
+        HeadlineFigure: {
+            /**
+             * Label
+             * @description What it is: 'IOPS', 'queue depth max', 'top function'.
+             */
+            label: string;
+            /**
+             * Source
+             * @description Where it came from: the trace or dump and how it was computed.
+             */
+            source: string;
+            /**
+             * Text
+             * @description A figure that is a name (the top function, lock class).
+             */
+            text?: string | null;
+            /**
+             * Unit
+             * @description The unit of value, as the frontend's formatter names it: 'IO/s', 'B/s', 'ns', '%', '/s', 'I/Os', 'samples', 'events', '' (a plain number); 'text' for `text`.
+             */
+            unit: string;
+            /**
+             * Value
+             * @description The number (null: not measured, or a text figure).
+             */
+            value: number | null;
         };
         /** Health */
         Health: {
@@ -3593,6 +3654,31 @@ export interface components {
              * @description Events in the recording's text.
              */
             recorded: number | null;
+        };
+        /** ProbeHeadline */
+        ProbeHeadline: {
+            /** Figures */
+            figures: components["schemas"]["HeadlineFigure"][];
+            /**
+             * Probe
+             * @enum {string}
+             */
+            probe: "block" | "sched" | "stacks" | "lock_stat" | "monitors" | "events";
+            /**
+             * Run Id
+             * @description The run; null: the capture as a whole (the probe's figures are not per run).
+             */
+            run_id: string | null;
+            /**
+             * Scope
+             * @description What the figures cover: 'device 254,0, whole run'.
+             */
+            scope: string;
+            /**
+             * Warnings
+             * @description Lost events and other reasons to distrust the figures.
+             */
+            warnings: string[];
         };
         /**
          * ProbePublic
@@ -6428,6 +6514,73 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FlameTop"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    capture_headlines_api_captures__capture_id__headlines_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                capture_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaptureHeadlines"];
                 };
             };
             /** @description Bad Request */

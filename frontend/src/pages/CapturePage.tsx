@@ -7,6 +7,7 @@ import { formatBytes, formatDate, formatDuration, formatSpread, formatValue } fr
 import { probeRows } from '../logic/probes';
 import { shellJoin } from '../logic/shell';
 import { Link } from '../state/router';
+import { ProbeHeadlines } from './CaptureHeadlines';
 
 export function CapturePage({ id }: { id: string }) {
   const q = useQuery(`capture:${id}`, () => fetchCapture(id));
@@ -85,6 +86,8 @@ function CaptureBody({ c }: { c: CaptureDetail }) {
       )}
 
       {c.workload_kind === 'fio' && <FioResults c={c} />}
+
+      <ProbeHeadlines id={c.id} />
 
       <section className="section">
         <h2>

@@ -13,6 +13,7 @@ from ... import models
 from ...bundle import BundleError
 from ...ingest import ingest_file
 from ...views import captures as captures_view
+from ...views import headlines as headlines_view
 from ..deps import ERRORS, SettingsDep, StoreDep, WriteDep
 
 router = APIRouter()
@@ -60,6 +61,16 @@ def capture_detail(capture_id: str, s: StoreDep) -> models.CaptureDetail:
     if detail is None:
         raise HTTPException(404, f"no capture with id {capture_id}")
     return detail
+
+
+@router.get("/api/captures/{capture_id}/headlines", response_model=models.CaptureHeadlines, responses=ERRORS,
+            tags=["captures"])
+def capture_headlines(capture_id: str, s: StoreDep) -> models.CaptureHeadlines:
+    """Each probe's headline figures per run (block, sched, stacks) or for the capture (lock_stat,
+    monitors, events), each with its unit and where it came from (views/headlines.py)."""
+    if not s.query("SELECT 1 FROM captures WHERE capture_id = ?", [capture_id]).rows:
+        raise HTTPException(404, f"no capture with id {capture_id}")
+    return headlines_view.capture_headlines(s, capture_id)
 
 
 @router.get("/api/captures/{capture_id}/bundle", responses=ERRORS, tags=["captures"],
