@@ -117,6 +117,8 @@ test('time order: the busiest thread, hover, zoom and pan, another track, the li
   await page.mouse.click(box.x, box.y);
   const onBox = await windowOf(page);
   expect(onBox.to - onBox.from).toBeLessThan(whole.to - whole.from);
+  // the box clicked is the current function (the transform keys act on it)
+  await expect(cell.getByTestId('time-current')).toContainText(box.name);
   await expect.poll(() => cellState(page)).toMatch(/tw=\d+-\d+/);
   await page.mouse.move(0, 0);
   await shot(page, 'time-03-zoomed');
@@ -150,8 +152,18 @@ test('time order: the busiest thread, hover, zoom and pan, another track, the li
   await expect(cell.getByTestId('transforms')).toContainText(victim.name);
   await expect(cell.getByTestId('time-summary')).toContainText('removed by the transforms');
   expect(await cell.getByTestId('time-summary').textContent()).not.toBe(before);
+  // and from the keys, on the box clicked
+  const merged = await boxAt(page, 4);
+  await page.mouse.click(merged.x, merged.y);
+  await expect(cell.getByTestId('time-current')).toContainText(merged.name);
+  await page.keyboard.press('m');
+  await expect(cell.getByTestId('transforms').getByRole('listitem')).toHaveCount(2);
+  await expect(cell.getByTestId('transforms')).toContainText(`Merge into callers ${merged.name}`);
+  expect(cellState(page)).toMatch(/x=drop:[^;]+,merge:/);
+  await expect(cell.getByTestId('time-canvas')).toBeVisible(); // still the time order
+  await expect(cell.getByTestId('time-current')).toHaveCount(0); // its function merged away
   await page.mouse.move(0, 0);
-  await shot(page, 'time-05-dropped');
+  await shot(page, 'time-05-transforms');
 });
 
 test('the exports of the flame graph honour the order and the transforms', async ({ page }) => {

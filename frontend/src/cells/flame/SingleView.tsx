@@ -36,8 +36,8 @@ export function SingleView({ id, state, set }: { id: string; state: FlameState; 
   const onSearch = useMemo(() => (v: string) => set({ search: v }), [set]);
 
   const fnDepth = view?.focused ? 1 : 2;
-  // the function the transform keys act on: the sandwich's, else the zoomed frame
-  const current = state.show === 'sandwich' ? state.fn : lay && zoom > 0 && lay.depth[zoom]! >= fnDepth ? lay.names[lay.name[zoom]!]! : null;
+  // the function the transform keys act on: the sandwich's (or the time order's last clicked box), else the zoomed frame
+  const current = state.show === 'sandwich' || state.show === 'time' ? state.fn : lay && zoom > 0 && lay.depth[zoom]! >= fnDepth ? lay.names[lay.name[zoom]!]! : null;
 
   if (q.error) return <ErrorBox error={q.error} title="flame graph" />;
   if (!data || !view || !lay || !fill || !samples) return <p className="muted flame-loading">Loading call stacks…</p>;

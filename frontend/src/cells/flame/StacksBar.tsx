@@ -28,8 +28,8 @@ export function addTransform(state: FlameState, op: TransformOp, name: string): 
   const t: Transform = { op, name };
   if (state.transforms.some((x) => x.op === op && x.name === name)) return {};
   const patch: Partial<FlameState> = { transforms: [...state.transforms, t], zoom: [] };
-  // a function dropped or merged has no sandwich any more
-  if ((op === 'drop' || op === 'merge') && state.fn === name) Object.assign(patch, { show: 'graph' });
+  // a function dropped or merged has no sandwich any more (and is no longer the time order's current one)
+  if ((op === 'drop' || op === 'merge') && state.fn === name) Object.assign(patch, state.show === 'sandwich' ? { show: 'graph' } : { fn: null });
   return patch;
 }
 

@@ -16,6 +16,8 @@ export interface TimeChartProps {
   fill: (box: number) => string;
   tooltip: (box: number) => ReactNode;
   onMenu?: (box: number, x: number, y: number) => void;
+  /** A click on a box: zoom to [from, to) and make it the current function. */
+  onPick?: (box: number, from: number, to: number) => void;
   maxHeight?: number;
 }
 
@@ -34,7 +36,7 @@ export function secondsLabel(t: number, step: number): string {
   return `${(t / 1e9).toFixed(decimals)} s`;
 }
 
-export function TimeChart({ boxes, from, to, onWindow, fill, tooltip, onMenu, maxHeight = 560 }: TimeChartProps) {
+export function TimeChart({ boxes, from, to, onWindow, fill, tooltip, onMenu, onPick, maxHeight = 560 }: TimeChartProps) {
   const wrap = useRef<HTMLDivElement>(null);
   const host = useRef<HTMLDivElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
@@ -51,8 +53,6 @@ export function TimeChart({ boxes, from, to, onWindow, fill, tooltip, onMenu, ma
     return () => ro.disconnect();
   }, []);
 
-  const rows = rowCount(boxes);
-  const height = Math.max(1, rows) * ROW_H;
   const rectsMs = useRef(0);
   const rects = useMemo(() => {
     const t0 = performance.now();
@@ -60,6 +60,11 @@ export function TimeChart({ boxes, from, to, onWindow, fill, tooltip, onMenu, ma
     rectsMs.current = performance.now() - t0;
     return r;
   }, [boxes, from, to, width]);
+  // as tall as the deepest stack in the window
+  let rows = 1;
+  for (const r of rects) if (r.depth + 1 > rows) rows = r.depth + 1;
+  rows = Math.min(rows, Math.max(1, rowCount(boxes)));
+  const height = rows * ROW_H;
 
   useLayoutEffect(() => {
     const c = canvas.current;
@@ -145,7 +150,8 @@ export function TimeChart({ boxes, from, to, onWindow, fill, tooltip, onMenu, ma
 
   const step = tickStep(to - from);
   const ticks: number[] = [];
-  for (let t = Math.ceil(from / step) * step; t <= to; t += step) ticks.push(t);
+  // a label needs about 70 px: none past the right edge
+  for (let t = Math.ceil(from / step) * step; t <= to; t += step) if (((t - from) / (to - from)) * width < width - 70) ticks.push(t);
 
   return (
     <div className="time-chart" data-testid="time-chart">
@@ -187,7 +193,7 @@ export function TimeChart({ boxes, from, to, onWindow, fill, tooltip, onMenu, ma
             const h = at(e);
             if (h) {
               const pad = (boxes.end[h.box]! - boxes.start[h.box]!) * 0.05;
-              onWindow(boxes.start[h.box]! - pad, boxes.end[h.box]! + pad);
+              (onPick ?? ((_b: number, f: number, t: number) => onWindow(f, t)))(h.box, boxes.start[h.box]! - pad, boxes.end[h.box]! + pad);
             }
           }}
           onContextMenu={(e) => {

@@ -34,21 +34,23 @@ export function TimeOrderView({ id, state, set, onMenu }: { id: string; state: F
   const from = win ? win[0] : 0;
   const to = win ? win[1] : until;
   const minSpan = Math.max(1000, (data?.interval_ns ?? 0) / 4);
+  const clamp = useCallback(
+    (f: number, t: number): [number, number] | null => {
+      const span = Math.min(Math.max(t - f, minSpan), until);
+      const a = Math.max(0, Math.min(f, until - span));
+      return t - f >= until || span >= until ? null : [Math.round(a), Math.round(a + span)];
+    },
+    [until, minSpan],
+  );
   const onWindow = useCallback(
     (f: number, t: number) => {
       if (!until) return;
-      let span = Math.min(Math.max(t - f, minSpan), until);
-      let a = Math.max(0, Math.min(f, until - span));
-      if (t - f >= until) {
-        a = 0;
-        span = until;
-      }
-      const next: [number, number] | null = span >= until ? null : [Math.round(a), Math.round(a + span)];
+      const next = clamp(f, t);
       setWin(next);
       window.clearTimeout(timer.current);
       timer.current = window.setTimeout(() => set({ window: next }), COMMIT_MS);
     },
-    [until, minSpan, set],
+    [until, clamp, set],
   );
   const zoomBy = (k: number) => onWindow((from + to) / 2 - ((to - from) * k) / 2, (from + to) / 2 + ((to - from) * k) / 2);
   const panBy = (k: number) => onWindow(from + (to - from) * k, to + (to - from) * k);
@@ -105,11 +107,12 @@ export function TimeOrderView({ id, state, set, onMenu }: { id: string; state: F
             </tr>
           </tbody>
         </table>
-        <div className="tt-hint muted">click to zoom to it · right click: transforms</div>
+        <div className="tt-hint muted">click: zoom to it, f m d r act on it · right click: transforms</div>
       </>
     );
   };
 
+  const isFunction = (k: number) => boxes.depth[k]! > 0 || boxes.focused;
   const step = tickStep(to - from);
   return (
     <div className="time-order" data-testid="time-order">
@@ -141,10 +144,30 @@ export function TimeOrderView({ id, state, set, onMenu }: { id: string; state: F
             Whole run <kbd>0</kbd>
           </button>
         )}
+        {state.fn && (
+          <span data-testid="time-current">
+            current: <code>{state.fn}</code> <span className="muted small">(f m d r: transforms, 3: sandwich)</span>
+          </span>
+        )}
         <span className="muted small">click a box to zoom to it · drag to pan · Ctrl+wheel zoom · ← → pan · Esc zoom out</span>
       </div>
       {boxes.drawn > 0 ? (
-        <TimeChart boxes={boxes} from={from} to={to} onWindow={onWindow} fill={fill} tooltip={tooltip} onMenu={(k, x, y) => (boxes.depth[k]! > 0 || boxes.focused) && onMenu(boxes.names[boxes.name[k]!]!, x, y)} />
+        <TimeChart
+          boxes={boxes}
+          from={from}
+          to={to}
+          onWindow={onWindow}
+          fill={fill}
+          tooltip={tooltip}
+          onMenu={(k, x, y) => isFunction(k) && onMenu(boxes.names[boxes.name[k]!]!, x, y)}
+          onPick={(k, f, t) => {
+            // a click zooms to the box and makes its function the current one (f m d r, 3)
+            window.clearTimeout(timer.current);
+            const next = clamp(f, t);
+            setWin(next);
+            set({ window: next, ...(isFunction(k) ? { fn: boxes.names[boxes.name[k]!]! } : {}) });
+          }}
+        />
       ) : (
         <p className="muted flame-none">No sample with a call stack on this track{state.transforms.length ? ', after the transforms' : ''}.</p>
       )}
