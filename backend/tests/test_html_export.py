@@ -37,6 +37,9 @@ CELLS = {
 }
 
 
+SQL = "SELECT r.run_index, f.iops FROM fio_results f JOIN runs r USING (capture_id, run_id) ORDER BY 1, 2"
+
+
 def _bundle(folder: str, part: str) -> Path:
     found = sorted((DATASETS / folder).glob(f"*{part}*.iolens.tar.gz"))
     if not found:
@@ -106,7 +109,9 @@ def exported(tmp_path_factory) -> dict[str, str]:
                 ids.append(r.json()["id"])
             doc = {"format_version": 1, "title": f"{name}: every chart", "captures": ids, "baseline": ids[0],
                    "cells": [{"type": "markdown", "text": "See [the list](https://lore.kernel.org/linux-block/)."}]
-                   + [{"type": "view", "kind": k, "state": s, "full": False} for k, s, _ in cells]}
+                   + [{"type": "view", "kind": k, "state": s, "full": False} for k, s, _ in cells]
+                   + ([{"type": "sql", "sql": SQL, "chart": {"mark": "line", "x": "run_index", "y": ["iops"]}}]
+                      if name == "sweep" else [])}
             r = api.post("/api/notebooks", json={"document": doc, "parent": None})
             assert r.status_code == 201, r.text
             r = api.get(f"/api/notebooks/{r.json()['id']}/export", params={"format": "html"})
@@ -137,6 +142,12 @@ def test_every_view_cell_is_drawn_as_svg(exported, name) -> None:
                 assert len(f["axis_titles"]) >= 1, (where, f)
                 for t in f["axis_titles"]:
                     assert re.search(r"\(.+\)$", t), (where, f["name"], t)
+    # a SQL cell's chart: as wide as the others, both axes titled (with the result's column names)
+    sql = [s for s in page.sections if s["kind"] == "sql"]
+    assert len(sql) == (name == "sweep")
+    if sql:
+        assert len(sql) == 1 and [f["name"] for f in sql[0]["figures"]] == ["sql"] and sql[0]["svgs"] == 1
+        assert sql[0]["figures"][0]["axis_titles"] == ["run_index", "iops"]
     assert "not part of the static export" not in exported[name]
     assert "could not be exported" not in exported[name]
 

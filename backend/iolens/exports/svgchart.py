@@ -14,8 +14,8 @@ from typing import Any
 from . import textfmt as tf
 
 COLORS = ["#4e79a7", "#f28e2c", "#e15759", "#76b7b2", "#59a14f", "#edc949", "#af7aa1", "#ff9da7", "#9c755f", "#bab0ab"]
-W, H = 640, 240
-M = {"top": 12, "right": 16, "bottom": 34, "left": 60}
+W, H = 1040, 260  # the page's width (exports/svgplot.py W)
+M = {"top": 12, "right": 18, "bottom": 40, "left": 70}
 
 
 def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
@@ -72,7 +72,7 @@ def chart_svg(columns: list[str], rows: list[list[Any]], mark: str, x: str, ys: 
     def sy(v: float) -> float:
         return M["top"] + ph - (v - y0) / ((y1 - y0) or 1) * ph
 
-    parts = [f'<svg class="chart" viewBox="0 0 {W} {H}" width="{W}" height="{H}" '
+    parts = [f'<svg class="plot" viewBox="0 0 {W} {H}" width="{W}" height="{H}" '
              f'role="img" aria-label="{e(mark)} chart of {e(", ".join(ys))} by {e(x)}">']
     for t in yt:
         yy = sy(t)
@@ -130,7 +130,11 @@ def chart_svg(columns: list[str], rows: list[list[Any]], mark: str, x: str, ys: 
                     parts.append(f'<path d="{d}" fill="none" stroke="{color}" stroke-width="1.5"/>')
                 parts += [f'<circle cx="{a:.1f}" cy="{b:.1f}" r="{2 if mark == "line" else 3}" fill="{color}"/>' for a, b in coords]
     parts.append(f'<line x1="{M["left"]}" x2="{W - M["right"]}" y1="{sy(y0):.1f}" y2="{sy(y0):.1f}" class="axis"/>')
-    parts.append(f'<text x="{M["left"] + pw / 2:.1f}" y="{H - 4}" text-anchor="middle" class="label">{e(x)}</text>')
+    parts.append(f'<text x="{M["left"] + pw / 2:.1f}" y="{H - 5}" text-anchor="middle" class="axis-title">{e(x)}</text>')
+    ytitle = ", ".join(y for y, _ in ycols)
+    parts.append(f'<text transform="translate(13,{M["top"] + ph / 2:.1f}) rotate(-90)" text-anchor="middle" '
+                 f'class="axis-title">{e(tf.fit(ytitle, 40))}</text>')
     parts.append("</svg>")
     legend = "".join(f'<span><i style="background:{COLORS[k % len(COLORS)]}"></i>{e(y)}</span>' for k, (y, _) in enumerate(ycols))
-    return f'<figure class="chart">{"".join(parts)}<figcaption>{legend}</figcaption></figure>'
+    return (f'<figure class="chart" data-chart="sql">{"".join(parts)}<figcaption class="legend">{legend}</figcaption>'
+            "</figure>")
