@@ -122,6 +122,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "into runs/rNNN/sched.script.gz (kind perf-sched) and perf stat -I 1000 -A of "
                         "context-switches, cpu-migrations, task-clock and the same tracepoints into "
                         "runs/rNNN/perf-stat.csv (kind perf-stat) (default: off)")
+    g.add_argument("--offcpu", action="store_true",
+                   help="off-CPU and wakeup stacks: perf record -a -g of sched_switch and sched_waking "
+                        "into runs/rNNN/offcpu.script.gz (kind perf-offcpu; the server weighs each stack "
+                        "of a task switching out by the time until it runs again) and perf stat -I 1000 "
+                        "-A of the same into runs/rNNN/perf-stat-offcpu.csv (kind perf-stat-offcpu) "
+                        "(default: off)")
     g.add_argument("--block", metavar="DEV",
                    help="block-layer events of device DEV (loop0, /dev/vda, 7:0): blktrace + "
                         "blkparse where the kernel allows it (kind blkparse), else perf record of the "
@@ -209,6 +215,7 @@ def options_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace,
         force=args.force, argv=argv,
         lock_stat=args.lock_stat, lock_stat_snapshot=args.lock_stat_snapshot,
         probes=Settings(stacks=args.stacks, freq=args.freq, call_graph=args.call_graph, sched=args.sched,
+                        offcpu=args.offcpu,
                         block=args.block, cgroup=args.cgroup, cpu_weight=args.cpu_weight, cpus=args.cpus,
                         probe_max_mb=args.probe_max_mb, trace=args.trace, monitors=args.monitors,
                         monitor_interval=args.monitor_interval),

@@ -1,5 +1,5 @@
 """The per-repeat probes of `iolens-collect run` put together: --stacks (stacks.py), --sched
-(sched.py), --block (block.py), and the workload's placement, --cgroup/--cpu-weight
+(sched.py), --offcpu (offcpu.py), --block (block.py), and the workload's placement, --cgroup/--cpu-weight
 (cgroup.py) and --cpus. capture.py calls, in this order:
 
     Probes(settings)          checks the options; nothing runs (bad input -> ProbeError, exit 2)
@@ -25,6 +25,7 @@ from . import block as block_mod
 from . import cgroup as cgroup_mod
 from . import perfrec
 from .monitors import MonitorProbe
+from .offcpu import OffcpuProbe
 from .perfrec import PerfError, RunProbe
 from .sched import SchedProbe
 from .stacks import CALL_GRAPHS, DEFAULT_FREQ, StacksProbe
@@ -58,6 +59,7 @@ class ProbeSpec:
 PROBES: Tuple[ProbeSpec, ...] = (
     ProbeSpec("stacks", ("--stacks", "--freq", "--call-graph"), ("perf-script",), "stacks.py", "stacks"),
     ProbeSpec("sched", ("--sched",), ("perf-sched", "perf-stat"), "sched.py", "scheduler events"),
+    ProbeSpec("offcpu", ("--offcpu",), ("perf-offcpu", "perf-stat-offcpu"), "offcpu.py", "off-CPU stacks"),
     ProbeSpec("block", ("--block",), ("blkparse", "perf-block", "perf-stat-block"), "block.py", "block events"),
     ProbeSpec("trace", ("--trace",), ("perf-trace", "perf-trace-fields", "tracepoint-formats", "perf-stat"),
               "trace.py", "traced events"),
@@ -81,6 +83,7 @@ class Settings:
     freq: Optional[int] = None
     call_graph: Optional[str] = None
     sched: bool = False
+    offcpu: bool = False  # --offcpu: call chains at sched_switch and sched_waking (offcpu.py)
     block: Optional[str] = None
     cgroup: Optional[str] = None
     cpu_weight: Optional[int] = None
@@ -93,7 +96,7 @@ class Settings:
 
     @property
     def any_perf(self) -> bool:
-        return self.stacks or self.sched or self.block is not None or bool(self.trace)
+        return self.stacks or self.sched or self.offcpu or self.block is not None or bool(self.trace)
 
 
 def scratch_base(need_bytes: int = 0) -> Optional[str]:
@@ -127,7 +130,7 @@ class Probes:
         if s.cpu_weight is not None and s.cgroup is None:
             raise ProbeError("--cpu-weight needs --cgroup NAME (the cgroup the workload runs in)")
         if s.probe_max_mb is not None and not s.any_perf:
-            raise ProbeError("--probe-max-mb needs --stacks, --sched, --block or --trace")
+            raise ProbeError("--probe-max-mb needs --stacks, --sched, --offcpu, --block or --trace")
         if s.monitor_interval is not None and not s.monitors:
             raise ProbeError("--monitor-interval needs --monitors")
         if s.monitor_interval is not None and not 10 <= s.monitor_interval <= 60000:
@@ -180,7 +183,7 @@ class Probes:
             perf, perf_problem = perfrec.find_perf()
             if perf is None:
                 perf_problem = (perf_problem or "perf unusable") + perfrec.permission_hint(s.root)
-        if perf is not None and (s.sched or s.block is not None or s.trace):
+        if perf is not None and (s.sched or s.offcpu or s.block is not None or s.trace):
             events_dir, tracefs_problem, self.tracefs_mounted = perfrec.ensure_tracefs(s.root)
             if self.tracefs_mounted:
                 self._note(f"tracefs: was not mounted; mounted at {perfrec.TRACEFS} for this capture "
@@ -204,6 +207,20 @@ class Probes:
                     if p.missing:
                         self._note(f"sched: this kernel has no {', '.join(p.missing)}; recorded the others", say)
                     self.active.append(p)
+        if s.offcpu:
+            if perf is None:
+                self._note(f"offcpu: {perf_problem}; no off-CPU stacks in this capture", say)
+            elif events_dir is None:
+                self._note(f"offcpu: {tracefs_problem}; no off-CPU stacks in this capture", say)
+            else:
+                op = OffcpuProbe(perf, events_dir, self.max_mb)
+                problem = op.setup()
+                if problem:
+                    self._note(problem, say)
+                else:
+                    if op.missing:
+                        self._note(f"offcpu: this kernel has no {', '.join(op.missing)}; recorded the others", say)
+                    self.active.append(op)
         if s.trace:
             if perf is None:
                 self._note(f"trace: {perf_problem}; no traced events in this capture", say)

@@ -40,6 +40,7 @@ from .routes import (
     loose,
     meta,
     monitors,
+    offcpu,
     sched,
     sql,
     sweep,
@@ -50,8 +51,8 @@ from .routes import notebooks as notebook_routes
 log = logging.getLogger("iolens.api")
 
 # One router per domain, in the order of the OpenAPI document.
-ROUTERS = (meta, captures, comparison, loose, fio, lockstat, notebook_routes, sql, block, sched, flame, flame_time, timerange, sweep, events, monitors,
-           backup)
+ROUTERS = (meta, captures, comparison, loose, fio, lockstat, notebook_routes, sql, block, sched, flame, flame_time, timerange,
+           offcpu, sweep, events, monitors, backup)
 
 __all__ = ["Settings", "create_app", "default_frontend_dist"]
 

@@ -33,6 +33,8 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("lock-stat", "run or capture", True, "the text of /proc/lock_stat"),
     Kind("perf-sched", "run", True, "perf script text of the sched tracepoints"),
     Kind("perf-stat", "run", True, "perf stat -x, output during the run"),
+    Kind("perf-offcpu", "run", True, "perf script text of sched_switch and sched_waking with call chains (--offcpu)"),
+    Kind("perf-stat-offcpu", "run", True, "perf stat -x, counts of sched_switch and sched_waking (--offcpu)"),
     Kind("fio-log", "run", True, "a fio bw/iops/lat log"),
     Kind("fio-terse", "run", True, "fio terse output (--minimal, terse versions 2-5)"),
     Kind("fio-terse-upload", "capture", False, "the terse file as uploaded, wrapped into a bundle by the server"),

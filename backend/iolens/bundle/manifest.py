@@ -37,7 +37,8 @@ class Artifact(_Open):
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     trace_clock_at_start_ns: int | None = Field(
         None, description="CLOCK_MONOTONIC (ns) at the run's start, the clock of the recording's times: "
-                          "perf-script, perf-sched, perf-block, blkparse, perf-trace, perf-trace-fields, fio-log.")
+                          "perf-script, perf-sched, perf-offcpu, perf-block, blkparse, perf-trace, perf-trace-fields, "
+                          "fio-log.")
     scope: str | None = Field(None, description="perf-stat: system (default, -a) or workload.")
     log: str | None = Field(None, description="fio-log: bw, iops, lat, clat or slat.")
     job: str | None = Field(None, description="fio-log: the job's name.")
@@ -73,7 +74,7 @@ class Run(_Open):
     cmdline: list[str] = Field(default_factory=list)
     artifacts: list[Artifact] = Field(default_factory=list)
     probes: dict[str, Any] = Field(
-        default_factory=dict, description="What each probe of the run did (stacks, sched, block, workload...): "
+        default_factory=dict, description="What each probe of the run did (stacks, sched, offcpu, block, workload...): "
                                           "commands, tool version, counts, sizes, overhead.")
 
 

@@ -112,6 +112,10 @@ _WAKE = re.compile(
 _MIGRATE = re.compile(
     r"comm=(.*?) pid=([0-9]{1,9}) prio=(-?[0-9]{1,9}) orig_cpu=([0-9]{1,6}) dest_cpu=([0-9]{1,6})"
 )
+# The trace text of sched_switch and sched_waking/wakeup, for other readers of these events
+# (perf_offcpu.py: the same events with call chains).
+SWITCH_TRACE = _SWITCH
+WAKE_TRACE = _WAKE
 
 _HEAD_LOOSE = re.compile(r"\s*.*?\s+-?\d+(?:/-?\d+)?\s+\[\d+\]\s+\d+\.\d+:\s+(?:\d+\s+)?[\w:.-]+:")
 _FIELD_VALUE = re.compile(r"\b(\w*(?:pid|prio|cpu))=(\S*)")

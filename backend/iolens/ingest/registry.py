@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..bundle import Artifact, OpenBundle
-from . import blktrace, block, fio, folded, kconfig, lock_stat, monitors, perf_script, sched, sweep, trace
+from . import blktrace, block, fio, folded, kconfig, lock_stat, monitors, offcpu, perf_script, sched, sweep, trace
 from .parsed import Parsed
 
 Handler = Callable[[OpenBundle, str | None, Artifact, Parsed], None]
@@ -22,6 +22,8 @@ HANDLERS: dict[str, Handler] = {
     "perf-stat-block": block.perf_stat_block_artifact,
     "perf-sched": sched.sched_artifact,
     "perf-stat": sched.perf_stat_artifact,
+    "perf-offcpu": offcpu.offcpu_artifact,
+    "perf-stat-offcpu": offcpu.perf_stat_offcpu_artifact,
     "fio-log": sweep.fio_log_artifact,
     "fio-terse": sweep.fio_terse_artifact,
     "cmd-stdout": sweep.cmd_stdout_artifact,
@@ -52,4 +54,5 @@ TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
     **trace.TABLE_COLUMNS,
     **monitors.TABLE_COLUMNS,
     **kconfig.TABLE_COLUMNS,
+    **offcpu.TABLE_COLUMNS,
 }

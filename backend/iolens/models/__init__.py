@@ -129,6 +129,14 @@ from .notebook import (  # noqa: F401
     SqlChart,
     ViewCell,
 )
+from .offcpu import (  # noqa: F401
+    OffcpuCheck,
+    OffcpuPair,
+    OffcpuRun,
+    OffcpuSide,
+    OffcpuSummary,
+    OffcpuTaskRow,
+)
 from .sched import (  # noqa: F401
     DelayBin,
     SchedCaptureStatus,

@@ -45,12 +45,14 @@ from typing import Any, Literal
 from .. import models
 from ..formats.perf_script import format_folded
 from ..store.db import Store
+from ..store.derived import OFFCPU_EVENT, OFFCPU_EVENTS
 
 ROOT_NAME = "all"
 # A tree of more nodes than this is refused (ask for a narrower selection) rather than sent.
 MAX_NODES = 2_000_000
-# cpu-clock and task-clock periods are nanoseconds of CPU time.
-NS_EVENTS = frozenset({"cpu-clock", "task-clock"})
+# cpu-clock and task-clock periods are nanoseconds of CPU time; 'offcpu' weights are ns off the
+# CPU (ingest/offcpu.py, docs/offcpu.md).
+NS_EVENTS = frozenset({"cpu-clock", "task-clock", OFFCPU_EVENT})
 FACET_LIMIT = 200
 DEFAULT_FUNCTIONS = 200
 
@@ -235,8 +237,9 @@ def _capture(store: Store, cid: str) -> CaptureStacks:
     ev = store.query(
         """SELECT event, count(*)::BIGINT AS samples, sum(weight)::BIGINT AS weight, min(ts_ns) AS first,
                   count(stack_id)::BIGINT AS with_stack
-           FROM perf_samples WHERE capture_id = ? GROUP BY event ORDER BY first NULLS LAST, samples DESC""",
-        [cid]).rows
+           FROM perf_samples WHERE capture_id = ? GROUP BY event
+           ORDER BY list_contains(?, event), first NULLS LAST, samples DESC""",
+        [cid, list(OFFCPU_EVENTS)]).rows  # the off-CPU events are the default only when alone
     if not ev:
         raise NoStacks(f"capture {cid} has no perf call stacks (record them with `iolens-collect run --stacks`)")
     events = [models.FlameEvent(event=e, samples=n, weight=w, with_stack=k) for e, n, w, _, k in ev]
