@@ -393,6 +393,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/captures/{capture_id}/offcpu": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Offcpu Summary */
+        get: operations["offcpu_summary_api_captures__capture_id__offcpu_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/captures/{capture_id}/offcpu/pair": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Offcpu Pair */
+        get: operations["offcpu_pair_api_captures__capture_id__offcpu_pair_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/captures/{capture_id}/sched": {
         parameters: {
             query?: never;
@@ -3637,6 +3671,210 @@ export interface components {
             /** Title */
             title: string;
         };
+        /** OffcpuCheck */
+        OffcpuCheck: {
+            /** Detail */
+            detail: string;
+            /** Event */
+            event: string;
+            /** Expected */
+            expected: number | null;
+            /**
+             * Name
+             * @enum {string}
+             */
+            name: "recorded_vs_counted" | "pairing";
+            /**
+             * Ok
+             * @description Null when not checked (no perf stat in the run).
+             */
+            ok: boolean | null;
+            /** Ratio */
+            ratio: number | null;
+            /** Recorded */
+            recorded: number | null;
+        };
+        /** OffcpuPair */
+        OffcpuPair: {
+            a: components["schemas"]["OffcpuSide"];
+            b: components["schemas"]["OffcpuSide"];
+            capture: components["schemas"]["FlameCaptureRef"];
+            /** Events Lost */
+            events_lost: boolean;
+            /** Notes */
+            notes: string[];
+            /** Run Id */
+            run_id: string;
+            /** Warnings */
+            warnings: string[];
+        };
+        /**
+         * OffcpuRun
+         * @description One run's recording: what was weighted and what was not (the ends, lost events).
+         */
+        OffcpuRun: {
+            /**
+             * Blocked Ns
+             * @description Their summed time off the CPU, ns.
+             */
+            blocked_ns: number;
+            /** Checks */
+            checks: components["schemas"]["OffcpuCheck"][];
+            /**
+             * Duration Ns
+             * @description First to last event of the recording.
+             */
+            duration_ns: number | null;
+            /** Events Lost */
+            events_lost: boolean;
+            /**
+             * In At Start
+             * @description Switch-ins of threads off the CPU since before the recording: no stack.
+             */
+            in_at_start: number;
+            /**
+             * Intervals
+             * @description Switch-outs paired with the thread's next switch-in: the weighted stacks.
+             */
+            intervals: number;
+            /**
+             * Open At End
+             * @description Switch-outs with no switch-in before the recording's last event: not weighted.
+             */
+            open_at_end: number;
+            /**
+             * Open At End Ns
+             * @description Their time from the switch-out to the last event (a lower bound), ns.
+             */
+            open_at_end_ns: number;
+            /** Run Id */
+            run_id: string;
+            /**
+             * Switches
+             * @description sched_switch events recorded.
+             */
+            switches: number;
+            /**
+             * Unpaired
+             * @description Switch-outs or switch-ins whose partner was lost: not weighted.
+             */
+            unpaired: number;
+            /**
+             * Wakings
+             * @description sched_waking events recorded.
+             */
+            wakings: number;
+            /** Warnings */
+            warnings: string[];
+        };
+        /**
+         * OffcpuSide
+         * @description One task (or task group) of a pair: where it blocked, and what woke it.
+         */
+        OffcpuSide: {
+            /** @description Stacks it switched out with, 'comm;[state X];frames', weighted by ns off the CPU until it ran again (self_samples: intervals). */
+            blocked: components["schemas"]["FlameTree"];
+            /**
+             * Blocked Ns
+             * @description Time off the CPU of the selected threads, ns (the blocked tree's total).
+             */
+            blocked_ns: number;
+            /** Intervals */
+            intervals: number;
+            /**
+             * Label
+             * @description The comm(s) of the threads selected.
+             */
+            label: string;
+            /**
+             * Selector
+             * @description As asked: a thread id ('7894') or a task group ('kworker/*').
+             */
+            selector: string;
+            /**
+             * States
+             * @description prev_state -> ns off the CPU.
+             */
+            states: {
+                [key: string]: number;
+            };
+            /** Tids */
+            tids: number[];
+            /**
+             * Wakeups
+             * @description sched_waking events of these threads (the woken-by tree's total).
+             */
+            wakeups: number;
+            /** Wakeups By Partner */
+            wakeups_by_partner: number;
+            /** @description Stacks of the wakeups aimed at it, 'waker comm;frames;[wakes COMM]', one per sched_waking (self_weight = self_samples = wakeups). */
+            woken_by: components["schemas"]["FlameTree"];
+            /**
+             * Woken By Partner
+             * @description Intervals that ended after a wakeup raised by the other side.
+             */
+            woken_by_partner: number;
+            /**
+             * Woken By Partner Ns
+             * @description Their time off the CPU, ns.
+             */
+            woken_by_partner_ns: number;
+        };
+        /** OffcpuSummary */
+        OffcpuSummary: {
+            capture: components["schemas"]["FlameCaptureRef"];
+            /** Events Lost */
+            events_lost: boolean;
+            /** Runs */
+            runs: components["schemas"]["OffcpuRun"][];
+            /**
+             * Tasks
+             * @description Most time off the CPU first.
+             */
+            tasks: components["schemas"]["OffcpuTaskRow"][];
+            /** Warnings */
+            warnings: string[];
+        };
+        /**
+         * OffcpuTaskRow
+         * @description A thread's time off the CPU in one run, by the state it left in.
+         */
+        OffcpuTaskRow: {
+            /** Blocked Ns */
+            blocked_ns: number;
+            /** Comm */
+            comm: string;
+            /**
+             * Group
+             * @description 'kworker/*', per-CPU kernel threads as 'name/*', else the comm (the sched views' groups).
+             */
+            group: string;
+            /** Intervals */
+            intervals: number;
+            /**
+             * Max Ns
+             * @description The longest single time off the CPU.
+             */
+            max_ns: number;
+            /** Pid */
+            pid: number | null;
+            /** Run Id */
+            run_id: string;
+            /**
+             * States
+             * @description prev_state -> ns off the CPU after leaving in that state (S sleeping, D uninterruptible, R/R+ preempted, I idle kthread).
+             */
+            states: {
+                [key: string]: number;
+            };
+            /** Tid */
+            tid: number;
+            /**
+             * Top Waker
+             * @description The group that woke it most often (first sched_waking after its switch-out).
+             */
+            top_waker: string | null;
+        };
         /** ProbeCount */
         ProbeCount: {
             /**
@@ -6799,6 +7037,152 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LockStacks"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    offcpu_summary_api_captures__capture_id__offcpu_get: {
+        parameters: {
+            query?: {
+                /** @description One run (default: every run with off-CPU stacks). */
+                run?: string | null;
+                /** @description Threads to list. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                capture_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OffcpuSummary"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Request Entity Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    offcpu_pair_api_captures__capture_id__offcpu_pair_get: {
+        parameters: {
+            query: {
+                /** @description The run. */
+                run: string;
+                /** @description A thread id ('7894') or a task group as the sched views name them ('kworker/*', 'fio'). */
+                a: string;
+                /** @description A thread id ('7894') or a task group as the sched views name them ('kworker/*', 'fio'). */
+                b: string;
+            };
+            header?: never;
+            path: {
+                capture_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OffcpuPair"];
                 };
             };
             /** @description Bad Request */
