@@ -172,7 +172,8 @@ def real(tmp_path_factory):
         manifest = json.load(io.TextIOWrapper(tar.extractfile("manifest.json"), encoding="utf-8"))
     with running_server(tmp / "data") as api:
         with out.open("rb") as f:
-            resp = api.post("/api/captures", files={"file": (out.name, f, "application/gzip")})
+            # the whole machine's switches with call chains, parsed in Python: minutes on a loaded 2-CPU host
+            resp = api.post("/api/captures", files={"file": (out.name, f, "application/gzip")}, timeout=600)
         assert resp.status_code == 201, resp.text
         yield api, resp.json()["id"], script, manifest
 
@@ -225,3 +226,28 @@ def test_real_pair_of_the_pingpong_table(real):
     assert bad.status_code == 422 and "r999" in bad.text
     none = api.get(f"/api/captures/{cid}/offcpu/pair", params={"run": row["run_id"], "a": "no-such-task", "b": b})
     assert none.status_code == 422 and "no-such-task" in none.text
+
+
+@pytest.mark.capture
+def test_real_text_and_html_exports_of_the_offcpu_cell(real):
+    from notebook_helpers import check_mail_safe, save
+
+    api, cid, _script, _manifest = real
+    summ = api.get(f"/api/captures/{cid}/offcpu", params={"limit": 5000}).json()
+    fio = next(t for t in summ["tasks"] if t["comm"] == "fio")
+    doc = {"format_version": 1, "title": "off-CPU", "captures": [cid], "baseline": cid,
+           "cells": [{"type": "view", "kind": "offcpu", "state": "", "full": False},
+                     {"type": "view", "kind": "offcpu", "state": f"c={cid};r=r000;a={fio['tid']};b=kworker%2F*",
+                      "full": False}]}
+    r = save(api, doc)
+    assert r.status_code == 201, r.text
+    nid = r.json()["id"]
+    text = api.get(f"/api/notebooks/{nid}/export").text
+    Path(os.environ.get("OFFCPU_DUMP", os.devnull)).write_text(text)
+    check_mail_safe(text)
+    assert "-- [1] Off-CPU " in text and "waits weighted" in text and "off the CPU" in text
+    assert "pair in r000: fio" in text and "kworker/" in text
+    assert "blocked in (by time):" in text and "woken by (by count):" in text
+    assert ("LOST EVENTS" in text) == summ["runs"][0]["events_lost"]
+    page = api.get(f"/api/notebooks/{nid}/export", params={"format": "html"}).text
+    assert "pair in r000" in page

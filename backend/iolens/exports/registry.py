@@ -5,7 +5,7 @@ draw through this table; a kind without an entry is exported as its name and a l
 
 from __future__ import annotations
 
-from . import block, events, fio, flame, lockstat, monitors, sched, sweep
+from . import block, events, fio, flame, lockstat, monitors, offcpu, sched, sweep
 from .context import ViewExport
 
 VIEW_EXPORTS: dict[str, ViewExport] = {
@@ -19,4 +19,5 @@ VIEW_EXPORTS: dict[str, ViewExport] = {
     "monitors": monitors.MonitorsExport(),
     "events": events.EventsExport(),
     "flame": flame.FlameExport(),
+    "offcpu": offcpu.OffcpuExport(),
 }

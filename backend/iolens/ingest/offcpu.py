@@ -38,7 +38,7 @@ from ..formats.perf_stat import parse_perf_stat_csv
 from ..store.derived import OFFCPU_EVENT, OFFCPU_STACK_BASE, WAKEUP_EVENT
 from ..store.rules.lost_events import LOSS_THRESHOLD, recorded_short
 from .parsed import Parsed
-from .sched import open_member, task_group_sql
+from .sched import open_member, task_group_sql, workload_comm
 
 if TYPE_CHECKING:
     from ..store.db import Writer
@@ -49,7 +49,7 @@ EVENTS = ("sched:sched_switch", "sched:sched_waking")
 
 RUN_COLUMNS = ("capture_id", "run_id", "path", "first_ts_ns", "last_ts_ns", "switches", "wakings", "intervals",
                "blocked_ns", "open_at_end", "open_at_end_ns", "in_at_start", "unpaired", "chainless",
-               "events_lost", "warnings")
+               "workload_comm", "events_lost", "warnings")
 CHECK_COLUMNS = ("capture_id", "run_id", "name", "event", "recorded", "expected", "ratio", "threshold", "ok",
                  "detail")
 INTERVAL_COLUMNS = ("capture_id", "run_id", "tid", "pid", "comm", "grp", "state", "cpu_out", "t_out_ns", "cpu_in",
@@ -226,7 +226,9 @@ def offcpu_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out: 
         out.warnings.append(f"{art.path}: {w}")
     out.add("offcpu_runs", [(cid, run_id, art.path, run.first_ts_ns, run.last_ts_ns, run.switches, run.n_wakings,
                              run.paired, run.blocked_ns, run.open_at_end, run.open_at_end_ns, run.in_at_start,
-                             run.unpaired_in + run.unpaired_out, run.chainless, bool(warnings),
+                             run.unpaired_in + run.unpaired_out, run.chainless,
+                             workload_comm(bundle.manifest, next(r for r in bundle.manifest.runs if r.id == run_id)),
+                             bool(warnings),
                              json.dumps(warnings))])
     out.add("offcpu_checks", [(cid, run_id, *c[:4], c[4], LOSS_THRESHOLD, c[5], c[6]) for c in check_rows])
     out.add("offcpu_intervals", run.intervals)

@@ -47,6 +47,7 @@ class OffcpuTaskRow(BaseModel):
     pid: int | None
     comm: str
     group: str = Field(description="'kworker/*', per-CPU kernel threads as 'name/*', else the comm (the sched views' groups).")
+    workload: bool = Field(description="Its comm is the run's workload's ('fio'): listed first.")
     intervals: int
     blocked_ns: int
     states: dict[str, int] = Field(description="prev_state -> ns off the CPU after leaving in that state "
@@ -60,7 +61,8 @@ class OffcpuSummary(BaseModel):
     runs: list[OffcpuRun]
     events_lost: bool
     warnings: list[str]
-    tasks: list[OffcpuTaskRow] = Field(description="Most time off the CPU first.")
+    workload_comm: str | None = Field(description="The workload's task name ('fio'), when known.")
+    tasks: list[OffcpuTaskRow] = Field(description="The workload's threads first, then most time off the CPU first.")
 
 
 class OffcpuSide(BaseModel):

@@ -761,6 +761,7 @@ CREATE TABLE IF NOT EXISTS offcpu_runs (
     in_at_start    BIGINT NOT NULL,    -- switch-ins of threads never seen before (off the CPU since before the recording): no stack, not weighted
     unpaired       BIGINT NOT NULL,    -- a switch-out followed by another switch-out of the thread, or a switch-in with no switch-out before it after the thread was seen: an event was lost; not weighted
     chainless      BIGINT NOT NULL,    -- events without a usable frame (drawn as the task and state only)
+    workload_comm  VARCHAR,            -- the workload's task name ("fio"), listed first by the views; NULL when not known
     events_lost    BOOLEAN NOT NULL,   -- a check of offcpu_checks failed: the views show a warning
     warnings       JSON NOT NULL,      -- ["..."] what the checks found, one sentence each
     PRIMARY KEY (capture_id, run_id)

@@ -63,23 +63,28 @@ def summary(store: Store, cid: str, run: str | None = None, limit: int = TASK_LI
         raise BadQuery(f"capture {cid} has no off-CPU stacks in run {run!r} "
                        f"(runs with them: {', '.join(r.run_id for r in runs)})")
     params: dict[str, Any] = {"cid": cid, "run": run, "limit": limit}
-    # per run and thread: intervals, ns off the CPU, ns per state, the longest, the most frequent waker group
+    # per run and thread: intervals, ns off the CPU, ns per state, the longest, the most frequent
+    # waker group, whether it is the workload's; the workload's threads first
     rows = store.query(
-        """WITH i AS (SELECT * FROM offcpu_intervals WHERE capture_id = $cid AND ($run IS NULL OR run_id = $run)),
+        """WITH i AS (SELECT i.*, i.comm IS NOT DISTINCT FROM r.workload_comm AS wl FROM offcpu_intervals i
+                     JOIN offcpu_runs r USING (capture_id, run_id)
+                     WHERE i.capture_id = $cid AND ($run IS NULL OR i.run_id = $run)),
            st AS (SELECT run_id, tid, state, sum(blocked_ns)::BIGINT AS ns FROM i GROUP BY ALL),
            wk AS (SELECT run_id, tid, mode(waker_grp) AS waker FROM i WHERE waker_grp IS NOT NULL GROUP BY ALL)
         SELECT i.run_id, i.tid, any_value(i.pid), mode(i.comm), mode(i.grp), count(*)::BIGINT,
                sum(i.blocked_ns)::BIGINT AS ns, max(i.blocked_ns)::BIGINT,
                (SELECT json_group_object(st.state, st.ns) FROM st WHERE st.run_id = i.run_id AND st.tid = i.tid),
-               any_value(wk.waker)
+               any_value(wk.waker), bool_or(i.wl) AS wl
         FROM i LEFT JOIN wk ON wk.run_id = i.run_id AND wk.tid = i.tid
-        GROUP BY i.run_id, i.tid ORDER BY ns DESC, i.run_id, i.tid LIMIT $limit""", params).rows
-    tasks = [models.OffcpuTaskRow(run_id=r[0], tid=r[1], pid=r[2], comm=r[3], group=r[4], intervals=r[5],
-                                  blocked_ns=r[6], max_ns=r[7], states=json.loads(r[8]) if r[8] else {},
-                                  top_waker=r[9]) for r in rows]
+        GROUP BY i.run_id, i.tid ORDER BY wl DESC, ns DESC, i.run_id, i.tid LIMIT $limit""", params).rows
+    tasks = [models.OffcpuTaskRow(run_id=r[0], tid=r[1], pid=r[2], comm=r[3], group=r[4], workload=r[10],
+                                  intervals=r[5], blocked_ns=r[6], max_ns=r[7],
+                                  states=json.loads(r[8]) if r[8] else {}, top_waker=r[9]) for r in rows]
+    comms = store.query("SELECT DISTINCT workload_comm FROM offcpu_runs WHERE capture_id = ? AND workload_comm IS NOT NULL",
+                        [cid]).rows
     warnings = [f"{r.run_id}: {w}" for r in runs for w in r.warnings]
     return models.OffcpuSummary(capture=ref, runs=runs, events_lost=any(r.events_lost for r in runs),
-                                warnings=warnings, tasks=tasks)
+                                warnings=warnings, workload_comm=comms[0][0] if len(comms) == 1 else None, tasks=tasks)
 
 
 def _side_where(selector: str, tid_col: str, grp_col: str) -> tuple[str, Any]:

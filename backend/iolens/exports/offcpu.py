@@ -1,0 +1,134 @@
+"""The off-CPU cell ('offcpu' in src/cells/registry.ts) in text and HTML exports: per capture and
+run what was recorded and weighted, the lost-events checks, the threads with the most time off the
+CPU; with a pair (a, b in the state), each side's time off the CPU, how much of it the other side
+ended, and its heaviest blocked and woken-by stacks. The flame graphs stay in the app (a link).
+
+State (src/cells/offcpu/state.ts): `c=` capture, `r=` run, `a=` and `b=` the pair's sides
+(percent-encoded), `m=` flame or icicle (the app only).
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from urllib.parse import unquote
+
+from .. import models
+from ..views import flame as flame_view
+from ..views import offcpu as offcpu_view
+from . import textfmt as tf
+from .context import ExportContext, parse_state
+
+TOP_THREADS = 8
+TOP_STACKS = 3
+LEAF_FRAMES = 4  # frames shown of a stack, nearest the leaf
+
+
+@dataclass
+class OffcpuData:
+    summaries: list[models.OffcpuSummary] = field(default_factory=list)
+    pair: models.OffcpuPair | None = None
+    missing: list[str] = field(default_factory=list)  # captures without off-CPU stacks
+
+
+def _ms(ns: int) -> str:
+    return f"{ns / 1e6:,.1f} ms"
+
+
+def top_stacks(tree: models.FlameTree, n: int = TOP_STACKS) -> list[tuple[list[str], int]]:
+    """The n stacks (root first) with the most self weight."""
+    path: list[str] = []
+    out: list[tuple[list[str], int]] = []
+    for i, (name, depth) in enumerate(zip(tree.name, tree.depth)):
+        del path[max(depth - 1, 0):]
+        if depth:
+            path.append(tree.names[name])
+        if tree.self_weight[i] > 0:
+            out.append((list(path), tree.self_weight[i]))
+    out.sort(key=lambda x: -x[1])
+    return out[:n]
+
+
+def _stack_text(frames: list[str]) -> str:
+    """'comm [state] ... a -> b -> leaf' with the frames nearest the leaf."""
+    head = [f for f in frames[:2]]
+    tail = frames[2:]
+    shown = ([".."] if len(tail) > LEAF_FRAMES else []) + tail[-LEAF_FRAMES:]
+    return " ".join(head) + (": " + " -> ".join(shown) if shown else "")
+
+
+class OffcpuExport:
+    title = "Off-CPU"
+
+    @staticmethod
+    def read_state(state: str) -> dict[str, str | None]:
+        """The fields of the cell's state the export uses, as src/cells/offcpu/state.ts decodes them."""
+        st = parse_state(state)
+        a, b = st.get("a"), st.get("b")
+        pair = a is not None and b is not None and a != "" and b != ""
+        return {"cap": st.get("c") or None, "run": st.get("r") or None,
+                "a": unquote(a) if pair and a else None, "b": unquote(b) if pair and b else None}
+
+    def data(self, ctx: ExportContext, state: str) -> OffcpuData:
+        st = self.read_state(state)
+        out = OffcpuData()
+        ids = [st["cap"]] if st["cap"] else [c.id for c in ctx.captures]
+        for cid in ids:
+            try:
+                out.summaries.append(offcpu_view.summary(ctx.store, str(cid), limit=TOP_THREADS))
+            except (flame_view.NoStacks, flame_view.UnknownCapture):
+                out.missing.append(str(cid))
+        if st["a"] and st["b"] and out.summaries:
+            s0 = out.summaries[0]
+            run = st["run"] or (s0.runs[0].run_id if s0.runs else None)
+            if run is not None:
+                try:
+                    out.pair = offcpu_view.pair(ctx.store, s0.capture.id, run, str(st["a"]), str(st["b"]))
+                except offcpu_view.BadQuery:
+                    out.pair = None
+        return out
+
+    def text(self, ctx: ExportContext, data: OffcpuData) -> list[str]:
+        lines: list[str] = []
+        if not data.summaries:
+            return tf.wrap("No off-CPU stacks in these captures: record them with iolens-collect run --offcpu.",
+                           indent="    ")
+        for s in data.summaries:
+            lines.append(f"    {ctx.name(s.capture.id)}"[:72])
+            for r in s.runs:
+                lost = "  LOST EVENTS" if r.events_lost else ""
+                lines += tf.wrap(f"{r.run_id}: {r.intervals:,} waits weighted, {_ms(r.blocked_ns)} off the CPU over all "
+                                 f"threads; not weighted: {r.open_at_end:,} still off at the end (>= "
+                                 f"{_ms(r.open_at_end_ns)}), {r.in_at_start:,} off since before, {r.unpaired:,} "
+                                 f"unpaired{lost}", indent="      ")
+                for c in r.checks:
+                    if c.ok is False:
+                        lines += tf.wrap(f"! {c.detail}", indent="        ")
+            if data.pair is None:
+                lines.append("      thread                     off the CPU   waits  states")
+                for t in s.tasks:
+                    states = " ".join(f"{k} {100 * v / (t.blocked_ns or 1):.0f}%" for k, v in
+                                      sorted(t.states.items(), key=lambda kv: -kv[1])[:3])
+                    lines.append(f"      {tf.fit(f'{t.comm}[{t.tid}]', 26):<26} {_ms(t.blocked_ns):>12} "
+                                 f"{t.intervals:>7,}  {states}"[:72])
+        p = data.pair
+        if p is not None:
+            lines.append("")
+            lines.append(f"    pair in {p.run_id}: {p.a.label} <-> {p.b.label}"[:72])
+            for side, other in ((p.a, p.b), (p.b, p.a)):
+                lines += tf.wrap(f"{side.label}: {_ms(side.blocked_ns)} off the CPU in {side.intervals:,} waits; "
+                                 f"{side.woken_by_partner:,} waits ({_ms(side.woken_by_partner_ns)}) ended by "
+                                 f"{other.label}; {side.wakeups_by_partner:,} of its {side.wakeups:,} wakeups "
+                                 "raised by it", indent="      ")
+                lines.append("        blocked in (by time):")
+                for frames, w in top_stacks(side.blocked):
+                    lines += tf.wrap(f"{_ms(w)}  {_stack_text(frames)}", indent="          ")
+                lines.append("        woken by (by count):")
+                for frames, w in top_stacks(side.woken_by):
+                    lines += tf.wrap(f"{w:,}  {_stack_text(frames)}", indent="          ")
+        if data.missing:
+            lines += tf.wrap("No off-CPU stacks in: " + ", ".join(ctx.name(c) for c in data.missing), indent="    ")
+        return lines
+
+    def html(self, ctx: ExportContext, data: OffcpuData) -> str:
+        return "<pre>" + html.escape("\n".join(self.text(ctx, data))) + "</pre>"
