@@ -3829,11 +3829,16 @@ export interface components {
             runs: components["schemas"]["OffcpuRun"][];
             /**
              * Tasks
-             * @description Most time off the CPU first.
+             * @description The workload's threads first, then most time off the CPU first.
              */
             tasks: components["schemas"]["OffcpuTaskRow"][];
             /** Warnings */
             warnings: string[];
+            /**
+             * Workload Comm
+             * @description The workload's task name ('fio'), when known.
+             */
+            workload_comm: string | null;
         };
         /**
          * OffcpuTaskRow
@@ -3874,6 +3879,11 @@ export interface components {
              * @description The group that woke it most often (first sched_waking after its switch-out).
              */
             top_waker: string | null;
+            /**
+             * Workload
+             * @description Its comm is the run's workload's ('fio'): listed first.
+             */
+            workload: boolean;
         };
         /** ProbeCount */
         ProbeCount: {

@@ -16,6 +16,7 @@ import { blockCell } from './block/kind';
 import { sqlCell } from './sql/kind';
 import { eventsCell } from './events/kind';
 import { monitorsCell } from './monitors/kind';
+import { offcpuCell } from './offcpu/kind';
 
 export const registry: Readonly<Record<string, CellKind<unknown>>> = {
   [fioTableCell.kind]: fioTableCell,
@@ -30,6 +31,7 @@ export const registry: Readonly<Record<string, CellKind<unknown>>> = {
   [blockCell.kind]: blockCell,
   [eventsCell.kind]: eventsCell,
   [monitorsCell.kind]: monitorsCell,
+  [offcpuCell.kind]: offcpuCell,
 };
 
 /** The cells of a version-0 link (`/compare?captures=A,B`, no cells): frozen, old links rely on it. */

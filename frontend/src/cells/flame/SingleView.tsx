@@ -130,7 +130,7 @@ function Summary({ data, nodes, loading, shown }: { data: FlameGraphData; nodes:
   return (
     <p className="flame-summary muted" data-testid="flame-summary">
       <strong>{fmtInt(data.total_samples)}</strong> samples · {fmtWeight(data.total_weight, data.weight_unit)}
-      {data.weight_unit === 'ns' ? ' CPU' : ''} · {data.filters.event ?? 'no event name'} · {runs.length === 1 ? `run ${runs[0]}` : `${runs.length} runs merged`} ·{' '}
+      {data.weight_unit === 'ns' ? (data.filters.event === 'offcpu' ? ' off the CPU' : ' CPU') : ''} · {data.filters.event ?? 'no event name'} · {runs.length === 1 ? `run ${runs[0]}` : `${runs.length} runs merged`} ·{' '}
       {fmtInt(nodes)} frames
       {data.stackless_samples > 0 && <> · {fmtInt(data.stackless_samples)} samples without a usable stack not drawn</>}
       {shown !== null && (

@@ -3,6 +3,7 @@
 // ratios. Every view says first which captures have a trace, their workload's CPUs, and whether
 // runs lost events (docs/sched.md "Lost events").
 import { Fragment, useMemo, type ReactNode } from 'react';
+import { useCaptureList } from '../../api/queries';
 import { ErrorBox } from '../../components/ErrorBox';
 import { Legend, MetricTable } from '../fio/FioTableCell';
 import {
@@ -20,11 +21,12 @@ import {
   type SchedTable,
   type SchedViewBase,
 } from '../../logic/sched';
+import { sideOf } from '../offcpu/state';
 import type { CellProps } from '../types';
 import { CapName, LossBanner, NoTrace } from './parts';
 import { useSchedComparison, useSchedDelays, useSchedOverviews, useSchedPairs, useSchedPingPong, useSchedRuntime, useSchedTasks, useSwitchRates, type Common, type Settled } from './queries';
 import { RateMultiples, RateOverlayChart } from './SchedRate';
-import { DelaysViewWithLegend, PairsView, PingPongTable, PingPongView, RuntimeView, TasksView } from './SchedTables';
+import { DelaysViewWithLegend, PairsView, PingPongTable, PingPongView, RuntimeView, TasksView, type PairStacks } from './SchedTables';
 import { defaultCpus, defaultGroupBy, MEASURES, type SchedState, type SchedView } from './state';
 import './sched.css';
 
@@ -49,8 +51,15 @@ const VIEW_TITLES: Record<SchedView, string> = {
 const STEPS = [100, 200, 500, 1000, 2000, 5000, 10_000];
 const WINDOWS = [50, 100, 250, 500, 1000, 2000, 5000, 10_000];
 
-export function SchedCell({ ctx, state, setState }: CellProps<SchedState>) {
+export function SchedCell({ ctx, state, setState, openCell }: CellProps<SchedState>) {
   const q = useSchedComparison(ctx.captures, ctx.baseline);
+  const list = useCaptureList();
+  // a ping-pong row of a capture recorded with --offcpu opens both sides' stacks (the offcpu cell)
+  const stacks: PairStacks | undefined = useMemo(() => {
+    if (!openCell) return undefined;
+    const off = new Set((list.data ?? []).filter((c) => (c.artifact_kinds ?? []).includes('perf-offcpu')).map((c) => c.id));
+    return (cap) => (off.has(cap) ? (run, a, b) => openCell('offcpu', { cap, run, a: sideOf(a), b: sideOf(b), mode: 'flame' }) : null);
+  }, [openCell, list.data]);
   const table = useMemo(() => (q.data ? buildSchedTable(q.data) : null), [q.data]);
   if (q.loading) return <p className="muted">Comparing scheduler traces…</p>;
   if (q.error) return <ErrorBox error={q.error} title="scheduler comparison" />;
@@ -62,12 +71,12 @@ export function SchedCell({ ctx, state, setState }: CellProps<SchedState>) {
       </div>
     );
   }
-  return <SchedBody cmp={q.data} table={table} state={state} setState={setState} />;
+  return <SchedBody cmp={q.data} table={table} state={state} setState={setState} stacks={stacks} />;
 }
 
 const ok = <T,>(s: Settled<T>[] | undefined): T[] => (s ?? []).flatMap((x) => (x.data ? [x.data] : []));
 
-function SchedBody({ cmp, table, state, setState }: { cmp: SchedComparison; table: SchedTable; state: SchedState; setState: (s: SchedState) => void }) {
+function SchedBody({ cmp, table, state, setState, stacks }: { cmp: SchedComparison; table: SchedTable; state: SchedState; setState: (s: SchedState) => void; stacks?: PairStacks }) {
   const traced = useMemo(() => table.columns.filter((c) => c.hasTrace), [table]);
   const common: Common = useMemo(
     () => ({ ids: traced.map((c) => c.id), runs: Object.fromEntries(traced.map((c) => [c.id, c.status?.runs ?? []])), run: state.run }),
@@ -113,7 +122,7 @@ function SchedBody({ cmp, table, state, setState }: { cmp: SchedComparison; tabl
       <StatusTable columns={table.columns} overviews={overviews} run={state.run} />
       {view === 'sum' && <SummaryView cmp={cmp} table={table} common={common} step={step} overviews={overviews} />}
       {view === 'rate' && <RateView table={table} common={common} step={step} state={state} />}
-      {view !== 'sum' && view !== 'rate' && <TableSection key={view} view={view} common={common} columns={table.columns} state={state} cpus={cpuSel} groupBy={groupBy} />}
+      {view !== 'sum' && view !== 'rate' && <TableSection key={view} view={view} common={common} columns={table.columns} state={state} cpus={cpuSel} groupBy={groupBy} stacks={stacks} />}
       <NoTrace columns={table.columns} all={false} />
     </div>
   );
@@ -415,6 +424,7 @@ interface SectionProps {
   state: SchedState;
   cpus: string;
   groupBy: 'task' | 'group';
+  stacks?: PairStacks;
 }
 
 /** A per-capture table view: each view asks for its own data (one component, so one hook, per view). */
@@ -443,14 +453,14 @@ function PairsSection({ common, columns, state, cpus, groupBy }: SectionProps) {
   return <Loaded q={useSchedPairs(common, cpus, groupBy)} columns={columns} what="task pairs" render={(d) => <PairsView settled={d} columns={traced} run={state.run} cpus={cpus} />} />;
 }
 
-function PingPongSection({ common, columns, state, cpus, groupBy }: SectionProps) {
+function PingPongSection({ common, columns, state, cpus, groupBy, stacks }: SectionProps) {
   const traced = columns.filter((c) => c.hasTrace);
   return (
     <Loaded
       q={useSchedPingPong(common, cpus, groupBy, state.windowUs)}
       columns={columns}
       what="ping-pong pairs"
-      render={(d) => <PingPongView settled={d} columns={traced} run={state.run} cpus={cpus} windowUs={state.windowUs} />}
+      render={(d) => <PingPongView settled={d} columns={traced} run={state.run} cpus={cpus} windowUs={state.windowUs} stacks={stacks} />}
     />
   );
 }

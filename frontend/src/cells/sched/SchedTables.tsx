@@ -270,9 +270,13 @@ export const PairsView = sectionView<SchedPairs>({ testId: 'sched-pairs', what: 
 
 // --- ping-pong ---------------------------------------------------------------------------------
 
+/** Opens a pair's off-CPU and wakeup stacks (the offcpu cell), for a capture that has them; else null. */
+export type PairStacks = (capture: string) => ((run: string, a: SchedTask, b: SchedTask) => void) | null;
+
 /** Ping-pong pairs, most round trips first: the top pair highlighted, the workload-kworker pair marked. */
-export function PingPongTable({ a, windowUs, compact = false, testId = 'sched-pingpong-table' }: { a: Pick<SchedPingPong, 'capture_id' | 'label' | 'runs' | 'rows'>; windowUs: number; compact?: boolean; testId?: string }) {
+export function PingPongTable({ a, windowUs, compact = false, testId = 'sched-pingpong-table', stacks }: { a: Pick<SchedPingPong, 'capture_id' | 'label' | 'runs' | 'rows'>; windowUs: number; compact?: boolean; testId?: string; stacks?: PairStacks }) {
   const rows = useMemo(() => pingPongRows(a, windowUs), [a, windowUs]);
+  const open = stacks?.(a.capture_id) ?? null;
   return (
     <SchedTable
       rows={rows}
@@ -326,6 +330,11 @@ export function PingPongTable({ a, windowUs, compact = false, testId = 'sched-pi
                 workload ⇄ kworker
               </span>
             )}
+            {open && (
+              <button type="button" className="pp-stacks" data-testid="pp-stacks" title="both sides' off-CPU stacks (where each blocked, by time) and the stacks that woke each (--offcpu)" onClick={() => open(r.runId, r.a, r.b)}>
+                stacks
+              </button>
+            )}
           </td>
           {!compact && <N n={r.nums.roundTrips} />}
           <N n={r.nums.perS} className="strong-num" />
@@ -350,10 +359,10 @@ export function PingPongTable({ a, windowUs, compact = false, testId = 'sched-pi
   );
 }
 
-export const PingPongView = sectionView<SchedPingPong, { windowUs: number }>({
+export const PingPongView = sectionView<SchedPingPong, { windowUs: number; stacks?: PairStacks }>({
   testId: 'sched-pingpong',
   what: (_a, p) => `round trip: Y → X → Y with X running ≤ ${p.windowUs} µs · most round trips first`,
-  table: (a, _c, p) => <PingPongTable a={a} windowUs={p.windowUs} />,
+  table: (a, _c, p) => <PingPongTable a={a} windowUs={p.windowUs} stacks={p.stacks} />,
 });
 
 // --- delays ------------------------------------------------------------------------------------
