@@ -25,7 +25,8 @@ import './flame.css';
 export function FlameCell({ ctx, state, setState }: CellProps<FlameState>) {
   const list = useCaptureList();
   const byId = new Map((list.data ?? []).map((c) => [c.id, c]));
-  const hasStacks = (id: string) => (byId.get(id)?.artifact_kinds ?? ['perf-script']).includes('perf-script');
+  // sampled stacks (--stacks), or off-CPU stacks (--offcpu: events offcpu and wakeup)
+  const hasStacks = (id: string) => (byId.get(id)?.artifact_kinds ?? ['perf-script']).some((k) => k === 'perf-script' || k === 'perf-offcpu');
   const label = (id: string) => byId.get(id)?.label ?? id;
   const colorOf = (id: string) => captureColor(ctx.captures.indexOf(id));
   const set = (patch: Partial<FlameState>) => setState({ ...state, ...patch });
