@@ -128,6 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "of a task switching out by the time until it runs again) and perf stat -I 1000 "
                         "-A of the same into runs/rNNN/perf-stat-offcpu.csv (kind perf-stat-offcpu) "
                         "(default: off)")
+    g.add_argument("--offcpu-stacks", choices=("all", "kernel"), metavar="WHICH",
+                   help="--offcpu frames: all (kernel and user) or kernel (perf record --kernel-callchains: "
+                        "about a third of the text on a machine full of deep user stacks) (default: all)")
     g.add_argument("--block", metavar="DEV",
                    help="block-layer events of device DEV (loop0, /dev/vda, 7:0): blktrace + "
                         "blkparse where the kernel allows it (kind blkparse), else perf record of the "
@@ -215,7 +218,7 @@ def options_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace,
         force=args.force, argv=argv,
         lock_stat=args.lock_stat, lock_stat_snapshot=args.lock_stat_snapshot,
         probes=Settings(stacks=args.stacks, freq=args.freq, call_graph=args.call_graph, sched=args.sched,
-                        offcpu=args.offcpu,
+                        offcpu=args.offcpu, offcpu_stacks=args.offcpu_stacks,
                         block=args.block, cgroup=args.cgroup, cpu_weight=args.cpu_weight, cpus=args.cpus,
                         probe_max_mb=args.probe_max_mb, trace=args.trace, monitors=args.monitors,
                         monitor_interval=args.monitor_interval),

@@ -11,6 +11,9 @@ Per repeat, around fio (start and stop: perfrec.py):
   chain of sched_switch is the stack of the task switching out (prev_pid: the event fires in its
   context), down to `__schedule`; the call chain of sched_waking is the stack of whoever raised
   the wakeup (a task, or an interrupt / softirq on top of whatever ran).
+- `--offcpu-stacks kernel` adds `--kernel-callchains`: kernel frames only, about a third of the
+  text on a machine busy with deep user stacks (browsers, compilers); the default `all` keeps
+  the user frames too.
 - All CPUs (`-a`), not the workload's pids or cgroup: the tasks that block the workload and wake
   it (the dio completion kworker, ksoftirqd, the loop device's worker) are not in it.
 - `perf stat -x, -I 1000 -A -a -e sched:sched_switch,sched:sched_waking` into
@@ -30,11 +33,12 @@ from typing import Dict, List, Optional
 from . import perfrec
 from .perfrec import Perf, TracepointProbe
 
-__all__ = ["OffcpuProbe", "RECORD_EVENTS", "SCRIPT_FIELDS", "MMAP_PAGES"]
+__all__ = ["OffcpuProbe", "RECORD_EVENTS", "SCRIPT_FIELDS", "MMAP_PAGES", "STACKS"]
 
 RECORD_EVENTS = ("sched:sched_switch", "sched:sched_waking")
 SCRIPT_FIELDS = "trace:comm,pid,tid,cpu,time,event,trace,ip,sym,dso"
 MMAP_PAGES = 4096
+STACKS = ("all", "kernel")  # --offcpu-stacks: the frames recorded
 
 
 class OffcpuProbe(TracepointProbe):
@@ -47,9 +51,10 @@ class OffcpuProbe(TracepointProbe):
     script_options = ("--ns", "-F", SCRIPT_FIELDS)
     compared = RECORD_EVENTS
 
-    def __init__(self, perf: Perf, events_dir: Optional[str], max_mb: int = 512):
+    def __init__(self, perf: Perf, events_dir: Optional[str], max_mb: int = 512, stacks: str = "all"):
         super().__init__(perf, max_mb)
         self.events_dir = events_dir
+        self.stacks = stacks
         self.record_events = list(RECORD_EVENTS)
 
     def setup(self) -> Optional[str]:
@@ -62,12 +67,14 @@ class OffcpuProbe(TracepointProbe):
         return None
 
     def _info(self) -> Dict[str, object]:
-        return {"scope": "all CPUs (-a)", "call_graph": "fp", "mmap_pages": MMAP_PAGES}
+        return {"scope": "all CPUs (-a)", "call_graph": "fp", "stacks": self.stacks, "mmap_pages": MMAP_PAGES}
 
     def _record_argv(self, data: str) -> List[str]:
         assert self.perf is not None
         argv = [self.perf.path, "record", "-a", "-g", "-k", "CLOCK_MONOTONIC", "-m", str(MMAP_PAGES),
                 "--max-size", f"{self.max_mb}M"]
+        if self.stacks == "kernel":
+            argv.append("--kernel-callchains")
         for e in self.record_events:
             argv += ["-e", e]
         return argv + ["-o", data]

@@ -25,6 +25,7 @@ from . import block as block_mod
 from . import cgroup as cgroup_mod
 from . import perfrec
 from .monitors import MonitorProbe
+from .offcpu import STACKS as OFFCPU_STACKS
 from .offcpu import OffcpuProbe
 from .perfrec import PerfError, RunProbe
 from .sched import SchedProbe
@@ -59,7 +60,7 @@ class ProbeSpec:
 PROBES: Tuple[ProbeSpec, ...] = (
     ProbeSpec("stacks", ("--stacks", "--freq", "--call-graph"), ("perf-script",), "stacks.py", "stacks"),
     ProbeSpec("sched", ("--sched",), ("perf-sched", "perf-stat"), "sched.py", "scheduler events"),
-    ProbeSpec("offcpu", ("--offcpu",), ("perf-offcpu", "perf-stat-offcpu"), "offcpu.py", "off-CPU stacks"),
+    ProbeSpec("offcpu", ("--offcpu", "--offcpu-stacks"), ("perf-offcpu", "perf-stat-offcpu"), "offcpu.py", "off-CPU stacks"),
     ProbeSpec("block", ("--block",), ("blkparse", "perf-block", "perf-stat-block"), "block.py", "block events"),
     ProbeSpec("trace", ("--trace",), ("perf-trace", "perf-trace-fields", "tracepoint-formats", "perf-stat"),
               "trace.py", "traced events"),
@@ -84,6 +85,7 @@ class Settings:
     call_graph: Optional[str] = None
     sched: bool = False
     offcpu: bool = False  # --offcpu: call chains at sched_switch and sched_waking (offcpu.py)
+    offcpu_stacks: Optional[str] = None  # --offcpu-stacks all|kernel
     block: Optional[str] = None
     cgroup: Optional[str] = None
     cpu_weight: Optional[int] = None
@@ -131,6 +133,10 @@ class Probes:
             raise ProbeError("--cpu-weight needs --cgroup NAME (the cgroup the workload runs in)")
         if s.probe_max_mb is not None and not s.any_perf:
             raise ProbeError("--probe-max-mb needs --stacks, --sched, --offcpu, --block or --trace")
+        if s.offcpu_stacks is not None and not s.offcpu:
+            raise ProbeError("--offcpu-stacks needs --offcpu")
+        if s.offcpu_stacks is not None and s.offcpu_stacks not in OFFCPU_STACKS:
+            raise ProbeError(f"--offcpu-stacks must be one of {', '.join(OFFCPU_STACKS)}")
         if s.monitor_interval is not None and not s.monitors:
             raise ProbeError("--monitor-interval needs --monitors")
         if s.monitor_interval is not None and not 10 <= s.monitor_interval <= 60000:
@@ -213,7 +219,7 @@ class Probes:
             elif events_dir is None:
                 self._note(f"offcpu: {tracefs_problem}; no off-CPU stacks in this capture", say)
             else:
-                op = OffcpuProbe(perf, events_dir, self.max_mb)
+                op = OffcpuProbe(perf, events_dir, self.max_mb, s.offcpu_stacks or "all")
                 problem = op.setup()
                 if problem:
                     self._note(problem, say)

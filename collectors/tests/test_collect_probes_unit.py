@@ -351,11 +351,26 @@ def test_block_probe_says_why_blktrace_was_not_used(tmp_path):
     assert "blktrace/blkparse not found" in problem and "perf not found on PATH" in problem
 
 
+def test_offcpu_records_call_chains_of_switches_and_wakeups_on_every_cpu():
+    from iolens_collect.offcpu import OffcpuProbe
+    from iolens_collect.perfrec import Perf
+
+    p = OffcpuProbe(Perf("/usr/bin/perf", "perf version 6.1"), "/sys/kernel/tracing/events", 64)
+    argv = p._record_argv("perf.data")
+    assert argv[1:4] == ["record", "-a", "-g"] and "--kernel-callchains" not in argv
+    assert [argv[i + 1] for i, a in enumerate(argv) if a == "-e"] == ["sched:sched_switch", "sched:sched_waking"]
+    assert argv[argv.index("-m") + 1] == "4096" and argv[argv.index("--max-size") + 1] == "64M"
+    k = OffcpuProbe(Perf("/usr/bin/perf", "perf version 6.1"), "/sys/kernel/tracing/events", 64, "kernel")
+    assert "--kernel-callchains" in k._record_argv("perf.data") and k._info()["stacks"] == "kernel"
+    assert p._stat_argv("s.csv")[-4:] == ["-e", "sched:sched_switch,sched:sched_waking", "-o", "s.csv"]
+
+
 # -- the command line ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("args, message", [
     (["--freq", "99"], "--freq needs --stacks"),
     (["--call-graph", "fp"], "--call-graph needs --stacks"),
+    (["--offcpu-stacks", "kernel"], "--offcpu-stacks needs --offcpu"),
     (["--cpu-weight", "1000"], "--cpu-weight needs --cgroup"),
     (["--probe-max-mb", "10"], "--probe-max-mb needs"),
     (["--cpus", "0-"], "--cpus: bad CPU list"),
