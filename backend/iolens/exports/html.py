@@ -33,6 +33,8 @@ th.cap{border-left:1px solid var(--border)}
 .cell>header{display:flex;gap:8px;align-items:baseline;padding:5px 10px;border-bottom:1px solid var(--border);
 background:var(--subtle);border-radius:6px 6px 0 0;font-weight:600}
 .cell>header .idx{color:var(--muted);font-weight:400;font-variant-numeric:tabular-nums}
+.cell>header h2{font-size:13.5px;margin:0;font-weight:600}nav.contents{font-size:12px;margin:10px 0 4px;line-height:1.8}
+nav.contents a{white-space:nowrap;margin-right:2px}
 .cell>div{padding:8px 12px}.cell.markdown{border:none}.cell.markdown>div{padding:2px 0}
 table.fio th{white-space:nowrap}.ratio{font-weight:600}.tone-better{color:var(--better)}.tone-worse{color:var(--worse)}.tone-same{color:var(--same)}
 .legend{margin:8px 0 0}.error{color:var(--worse)}.type{font-weight:400;font-size:10.5px}
@@ -47,8 +49,8 @@ table.numbers{font-size:12px;margin:6px 0 2px}table.numbers td,table.numbers th{
 table.numbers td:first-child{max-width:460px;overflow-wrap:anywhere}table.numbers code{font-size:11.5px}
 p.source{font-size:11.5px;margin:3px 0 6px}
 body>.scroll>table.caps,.long-facts table.caps{width:100%;table-layout:fixed}
-body>.scroll>table.caps th:first-child,.long-facts table.caps th:first-child{width:20%}
-body>.scroll>table.caps td,body>.scroll>table.caps th,.long-facts td,.long-facts th{overflow-wrap:anywhere}
+body>.scroll>table.caps th:first-child,.long-facts table.caps th:first-child{width:25%}
+body>.scroll>table.caps td,.long-facts td{overflow-wrap:anywhere}body>.scroll>table.caps th,.long-facts th{overflow-wrap:break-word}
 .long-facts{margin:4px 0 8px}.long-facts summary{cursor:pointer;font-size:12px}.cell h4{margin-top:14px}
 .charts2{display:grid;grid-template-columns:1fr 1fr;gap:0 24px}
 @page{size:A4 landscape;margin:12mm}
@@ -106,6 +108,7 @@ def render(ctx: ExportContext) -> str:
     v = ctx.version
     doc = ctx.doc
     cells_html = []
+    contents: list[str] = []  # the view and SQL cells, linked from the top of the page
     results: dict[str, object] = {}
     for i, cell in enumerate(doc.cells):
         anchor = f"cell-{i + 1}"
@@ -135,8 +138,9 @@ def render(ctx: ExportContext) -> str:
                     body = (f'<p class="error">This view could not be exported ({e(str(exc))}): '
                             f'<a href="{e(ctx.cell_link(i))}">open it in iolens</a>.</p>')
         kind = "sql" if isinstance(cell, models.SqlCell) else cell.kind
-        cells_html.append(f'<section class="cell" id="{anchor}" data-kind="{e(kind)}"><header><span class="idx">'
-                          f'{i + 1}</span>{e(title)}</header><div>{body}</div></section>')
+        cells_html.append(f'<section class="cell" id="{anchor}" data-kind="{e(kind)}"><header><h2><span class="idx">'
+                          f'{i + 1}</span> {e(title)}</h2></header><div>{body}</div></section>')
+        contents.append(f'<a href="#{anchor}">{i + 1}. {e(title)}</a>')
     saved = v.created_at.replace("T", " ").replace("Z", " UTC")
     parent = f', edited from <code>{e(v.parent)}</code>' if v.parent else ""
     data = embedded_json({"iolens": __version__, "id": v.id, "parent": v.parent, "created_at": v.created_at,
@@ -156,6 +160,7 @@ def render(ctx: ExportContext) -> str:
 <p class="meta muted">iolens notebook <a href="{e(ctx.permalink)}">{e(ctx.permalink)}</a> &middot; version
 <code>{e(v.id)}</code>, saved {e(saved)}{parent}</p>
 {_captures_table(ctx)}
+{f'<nav class="contents muted">Cells: {" &middot; ".join(contents)}</nav>' if len(contents) > 1 else ""}
 {"".join(cells_html)}
 <footer>Exported by iolens {e(__version__)} from {e(ctx.permalink)}. A static copy: the numbers are embedded
 in this file (script#iolens-notebook, JSON).</footer>
