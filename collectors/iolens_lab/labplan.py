@@ -168,6 +168,22 @@ class LabPlan:
         return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
 
 
+    def key_v1(self, kernel: Kernel, fs: str) -> str:
+        """The key of the lab's first version (2026-11-25), which also hashed the labels, the tags and
+        the plan's paths: a bundle made then with this very plan entry is recognised by it (and
+        given the key above)."""
+        parts = {
+            "guest": [self.cpus, self.memory, self.cmdline, self.qemu, self.setup, self.background],
+            "disk": [self.disk_size, fs, self.mkfs.get(fs, ""), self.mount.get(fs, ""), self.serial],
+            "collect": [self.command, self.args, self.sweep_text, self.lock_stat, self.label, self.tags],
+            "kernel": [kernel.kind, kernel.spec, kernel.cmdline, kernel.label],
+            "accel": self.accel,
+        }
+        if kernel.kind == "build":
+            parts["patches"] = [_file_sha256(p) for p in kernel.spec.get("patches", [])]
+        return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
 def _file_sha256(path: str) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:

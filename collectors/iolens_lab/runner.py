@@ -178,10 +178,10 @@ def bundle_tags(plan: LabPlan) -> Dict[str, str]:
     return tags
 
 
-def refresh_names(path: str, plan: LabPlan, k: Kernel, fs: str) -> str:
-    """A kept bundle (same key: the same measurements) whose label or tags the plan has changed since:
-    its manifest gets the plan's label and tags (and a note saying what they were). Returns what
-    changed ('' when nothing)."""
+def refresh_names(path: str, plan: LabPlan, k: Kernel, fs: str, key: Optional[str] = None) -> str:
+    """A kept bundle (same key: the same measurements) whose label or tags the plan has changed since,
+    or that has the first version's key: its manifest gets the plan's label, tags and key (and a note
+    saying what they were). Returns what changed ('' when nothing)."""
     m = _manifest(path)
     if m is None:
         raise LabError(f"{path}: cannot read its manifest")
@@ -193,6 +193,9 @@ def refresh_names(path: str, plan: LabPlan, k: Kernel, fs: str) -> str:
     if (m.get("tags") or {}) != tags:
         show = lambda t: ",".join(f"{a}={b}" for a, b in sorted(t.items())) or "none"  # noqa: E731
         changed.append(f"tags {show(m.get('tags') or {})} -> {show(tags)}")
+    if key and lab.get("key") != key:
+        changed.append(f"key {lab.get('key')} -> {key} (the lab's first key also hashed labels, tags and paths)")
+        lab["key"] = key
     if not changed:
         return ""
     m["label"], m["tags"] = label, tags
@@ -451,8 +454,8 @@ def run_plan(plan: LabPlan, out_dir: str, say: Callable[[str], None], only: Opti
         for fs in plan.filesystems:
             dest = os.path.join(out_dir, names[fs])
             if os.path.exists(dest):
-                if _bundle_key(dest) == keys[fs]:
-                    renamed = refresh_names(dest, plan, k, fs)
+                if _bundle_key(dest) in (keys[fs], plan.key_v1(k, fs)):
+                    renamed = refresh_names(dest, plan, k, fs, keys[fs])
                     say(f"kernel {n}/{len(kernels)} {k.name} ({fs}): {names[fs]} is there from an earlier run "
                         "of this plan: kept" + (f" ({renamed})" if renamed else ""))
                     results.append(Result(k.name, fs, "kept", dest))

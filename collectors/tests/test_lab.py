@@ -340,3 +340,43 @@ def test_blkparse_input_file_lines_are_dropped(tmp_path):
     assert _drop_input_file_lines(str(p)) == 2
     assert gzip.decompress(p.read_bytes()) == text.split(b"Input")[0]
     assert _drop_input_file_lines(str(p)) == 0
+
+
+def test_bundles_made_with_the_first_key_are_recognised():
+    """The lab's datasets made before the key changed carry the first version's key: a rerun of their
+    plans must keep them (and give them the current key), not refuse the folder."""
+    from iolens_lab.runner import _manifest
+
+    root = os.path.join(os.path.dirname(COLLECTORS), "datasets")
+    checked = 0
+    for plan_file, kernel, fs, name in [("vmlab-deb61-vs-deb612/lab-probes.toml", "deb61", "xfs", "dio-probes-deb61-xfs"),
+                                        ("vmlab-deb61-vs-deb612/lab-sweep.toml", "deb612", "ext4", "dio-sweep-deb612-ext4"),
+                                        ("vmlab-cgroup-weight/lab-w1000.toml", "deb612", "xfs", "cgroup-w1000-deb612")]:
+        bundle = os.path.join(root, os.path.dirname(plan_file), name + ".iolens.tar.gz")
+        if not os.path.exists(bundle):
+            continue
+        p = labplan.load(os.path.join(root, plan_file))
+        [k] = [k for k in p.kernels if k.name == kernel]
+        key = _manifest(bundle)["host"]["lab"]["key"]
+        assert key == p.key_v1(k, fs) and key != p.key(k, fs), bundle
+        checked += 1
+    assert checked == 3, "the lab's datasets are not in this checkout"
+
+
+def test_refresh_gives_a_first_version_bundle_the_current_key(tmp_path):
+    from iolens_collect.bundle import write_bundle
+    from iolens_lab.runner import _manifest, refresh_names
+
+    (tmp_path / "x.patch").write_text("--- a/x\n+++ b/x\n")
+    p = labplan.load(_plan(tmp_path, KEYED))
+    k = p.kernels[0]
+    stage = tmp_path / "stage"
+    stage.mkdir()
+    manifest = {"format": "iolens-bundle", "format_version": 1, "label": "k-6.12", "tags": {"dataset": "one"},
+                "host": {"lab": {"key": p.key_v1(k, "xfs"), "kernel": {"label": "6.12"}}}, "runs": [],
+                "artifacts": [], "notes": []}
+    bundle = write_bundle(str(stage), manifest, str(tmp_path / "k-a.iolens.tar.gz"))
+    said = refresh_names(bundle, p, k, "xfs", p.key(k, "xfs"))
+    assert said.startswith(f"key {p.key_v1(k, 'xfs')} -> {p.key(k, 'xfs')}")
+    assert _manifest(bundle)["host"]["lab"]["key"] == p.key(k, "xfs")
+    assert refresh_names(bundle, p, k, "xfs", p.key(k, "xfs")) == ""
