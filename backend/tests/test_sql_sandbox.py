@@ -6,7 +6,7 @@ import pytest
 from bundles import fio_capture, write_bundle
 from server import running_server
 
-from iolens.store.tabledocs import parse_schema, schema_text
+from iolens.store.tabledocs import parse_schemas
 
 
 @pytest.fixture(scope="module")
@@ -229,7 +229,11 @@ def test_tables_are_documented(env):
         assert name in tables
     assert "notebook_versions" not in tables and "meta" not in tables
     for t in tables.values():
-        assert t["description"], f"table {t['name']} has no comment above its CREATE in schema.sql"
+        assert t["description"], f"table {t['name']} has no comment above its CREATE in store/schema/{t['domain']}.sql"
+    domains = [d["name"] for d in body["domains"]]
+    assert domains[:3] == ["captures", "fio", "sweep"] and "block" in domains and "notebooks" not in domains
+    assert [t["domain"] for t in body["tables"]] == sorted((t["domain"] for t in body["tables"]), key=domains.index)
+    assert tables["fio_results"]["domain"] == "fio" and tables["captures"]["domain"] == "captures"
     cols = {c["name"]: c for c in tables["fio_results"]["columns"]}
     assert cols["iops"]["type"] == "DOUBLE"
     assert cols["capture_id"]["description"]
@@ -238,7 +242,7 @@ def test_tables_are_documented(env):
 
 
 def test_schema_comments_are_parsed():
-    parsed = parse_schema(schema_text())
+    parsed = parse_schemas()
     assert parsed["captures"].columns["kernel"] == "host.kernel.release"
     assert "One row per ingested bundle" in parsed["captures"].description
     assert parsed["fio_jobs"].columns["usr_cpu"].startswith("% of one CPU")

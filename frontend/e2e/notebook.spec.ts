@@ -101,6 +101,7 @@ test('build a notebook: text, a view and a SQL cell; save; the permalink shows t
   await sql.getByRole('button', { name: 'Tables' }).click();
   await expect(sql.locator('.tables-panel')).toContainText('fio_results');
   await expect(sql.locator('.tables-panel')).toContainText('One row per ingested bundle');
+  await expect(sql.getByRole('heading', { name: 'fio results' })).toBeVisible();
 
   // Title, then Ctrl+S: an immutable version at /n/ID.
   const title = page.getByRole('textbox', { name: 'Notebook title' });

@@ -55,7 +55,7 @@ COUNTED_ACTIONS = {"block:block_rq_issue": "issue", "block:block_rq_complete": "
                    "block:block_rq_insert": "insert"}
 
 # Columns of the rows IoMatcher emits, (name, DuckDB type) in order: the CSV loaded into block_ios
-# (store/schema.sql documents each); capture_id and run_id are added as constants.
+# (store/schema/block.sql documents each); capture_id and run_id are added as constants.
 ROW_COLUMNS: tuple[tuple[str, str], ...] = (
     ("dev", "VARCHAR"), ("sector", "BIGINT"), ("bytes", "BIGINT"), ("op", "VARCHAR"), ("rwbs", "VARCHAR"),
     ("insert_ns", "BIGINT"), ("issue_ns", "BIGINT"), ("complete_ns", "BIGINT"), ("latency_ns", "BIGINT"),

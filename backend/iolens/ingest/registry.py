@@ -43,7 +43,7 @@ HANDLERS: dict[str, Handler] = {
 # Run after every artifact is parsed, for kinds that pair artifacts (diskstats before/after).
 FINISHERS: list[Callable[[OpenBundle, Parsed], None]] = [sweep.finish]
 
-# The columns of every table a handler fills, in insert order (the tables: store/schema.sql).
+# The columns of every table a handler fills, in insert order (the tables: store/schema/<domain>.sql).
 TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
     **fio.TABLE_COLUMNS,
     **lock_stat.TABLE_COLUMNS,

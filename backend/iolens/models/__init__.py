@@ -164,6 +164,7 @@ from .sched import (  # noqa: F401
 from .sql import (  # noqa: F401
     SqlColumn,
     SqlColumnDoc,
+    SqlDomain,
     SqlResult,
     SqlTableDoc,
     SqlTables,

@@ -38,10 +38,17 @@ class SqlTableDoc(BaseModel):
     name: str
     description: str
     columns: list[SqlColumnDoc]
+    domain: str = Field(description="SqlDomain.name of the schema file that defines the table.")
+
+
+class SqlDomain(BaseModel):
+    name: str = Field(description="The domain's schema file in the store (store/schema/NAME.sql): fio, block, sched...")
+    title: str = Field(description="A heading for its tables.")
 
 
 class SqlTables(BaseModel):
-    tables: list[SqlTableDoc]
+    domains: list[SqlDomain] = Field(description="The domains that have tables, in the store's order.")
+    tables: list[SqlTableDoc] = Field(description="Grouped by domain, in the order of domains.")
     max_rows: int
     time_limit_ms: int
     notes: list[str] = Field(description="What SQL cells can and cannot do, one sentence each.")

@@ -1,5 +1,6 @@
-"""The DuckDB store: the schema in schema.sql, every read through `Store.query`, every write
-through `Store.write` (one transaction, one writer at a time).
+"""The DuckDB store: the tables of store/schema/ (one file per domain, applied in the order of its
+registry), every read through `Store.query`, every write through `Store.write` (one transaction,
+one writer at a time).
 
 DuckDB allows one process to open a database file for writing. `iolens serve` holds it for its
 lifetime; `iolens ingest --server URL` goes through the running server instead.
@@ -24,11 +25,12 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import duckdb
+
+from .schema import DOMAINS, domain_sql
 
 log = logging.getLogger("iolens.store")
 
@@ -160,9 +162,12 @@ class Store:
         return self.query("SELECT current_setting($n)", {"n": name}).scalar()
 
     def _apply_schema(self) -> None:
-        sql = resources.files("iolens.store").joinpath("schema.sql").read_text(encoding="utf-8")
         with self.write() as w:
-            w.execute(sql)  # DuckDB runs a script of several statements in one call
+            for domain in DOMAINS:
+                try:
+                    w.execute(domain_sql(domain))  # DuckDB runs a script of several statements in one call
+                except duckdb.Error as exc:
+                    raise StoreError(f"{self.path}: store/schema/{domain.name}.sql: {exc}") from exc
             w.execute(
                 "INSERT INTO meta VALUES ('schema_version', ?) ON CONFLICT (key) DO NOTHING",
                 [SCHEMA_VERSION],

@@ -1,4 +1,4 @@
-"""Sizes of the derived tables that ingest writes and the views read (store/schema.sql)."""
+"""Sizes of the derived tables that ingest writes and the views read (store/schema/)."""
 
 from __future__ import annotations
 

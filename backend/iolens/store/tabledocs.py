@@ -1,6 +1,7 @@
-"""The tables that SQL cells may query, documented from schema.sql's own comments.
+"""The tables that SQL cells may query, documented from the schema files' own comments
+(store/schema/<domain>.sql), grouped by domain in the order of the registry (store/schema).
 
-A table (or view) of schema.sql with a `capture_id` column is a capture table: SQL cells see it,
+A table (or view) of a schema file with a `capture_id` column is a capture table: SQL cells see it,
 filtered to the notebook's captures. Its description is the comment block right above its
 CREATE statement; a column's is the `--` comment on its line (and the comment lines that follow,
 indented under it). Columns that many tables share are described once in COMMON_COLUMNS.
@@ -11,9 +12,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from importlib import resources
 
 from .db import Store
+from .schema import DOMAINS, Domain, domain_sql
 
 # Tables that have a capture_id but are not capture data.
 NOT_QUERYABLE = frozenset({"notebook_versions"})
@@ -41,10 +42,11 @@ class ParsedTable:
     name: str
     description: str
     columns: dict[str, str] = field(default_factory=dict)
+    domain: str = ""
 
 
-def parse_schema(sql: str) -> dict[str, ParsedTable]:
-    """Table name -> its description and column comments, from the text of schema.sql."""
+def parse_schema(sql: str, domain: str = "") -> dict[str, ParsedTable]:
+    """Table name -> its description and column comments, from the text of a schema file."""
     tables: dict[str, ParsedTable] = {}
     pending: list[str] = []
     current: ParsedTable | None = None
@@ -53,7 +55,7 @@ def parse_schema(sql: str) -> dict[str, ParsedTable]:
         stripped = line.strip()
         m = _CREATE.match(line)
         if m:
-            current = ParsedTable(m.group(1).lower(), " ".join(pending))
+            current = ParsedTable(m.group(1).lower(), " ".join(pending), domain=domain)
             tables[current.name] = current
             pending, last_col = [], None
             continue
@@ -79,8 +81,15 @@ def parse_schema(sql: str) -> dict[str, ParsedTable]:
     return tables
 
 
-def schema_text() -> str:
-    return resources.files("iolens.store").joinpath("schema.sql").read_text(encoding="utf-8")
+def parse_schemas(domains: tuple[Domain, ...] = DOMAINS) -> dict[str, ParsedTable]:
+    """Every table of every schema file, the domains in registry order, each file's in file order."""
+    tables: dict[str, ParsedTable] = {}
+    for d in domains:
+        for name, t in parse_schema(domain_sql(d), d.name).items():
+            if name in tables:
+                raise ValueError(f"table {name} is in store/schema/{tables[name].domain}.sql and {d.name}.sql")
+            tables[name] = t
+    return tables
 
 
 @dataclass
@@ -95,11 +104,13 @@ class TableDoc:
     name: str
     description: str
     columns: list[ColumnDoc]
+    domain: str  # Domain.name of the schema file (store/schema), "trace" for an event's own table
 
 
 def capture_tables(store: Store) -> list[TableDoc]:
-    """Every capture table of the store with its columns, in schema.sql order."""
-    parsed = parse_schema(schema_text())
+    """Every capture table of the store with its columns, grouped by domain in registry order,
+    each domain's in the order of its file; an event's own table (trace_SYS__NAME) after its domain's."""
+    parsed = parse_schemas()
     cols = store.query(
         """SELECT table_name, column_name, data_type FROM information_schema.columns
            WHERE table_schema = 'main' ORDER BY table_name, ordinal_position"""
@@ -114,6 +125,7 @@ def capture_tables(store: Store) -> list[TableDoc]:
             continue
         out.append(TableDoc(
             name=name,
+            domain=p.domain,
             description=p.description,
             columns=[ColumnDoc(c, ty, p.columns.get(c.lower()) or COMMON_COLUMNS.get(c.lower(), ""))
                      for c, ty in columns],
@@ -126,11 +138,14 @@ def capture_tables(store: Store) -> list[TableDoc]:
             sys_, _, ev = name[len("trace_"):].partition("__")
             out.append(TableDoc(
                 name=name,
+                domain="trace",
                 description=f"Traced event {sys_}:{ev} (iolens-collect --trace): one row per event, every field of "
                             "its tracefs format a typed column; trace_events lists the captures and runs that have it.",
                 columns=[ColumnDoc(c, ty, TRACE_COLUMNS.get(c.lower()) or COMMON_COLUMNS.get(c.lower(), "a field of the event"))
                          for c, ty in columns],
             ))
+    rank = {d.name: i for i, d in enumerate(DOMAINS)}
+    out.sort(key=lambda t: rank[t.domain])  # stable: each domain's tables keep their order
     return out
 
 

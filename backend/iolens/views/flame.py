@@ -5,7 +5,7 @@ functions by self and total weight, and the folded text of any selection.
 
 Rows come from perf_stacks (distinct folded stacks per run) and perf_samples (one row per sample:
 time, CPU, pid, tid, comm, stack id, weight, event), filled at ingest from `perf-script`
-artifacts (iolens/ingest/perf_script.py). The grouped query is the one of schema.sql:
+artifacts (iolens/ingest/perf_script.py). The grouped query is the one of store/schema/flame.sql:
 
     SELECT folded_stack, sum(weight) ... GROUP BY folded_stack
 

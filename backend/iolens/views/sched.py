@@ -2,7 +2,7 @@
 ping-pong pairs, wakeup-to-run delays, run time per task, and two captures side by side.
 
 Rows come from the tables ingest fills from `perf-sched` and `perf-stat` artifacts
-(iolens/ingest/sched.py, store/schema.sql): raw events (sched_switch, sched_wakeup,
+(iolens/ingest/sched.py, store/schema/sched.sql): raw events (sched_switch, sched_wakeup,
 sched_migrate, perf_stat) and what was derived from them once at ingest (sched_slices,
 sched_delays, sched_cpu_rate, sched_traces, sched_checks). No view runs a window function over the
 event tables: each is a filtered scan and a group-by (DESIGN "Facts measured").
@@ -88,7 +88,7 @@ class Ctx:
         return [r.info.id for r in self.runs]
 
 
-# One row per run with a scheduler trace. Columns: sched_traces' own (see schema.sql), and the
+# One row per run with a scheduler trace. Columns: sched_traces' own (see store/schema/sched.sql), and the
 # run's repeat index and sweep parameters from runs.
 _RUNS_SQL = """
 SELECT t.run_id, r.repeat, r.run_index, r.params, t.path, t.n_switch, t.n_wakeup, t.n_waking, t.n_wakeup_new,
@@ -98,7 +98,7 @@ FROM sched_traces t JOIN runs r USING (capture_id, run_id)
 WHERE t.capture_id = $cid
 ORDER BY r.run_index
 """
-# The checks of those runs (schema.sql: sched_checks).
+# The checks of those runs (store/schema/sched.sql: sched_checks).
 _CHECKS_SQL = """
 SELECT run_id, name, event, recorded, expected, ratio, threshold, ok, detail
 FROM sched_checks WHERE capture_id = $cid ORDER BY run_id, name, event

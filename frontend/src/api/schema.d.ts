@@ -4823,6 +4823,19 @@ export interface components {
             /** Type */
             type: string;
         };
+        /** SqlDomain */
+        SqlDomain: {
+            /**
+             * Name
+             * @description The domain's schema file in the store (store/schema/NAME.sql): fio, block, sched...
+             */
+            name: string;
+            /**
+             * Title
+             * @description A heading for its tables.
+             */
+            title: string;
+        };
         /** SqlResult */
         SqlResult: {
             /** Columns */
@@ -4860,11 +4873,21 @@ export interface components {
             columns: components["schemas"]["SqlColumnDoc"][];
             /** Description */
             description: string;
+            /**
+             * Domain
+             * @description SqlDomain.name of the schema file that defines the table.
+             */
+            domain: string;
             /** Name */
             name: string;
         };
         /** SqlTables */
         SqlTables: {
+            /**
+             * Domains
+             * @description The domains that have tables, in the store's order.
+             */
+            domains: components["schemas"]["SqlDomain"][];
             /** Max Rows */
             max_rows: number;
             /**
@@ -4872,7 +4895,10 @@ export interface components {
              * @description What SQL cells can and cannot do, one sentence each.
              */
             notes: string[];
-            /** Tables */
+            /**
+             * Tables
+             * @description Grouped by domain, in the order of domains.
+             */
             tables: components["schemas"]["SqlTableDoc"][];
             /** Time Limit Ms */
             time_limit_ms: number;

@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from ... import models
+from ...store.schema import DOMAINS
 from ...store.tabledocs import capture_tables
 from ..deps import ERRORS, SandboxDep, StoreDep
 
@@ -28,10 +29,13 @@ def run_sql(
 
 @router.get("/api/sql/tables", response_model=models.SqlTables, tags=["sql"])
 def sql_tables(s: StoreDep, sandbox: SandboxDep) -> models.SqlTables:
+    tables = capture_tables(s)
+    present = {t.domain for t in tables}
     return models.SqlTables(
-        tables=[models.SqlTableDoc(name=t.name, description=t.description,
+        domains=[models.SqlDomain(name=d.name, title=d.title) for d in DOMAINS if d.name in present],
+        tables=[models.SqlTableDoc(name=t.name, description=t.description, domain=t.domain,
                                    columns=[models.SqlColumnDoc(**vars(c)) for c in t.columns])
-                for t in capture_tables(s)],
+                for t in tables],
         max_rows=sandbox.max_rows,
         time_limit_ms=int(sandbox.time_limit_s * 1000),
         notes=[
