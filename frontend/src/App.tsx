@@ -12,7 +12,7 @@ import { TokenDialog } from './components/TokenDialog';
 import { getToken } from './api/auth';
 import { BadUrlPage, NotFoundPage } from './pages/BadUrlPage';
 import { LibraryPage } from './pages/LibraryPage';
-import { Link, useLocation } from './state/router';
+import { Link, useLocation } from './components/router';
 import { parseUrl } from './state/url';
 
 export function App() {

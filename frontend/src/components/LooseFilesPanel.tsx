@@ -4,7 +4,7 @@ import { askForToken } from '../api/auth';
 import { parseTags, previewLoose, uploadLoose, type LoosePreview } from '../api/loose';
 import type { UploadHandle } from '../api/upload';
 import { formatBytes } from '../logic/format';
-import { Link } from '../state/router';
+import { Link } from './router';
 import { ErrorBox } from './ErrorBox';
 
 /** The capture's default name: what the files' names share ("6.18-xfs-" of 6.18-xfs-fio.json...). */

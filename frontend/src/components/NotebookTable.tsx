@@ -1,6 +1,6 @@
 import type { NotebookSummary } from '../api/client';
 import { formatDate } from '../logic/format';
-import { Link } from '../state/router';
+import { Link } from './router';
 
 /** Saved notebook versions, newest first: title, captures, cells (named by `kindTitle`), when, lineage. */
 export function NotebookTable({ notebooks, query, kindTitle }: { notebooks: NotebookSummary[]; query: string; kindTitle: (kind: string) => string }) {

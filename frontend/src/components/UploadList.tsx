@@ -1,5 +1,5 @@
 import { formatBytes } from '../logic/format';
-import { Link } from '../state/router';
+import { Link } from './router';
 import { ErrorBox } from './ErrorBox';
 import type { UploadItem } from './useUploads';
 

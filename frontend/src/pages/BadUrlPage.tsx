@@ -1,4 +1,4 @@
-import { Link } from '../state/router';
+import { Link } from '../components/router';
 
 export function BadUrlPage({ path, problems }: { path: string; problems: string[] }) {
   return (

@@ -6,7 +6,7 @@ import { ErrorBox } from '../components/ErrorBox';
 import { formatBytes, formatDate, formatDuration, formatSpread, formatValue } from '../logic/format';
 import { probeRows } from '../logic/probes';
 import { shellJoin } from '../logic/shell';
-import { Link } from '../state/router';
+import { Link } from '../components/router';
 import { ProbeHeadlines } from './CaptureHeadlines';
 
 export function CapturePage({ id }: { id: string }) {

@@ -18,7 +18,7 @@ import { defaultTitle, followBaseline } from '../logic/notebook';
 import { clearDraft, draftKey, loadDraft, useKeptDraft } from '../components/drafts';
 import { useShortcut } from '../components/shortcuts';
 import { sameDocument, viewToDocument } from '../state/document';
-import { Link, navigate } from '../state/router';
+import { Link, navigate } from '../components/router';
 import { parseUrl, TITLE_MAX_CHARS, viewToUrl, type CellInstance, type CompareView } from '../state/url';
 
 export function ComparePage({ view, problems }: { view: CompareView; problems: string[] }) {

@@ -11,7 +11,7 @@ import { LooseFilesPanel } from '../components/LooseFilesPanel';
 import { useUploads } from '../components/useUploads';
 import { formatDate } from '../logic/format';
 import { filterCaptures, sortCaptures } from '../logic/library';
-import { Link, navigate } from '../state/router';
+import { Link, navigate } from '../components/router';
 import { starterUrl, viewToUrl, type Sort, type SortKey } from '../state/url';
 import { useNotebooks } from '../api/queries';
 import { NotebookTable } from '../components/NotebookTable';

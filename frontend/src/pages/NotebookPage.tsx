@@ -2,7 +2,7 @@ import { useEffect, useMemo } from 'react';
 import { useNotebook } from '../api/queries';
 import { ErrorBox } from '../components/ErrorBox';
 import { documentToView } from '../state/document';
-import { Link } from '../state/router';
+import { Link } from '../components/router';
 import { NotebookView } from './ComparePage';
 
 /** /n/ID: exactly one saved version. Editing it moves to the URL form with parent=ID. */

@@ -4,7 +4,7 @@ import { ErrorBox } from '../components/ErrorBox';
 import { NotebookTable } from '../components/NotebookTable';
 import { cellKindTitle } from '../cells/registry';
 import { useShortcut } from '../components/shortcuts';
-import { Link, navigate } from '../state/router';
+import { Link, navigate } from '../components/router';
 import { viewToUrl } from '../state/url';
 
 /** /notebooks?q=: saved notebook versions, searched on the server (title, text, SQL, capture labels, tags, kernels). */

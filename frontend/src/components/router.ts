@@ -1,5 +1,6 @@
 // A tiny history router: the current location as React state, navigate(), and <Link>. What a
-// location means is decided by url.ts, not here.
+// location means is decided by state/url.ts, not here (components/ sit under state/, which reads the
+// cell registry: the router needs nothing of either).
 import { createElement, useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent } from 'react';
 
 const EVENT = 'iolens:navigate';
