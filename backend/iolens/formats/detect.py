@@ -79,9 +79,12 @@ def _short(p: Prefix, what: str) -> Verdict:
     return Verdict(NO, what) if p.complete else Verdict(MAYBE, what)
 
 
-# --- binary kinds ---------------------------------------------------------------------------
+Lines = list[tuple[int, str]]  # (line number, text) of the first non-blank lines
 
-def detect_blktrace(p: Prefix) -> Verdict:
+
+# --- binary kinds: the detector reads the bytes (Detector.lines is None) ---------------------
+
+def detect_blktrace(p: Prefix, _: Lines) -> Verdict:
     if len(p.data) < 4:
         return _short(p, "shorter than a blktrace record")
     if blktrace_bin.is_blktrace(p.data):
@@ -89,7 +92,7 @@ def detect_blktrace(p: Prefix) -> Verdict:
     return Verdict(NO, "no blktrace record magic")
 
 
-def detect_perf_data(p: Prefix) -> Verdict:
+def detect_perf_data(p: Prefix, _: Lines) -> Verdict:
     if len(p.data) < 8:
         return _short(p, "shorter than perf.data's magic")
     if p.data[:8] in (b"PERFILE2", b"2ELIFREP", b"PERFFILE"):
@@ -97,34 +100,29 @@ def detect_perf_data(p: Prefix) -> Verdict:
     return Verdict(NO, "no perf.data magic")
 
 
-# --- text kinds -----------------------------------------------------------------------------
+# --- text kinds: the detector gets the first Detector.lines non-blank lines of a file that is not
+# binary (else NO "binary"), and, unless Detector.empty is None, at least one of them (else the
+# answer is Detector.empty: NO with the whole file, MAYBE with a prefix) -----------------------
 
 _FIO_JSON = re.compile(r'(?m)^\s*\{\s*"fio ?version"\s*:')
 _FIO_NORMAL = re.compile(r"^(\S+: \(g=\d+\)|fio: |fio-\d|Starting \d+ process|Jobs: )")
 
 
-def detect_fio_json(p: Prefix) -> Verdict:
-    if p.binary:
-        return Verdict(NO, "binary")
+def detect_fio_json(p: Prefix, lines: Lines) -> Verdict:
     text = p.data.decode("utf-8", "replace")
     m = _FIO_JSON.search(text)
     if m:
         line = text.count("\n", 0, m.start()) + 1
         before = "" if m.start() == 0 else f" after {line - 1} line(s) of fio's other output"
         return Verdict(YES, f"a JSON object whose first key is \"fio version\" at line {line}{before}")
-    first = next((ln for _, ln in p.nonblank(5)), "")
+    first = lines[0][1] if lines else ""
     if _FIO_NORMAL.match(first) or first.strip() == "{":
         return _short(p, "fio's text output or a JSON object, no \"fio version\" key seen yet")
     return Verdict(NO, "no JSON object starting with \"fio version\"")
 
 
-def detect_fio_terse(p: Prefix) -> Verdict:
-    if p.binary:
-        return Verdict(NO, "binary")
-    lines = [ln for _, ln in p.nonblank(50)]
-    if not lines:
-        return _short(p, "empty")
-    if looks_like_terse("\n".join(lines)):
+def detect_fio_terse(p: Prefix, lines: Lines) -> Verdict:
+    if looks_like_terse("\n".join(ln for _, ln in lines)):
         return Verdict(YES, "fio terse lines (VERSION;fio-X;jobname;...)")
     return Verdict(NO, "no fio terse line")
 
@@ -132,35 +130,31 @@ def detect_fio_terse(p: Prefix) -> Verdict:
 _FIO_LOG = re.compile(r"^\d+, -?\d+(?:\.\d+)?, \d+, \d+(?:, -?\d+)*\s*$")
 
 
-def _fio_log_fields(p: Prefix) -> tuple[Verdict, int]:
-    if p.binary:
-        return Verdict(NO, "binary"), 0
-    lines = p.nonblank(50)
-    if not lines:
-        return _short(p, "empty"), 0
+def _fio_log_fields(lines: Lines) -> Verdict | int:
+    """The number of fields of every line, or NO."""
     widths = set()
     for i, ln in lines:
         if not _FIO_LOG.match(ln):
-            return Verdict(NO, f"line {i} is not 'msec, value, ddir, bs[, ...]'"), 0
+            return Verdict(NO, f"line {i} is not 'msec, value, ddir, bs[, ...]'")
         widths.add(ln.count(",") + 1)
     if len(widths) != 1:
-        return Verdict(NO, "lines with different numbers of fields"), 0
-    return Verdict(YES, ""), widths.pop()
+        return Verdict(NO, "lines with different numbers of fields")
+    return widths.pop()
 
 
-def detect_fio_log(p: Prefix) -> Verdict:
-    v, n = _fio_log_fields(p)
-    if v.answer != YES:
-        return v
+def detect_fio_log(p: Prefix, lines: Lines) -> Verdict:
+    n = _fio_log_fields(lines)
+    if isinstance(n, Verdict):
+        return n
     if n > 6:
         return Verdict(NO, f"{n} fields per line: a histogram log")
     return Verdict(YES, f"fio log lines 'msec, value, ddir, bs' ({n} fields)")
 
 
-def detect_fio_hist_log(p: Prefix) -> Verdict:
-    v, n = _fio_log_fields(p)
-    if v.answer != YES:
-        return v
+def detect_fio_hist_log(p: Prefix, lines: Lines) -> Verdict:
+    n = _fio_log_fields(lines)
+    if isinstance(n, Verdict):
+        return n
     if n <= 6:
         return Verdict(NO, f"{n} fields per line: a bw/iops/lat log")
     return Verdict(YES, f"fio histogram log lines 'msec, ddir, bs, {n - 3} latency bins'")
@@ -174,24 +168,20 @@ _FRAME = re.compile(r"^\s*[0-9a-fA-F]+\s+\S")
 _TRACEPOINT = re.compile(r"^[A-Za-z0-9_]+:[A-Za-z0-9_]+$")
 
 
-def _perf_lines(p: Prefix) -> tuple[list[tuple[int, str, str]], int, int]:
-    """(line, text, event) of the perf event lines among the first lines, frame lines, other lines."""
-    events, frames, other = [], 0, 0
-    for i, ln in p.nonblank(comments=False):
+def _perf_lines(lines: Lines) -> tuple[list[tuple[int, str, str]], int]:
+    """(line, text, event) of the perf event lines among `lines`, and the number of frame lines."""
+    events, frames = [], 0
+    for i, ln in lines:
         m = _PERF_EVENT.match(ln)
         if m:
             events.append((i, ln, m.group(1)))
         elif _FRAME.match(ln):
             frames += 1
-        else:
-            other += 1
-    return events, frames, other
+    return events, frames
 
 
-def detect_perf_script_stacks(p: Prefix) -> Verdict:
-    if p.binary:
-        return Verdict(NO, "binary")
-    events, frames, other = _perf_lines(p)
+def detect_perf_script_stacks(p: Prefix, lines: Lines) -> Verdict:
+    events, frames = _perf_lines(lines)
     if not events:
         return _short(p, "no perf script event line")
     if frames == 0:
@@ -201,42 +191,29 @@ def detect_perf_script_stacks(p: Prefix) -> Verdict:
     return Verdict(YES, f"perf script events with call stacks (first event '{events[0][2]}' at line {events[0][0]})")
 
 
-def _tracepoint_verdict(p: Prefix, want: Callable[[set[str]], bool], what: str) -> Verdict:
-    if p.binary:
-        return Verdict(NO, "binary")
-    events, frames, other = _perf_lines(p)
-    if not events:
-        return _short(p, "no perf script event line")
-    if frames >= max(1, len(events) // 2):
-        return Verdict(NO, "events with call stacks")
-    names = {e for _, _, e in events}
-    if not all(_TRACEPOINT.match(n) for n in names):
-        return Verdict(NO, f"events that are not tracepoints ({sorted(n for n in names if not _TRACEPOINT.match(n))[0]})")
-    subsystems = {n.split(":", 1)[0] for n in names}
-    if want(subsystems):
-        return Verdict(YES, f"perf script of {what} tracepoints ({', '.join(sorted(names)[:4])})")
-    return Verdict(NO, f"tracepoints of {', '.join(sorted(subsystems))}")
-
-
-def detect_perf_block(p: Prefix) -> Verdict:
-    return _tracepoint_verdict(p, lambda s: s == {"block"}, "block")
-
-
-def detect_perf_sched(p: Prefix) -> Verdict:
-    return _tracepoint_verdict(p, lambda s: s == {"sched"}, "sched")
-
-
-def detect_perf_trace(p: Prefix) -> Verdict:
-    return _tracepoint_verdict(p, lambda s: s not in ({"block"}, {"sched"}), "other")
+def _tracepoints(want: Callable[[set[str]], bool], what: str) -> Callable[[Prefix, Lines], Verdict]:
+    """A detector of perf script text of tracepoints (no stacks) whose subsystems satisfy `want`."""
+    def detect(p: Prefix, lines: Lines) -> Verdict:
+        events, frames = _perf_lines(lines)
+        if not events:
+            return _short(p, "no perf script event line")
+        if frames >= max(1, len(events) // 2):
+            return Verdict(NO, "events with call stacks")
+        names = {e for _, _, e in events}
+        if not all(_TRACEPOINT.match(n) for n in names):
+            return Verdict(NO, f"events that are not tracepoints ({sorted(n for n in names if not _TRACEPOINT.match(n))[0]})")
+        subsystems = {n.split(":", 1)[0] for n in names}
+        if want(subsystems):
+            return Verdict(YES, f"perf script of {what} tracepoints ({', '.join(sorted(names)[:4])})")
+        return Verdict(NO, f"tracepoints of {', '.join(sorted(subsystems))}")
+    return detect
 
 
 _FOLDED = re.compile(r"^\S.* \d+$")
 
 
-def detect_folded(p: Prefix) -> Verdict:
-    if p.binary:
-        return Verdict(NO, "binary")
-    lines = [(i, ln) for i, ln in p.nonblank() if not ln.startswith("#")]
+def detect_folded(p: Prefix, lines: Lines) -> Verdict:
+    lines = [(i, ln) for i, ln in lines if not ln.startswith("#")]
     if not lines:
         return _short(p, "empty")
     semis = 0
@@ -255,10 +232,8 @@ def detect_folded(p: Prefix) -> Verdict:
 _BLKPARSE = re.compile(r"^\s*\d+,\d+\s+\d+\s+\d+\s+\d+\.\d+\s+\d+\s+[A-Za-z]\s+[A-Z]*\s")
 
 
-def detect_blkparse(p: Prefix) -> Verdict:
-    if p.binary:
-        return Verdict(NO, "binary")
-    for i, ln in p.nonblank(20):
+def detect_blkparse(p: Prefix, lines: Lines) -> Verdict:
+    for i, ln in lines:
         if ln.startswith("Input file "):
             continue
         if _BLKPARSE.match(ln):
@@ -271,12 +246,7 @@ def detect_blkparse(p: Prefix) -> Verdict:
 _LOCK_CLASS = re.compile(r"^\s+\S.*:\s+(?:\d+(?:\.\d+)?\s+){7,}\d+(?:\.\d+)?\s*$")
 
 
-def detect_lock_stat(p: Prefix) -> Verdict:
-    if p.binary:
-        return Verdict(NO, "binary")
-    lines = p.nonblank(6)
-    if not lines:
-        return _short(p, "empty")
+def detect_lock_stat(p: Prefix, lines: Lines) -> Verdict:
     if lines[0][1].startswith("lock_stat version"):
         return Verdict(YES, f"'{lines[0][1].strip()}' on line {lines[0][0]}")
     for i, ln in lines:
@@ -287,10 +257,8 @@ def detect_lock_stat(p: Prefix) -> Verdict:
     return Verdict(NO, "no 'lock_stat version' line or lock_stat column header")
 
 
-def detect_timehist(p: Prefix) -> Verdict:
-    if p.binary:
-        return Verdict(NO, "binary")
-    for i, ln in p.nonblank(8):
+def detect_timehist(p: Prefix, lines: Lines) -> Verdict:
+    for i, ln in lines:
         if ln.split()[:3] == ["time", "cpu", "task"] or ("task name" in ln and "sch delay" in ln):
             return Verdict(YES, f"perf sched timehist's header at line {i}")
         if ln.strip() == "Runtime summary":
@@ -298,15 +266,10 @@ def detect_timehist(p: Prefix) -> Verdict:
     return Verdict(NO, "no perf sched timehist header")
 
 
-def detect_perf_stat(p: Prefix) -> Verdict:
-    if p.binary:
-        return Verdict(NO, "binary")
+def detect_perf_stat(p: Prefix, lines: Lines) -> Verdict:
     from .errors import FormatError
     from .perf_stat import parse_perf_stat
-    lines = [ln for _, ln in p.nonblank(100)]
-    if not lines:
-        return _short(p, "empty")
-    rows = [ln for ln in lines if not ln.startswith("#")]
+    rows = [ln for _, ln in lines if not ln.startswith("#")]
     if not rows:
         return _short(p, "only '#' lines")
     if any(ln.count(",") < 4 for ln in rows):
@@ -323,12 +286,7 @@ def detect_perf_stat(p: Prefix) -> Verdict:
 _IOSTAT_SYS = re.compile(r"^\S+ \S+ \([^)]*\)\s+\S+\s+\S+\s+\(\d+ CPU\)\s*$")
 
 
-def detect_iostat(p: Prefix) -> Verdict:
-    if p.binary:
-        return Verdict(NO, "binary")
-    lines = p.nonblank(12)
-    if not lines:
-        return _short(p, "empty")
+def detect_iostat(p: Prefix, lines: Lines) -> Verdict:
     start = 1 if _IOSTAT_SYS.match(lines[0][1]) else 0
     for i, ln in lines[start:]:
         s = ln.strip()
@@ -342,12 +300,7 @@ def detect_iostat(p: Prefix) -> Verdict:
     return _short(p, "a sysstat system line, no report yet") if start else Verdict(NO, "no iostat header")
 
 
-def detect_vmstat(p: Prefix) -> Verdict:
-    if p.binary:
-        return Verdict(NO, "binary")
-    lines = p.nonblank(2)
-    if not lines:
-        return _short(p, "empty")
+def detect_vmstat(p: Prefix, lines: Lines) -> Verdict:
     s = lines[0][1].strip()
     if not (s.startswith("procs") or s.startswith("--procs")):
         return Verdict(NO, "does not start with vmstat's 'procs' header")
@@ -364,11 +317,9 @@ _FIO_OPTIONS = frozenset({"rw", "readwrite", "bs", "blocksize", "ioengine", "iod
                           "directory", "runtime", "numjobs", "direct", "time_based", "filesize", "nrfiles"})
 
 
-def detect_fio_jobfile(p: Prefix) -> Verdict:
-    if p.binary:
-        return Verdict(NO, "binary")
+def detect_fio_jobfile(p: Prefix, lines: Lines) -> Verdict:
     sections, known = 0, set()
-    for i, ln in p.nonblank():
+    for i, ln in lines:
         s = ln.strip()
         if s[0] in ";#":
             continue
@@ -385,12 +336,7 @@ def detect_fio_jobfile(p: Prefix) -> Verdict:
     return _short(p, "no [section] with fio options yet")
 
 
-def detect_monitor(p: Prefix) -> Verdict:
-    if p.binary:
-        return Verdict(NO, "binary")
-    lines = p.nonblank(3)
-    if not lines:
-        return _short(p, "empty")
+def detect_monitor(p: Prefix, lines: Lines) -> Verdict:
     if not lines[0][1].startswith("#@iolens-monitor t_ns="):
         return Verdict(NO, "no '#@iolens-monitor t_ns=' line first")
     from .monitors import source_of
@@ -400,10 +346,7 @@ def detect_monitor(p: Prefix) -> Verdict:
     return Verdict(YES, f"an iolens-collect monitor file ({src} snapshots)")
 
 
-def detect_tracepoint_formats(p: Prefix) -> Verdict:
-    if p.binary:
-        return Verdict(NO, "binary")
-    lines = p.nonblank(3)
+def detect_tracepoint_formats(p: Prefix, lines: Lines) -> Verdict:
     if len(lines) < 2:
         return _short(p, "too short")
     if lines[0][1].startswith("system: ") and lines[1][1].startswith("name: "):
@@ -411,12 +354,7 @@ def detect_tracepoint_formats(p: Prefix) -> Verdict:
     return Verdict(NO, "no 'system:' and 'name:' lines first")
 
 
-def detect_trace_fields(p: Prefix) -> Verdict:
-    if p.binary:
-        return Verdict(NO, "binary")
-    lines = p.nonblank(3)
-    if not lines:
-        return _short(p, "empty")
+def detect_trace_fields(p: Prefix, lines: Lines) -> Verdict:
     first = lines[0][1]
     if not first.startswith('{"event":'):
         return Verdict(NO, "not JSON lines starting with \"event\"")
@@ -434,31 +372,47 @@ def detect_trace_fields(p: Prefix) -> Verdict:
 class Detector:
     kind: str
     title: str
-    detect: Callable[[Prefix], Verdict]
+    detect: Callable[[Prefix, Lines], Verdict]
+    lines: int | None = _SCAN_LINES  # text: how many non-blank lines it reads; None: a binary kind
+    comments: bool = True            # False: without lines that start with '#'
+    empty: str | None = "empty"      # the answer's reason without any line; None: the detector decides
+
+    def __call__(self, p: Prefix) -> Verdict:
+        if self.lines is None:
+            return self.detect(p, [])
+        if p.binary:
+            return Verdict(NO, "binary")
+        lines = p.nonblank(self.lines, self.comments)
+        if not lines and self.empty is not None:
+            return _short(p, self.empty)
+        return self.detect(p, lines)
 
 
 DETECTORS: tuple[Detector, ...] = (
-    Detector("blktrace", "blktrace binary per-CPU file", detect_blktrace),
-    Detector("perf-data", "perf.data (binary perf record file)", detect_perf_data),
-    Detector("fio-json", "fio JSON (json, json+, normal+json)", detect_fio_json),
-    Detector("fio-terse", "fio terse output", detect_fio_terse),
-    Detector("fio-jobfile", "fio job file", detect_fio_jobfile),
-    Detector("fio-log", "fio bw/iops/lat log", detect_fio_log),
-    Detector("fio-hist-log", "fio latency histogram log", detect_fio_hist_log),
-    Detector("perf-script", "perf script with call stacks", detect_perf_script_stacks),
-    Detector("perf-block", "perf script of block tracepoints", detect_perf_block),
-    Detector("perf-sched", "perf script of sched tracepoints", detect_perf_sched),
-    Detector("perf-trace", "perf script of tracepoints", detect_perf_trace),
+    Detector("blktrace", "blktrace binary per-CPU file", detect_blktrace, None),
+    Detector("perf-data", "perf.data (binary perf record file)", detect_perf_data, None),
+    Detector("fio-json", "fio JSON (json, json+, normal+json)", detect_fio_json, 5, empty=None),
+    Detector("fio-terse", "fio terse output", detect_fio_terse, 50),
+    Detector("fio-jobfile", "fio job file", detect_fio_jobfile, empty=None),
+    Detector("fio-log", "fio bw/iops/lat log", detect_fio_log, 50),
+    Detector("fio-hist-log", "fio latency histogram log", detect_fio_hist_log, 50),
+    Detector("perf-script", "perf script with call stacks", detect_perf_script_stacks, comments=False, empty=None),
+    Detector("perf-block", "perf script of block tracepoints", _tracepoints(lambda s: s == {"block"}, "block"),
+             comments=False, empty=None),
+    Detector("perf-sched", "perf script of sched tracepoints", _tracepoints(lambda s: s == {"sched"}, "sched"),
+             comments=False, empty=None),
+    Detector("perf-trace", "perf script of tracepoints", _tracepoints(lambda s: s not in ({"block"}, {"sched"}), "other"),
+             comments=False, empty=None),
     Detector("folded-stacks", "folded stacks (FlameGraph/inferno)", detect_folded),
-    Detector("blkparse", "blkparse text", detect_blkparse),
-    Detector("lock-stat", "/proc/lock_stat", detect_lock_stat),
-    Detector("perf-sched-timehist", "perf sched timehist", detect_timehist),
-    Detector("perf-stat", "perf stat -x, CSV", detect_perf_stat),
-    Detector("iostat", "iostat -x", detect_iostat),
-    Detector("vmstat", "vmstat", detect_vmstat),
-    Detector("monitor", "iolens-collect monitor samples", detect_monitor),
-    Detector("tracepoint-formats", "tracefs event formats", detect_tracepoint_formats),
-    Detector("perf-trace-fields", "tracepoint events with typed fields (JSON lines)", detect_trace_fields),
+    Detector("blkparse", "blkparse text", detect_blkparse, 20, empty=None),
+    Detector("lock-stat", "/proc/lock_stat", detect_lock_stat, 6),
+    Detector("perf-sched-timehist", "perf sched timehist", detect_timehist, 8, empty=None),
+    Detector("perf-stat", "perf stat -x, CSV", detect_perf_stat, 100),
+    Detector("iostat", "iostat -x", detect_iostat, 12),
+    Detector("vmstat", "vmstat", detect_vmstat, 2),
+    Detector("monitor", "iolens-collect monitor samples", detect_monitor, 3),
+    Detector("tracepoint-formats", "tracefs event formats", detect_tracepoint_formats, 3, empty=None),
+    Detector("perf-trace-fields", "tracepoint events with typed fields (JSON lines)", detect_trace_fields, 3),
 )
 KINDS = tuple(d.kind for d in DETECTORS)
 TITLES = {d.kind: d.title for d in DETECTORS}
@@ -489,7 +443,7 @@ def prefix_of(data: bytes, complete: bool, limit: int = MAX_PREFIX_BYTES) -> Pre
 
 def recognise(data: bytes, complete: bool) -> Recognition:
     p = prefix_of(data, complete)
-    verdicts = {d.kind: d.detect(p) for d in DETECTORS}
+    verdicts = {d.kind: d(p) for d in DETECTORS}
     yes = [k for k, v in verdicts.items() if v.answer == YES]
     if yes:
         return Recognition(yes[0], YES, verdicts[yes[0]].reason, p.gzip, yes[1:], verdicts)
