@@ -12,12 +12,15 @@
 #            and fio's own logs on the same clock (--fio-logs 100) (issue 8)
 #   block-vda  datasets/block-vda/: the same job on the device that holds $WORK (the host's own
 #            disk, shared with everything else running), traced with --block (issue 8)
+#   offcpu   datasets/offcpu-xfs-dio/: 4k O_DIRECT writes (libaio, iodepth 4) on an XFS loop
+#            device pinned to CPU 1, with --offcpu and --sched: off-CPU and wakeup stacks, the
+#            completion kworker's side of the ping-pong (issue 17)
 #
 # Needs root (losetup, mkfs, mount, perf system-wide, cgroups), fio, perf, xfsprogs. Writes only to
 # files it creates under $WORK, to the loop devices it attaches, and to the cgroup the collector
 # creates and removes; removes all of them at the end.
 #
-#   sudo datasets/make-probes.sh                 # all four
+#   sudo datasets/make-probes.sh                 # all five
 #   sudo datasets/make-probes.sh sched           # one of them
 #   sudo OUT=/var/tmp/try datasets/make-probes.sh   # elsewhere, leaving datasets/ alone
 set -euo pipefail
@@ -25,7 +28,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 WORK=${WORK:-/var/tmp/iolens-probe-datasets}
 what=("$@")
-[ ${#what[@]} -gt 0 ] || what=(stacks sched block block-vda)
+[ ${#what[@]} -gt 0 ] || what=(stacks sched block block-vda offcpu)
 # the RECIPE's device line; the block-vda part says its own
 loopline="loop devices over 2 GiB sparse files (\`truncate -s 2G\`) on the host's ext4 root
   (virtio disk vda), made with default \`mkfs\` and mount options; scheduler as the kernel set it."
@@ -209,6 +212,16 @@ S
             --fio-args="--name=randrw-4k --directory=$dir --size=256m --rw=randrw --rwmixread=50 --bs=4k --ioengine=libaio --iodepth=16 --direct=1 --rate_iops=3000,3000 --runtime=3 --time_based"
         devline=$loopline
         ;;
-    *) echo "unknown dataset $w (stacks, sched, block, block-vda)" >&2; exit 2 ;;
+    offcpu)
+        [ -n "${DEV[xfs]:-}" ] || make_fs xfs
+        setup_cmds() { echo 'truncate -s 2G xfs.img && dev=$(losetup -f --show xfs.img) && mkfs.xfs $dev && mount $dev mnt-xfs'; }
+        capture "$kernel-offcpu-xfs-dio" "$OUT/offcpu-xfs-dio" \
+            "4k random O_DIRECT writes (libaio, iodepth 4, a 16 MiB file on XFS over a loop device, fio limited to 3000 IOPS, 1 x 1 s) pinned to CPU 1 (\`--cpus 1\`), with off-CPU and wakeup stacks (\`--offcpu --offcpu-stacks kernel\`: perf record -a -g --kernel-callchains of sched_switch and sched_waking) and the scheduler trace (\`--sched\`): where fio and the kworkers that complete its writes wait, weighted by time off the CPU, and who wakes whom (issue 17)." \
+            "- Kept small (< 2 MB): one repeat of 1 s, rate-limited, kernel frames only (the browsers and compilers of the other sessions have deep user stacks: with them the same capture was 3.1 MB). The whole machine is recorded (-a): the other engineers' processes are in the stacks too; the offcpu cell lists fio's threads first, and the ping-pong table's fio rows open the pair." \
+            --tag fs=xfs --tag device=loop --tag cpus=1 --cpus 1 --offcpu --offcpu-stacks kernel --sched \
+            --fio-args="--name=randwrite-4k --directory=$WORK/mnt-xfs --size=16m --rw=randwrite --bs=4k --ioengine=libaio --iodepth=4 --direct=1 --rate_iops=3000 --runtime=1 --time_based"
+        python3 "$here/offcpu-shows.py" "$OUT/offcpu-xfs-dio/$kernel-offcpu-xfs-dio.iolens.tar.gz" >> "$OUT/offcpu-xfs-dio/RECIPE.md"
+        ;;
+    *) echo "unknown dataset $w (stacks, sched, block, block-vda, offcpu)" >&2; exit 2 ;;
     esac
 done

@@ -205,11 +205,7 @@ function PairView({ cap, run, a, b, icicle }: { cap: string; run: string; a: str
   const d = q.data;
   return (
     <div className="offcpu-pair" data-testid="offcpu-pair">
-      {d.notes.map((n) => (
-        <p key={n} className="muted">
-          {n}
-        </p>
-      ))}
+      {/* d.notes repeats the run line's ends (above); d.warnings its failed checks */}
       <div className="offcpu-sides">
         <Side s={d.a} other={d.b} slot="a" icicle={icicle} />
         <Side s={d.b} other={d.a} slot="b" icicle={icicle} />

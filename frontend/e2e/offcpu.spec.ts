@@ -1,0 +1,76 @@
+// Off-CPU and wakeup stacks, end to end (issue 17): upload datasets/offcpu-xfs-dio (fio O_DIRECT
+// writes on an XFS loop device pinned to CPU 1, with --offcpu and --sched, captured on this
+// machine); the starter notebook has the Off-CPU cell; the flame cell draws event offcpu as time
+// off the CPU; the scheduler cell's ping-pong row of fio and the kworkers opens the pair view with
+// both sides' blocked and woken-by flame charts. Runs against a real `iolens serve`
+// (playwright.config.ts). IOLENS_SHOTS=dir also saves screenshots.
+import { expect, test } from '@playwright/test';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const shots = process.env.IOLENS_SHOTS;
+
+test.describe.configure({ mode: 'serial' });
+
+function bundle(): string | null {
+  const dir = path.join(repo, 'datasets', 'offcpu-xfs-dio');
+  const f = fs.existsSync(dir) ? fs.readdirSync(dir).filter((x) => x.endsWith('.iolens.tar.gz')).sort()[0] : undefined;
+  return f ? path.join(dir, f) : null;
+}
+
+let cap = { id: '', label: '' };
+
+test('upload; the off-CPU cell lists fio first with the run line', async ({ page }) => {
+  const file = bundle();
+  test.skip(file === null, 'needs datasets/offcpu-xfs-dio');
+  test.setTimeout(240_000);
+  await page.goto('/');
+  await page.getByTestId('bundle-input').setInputFiles([file!]);
+  await expect(page.getByTestId('upload-item').first()).toHaveClass(/upload-done/, { timeout: 180_000 });
+  const list = (await (await page.request.get('/api/captures')).json()) as { id: string; label: string; artifact_kinds?: string[] }[];
+  cap = list.find((c) => /offcpu-xfs-dio$/.test(c.label) && (c.artifact_kinds ?? []).includes('perf-offcpu'))!;
+  expect(cap).toBeTruthy();
+
+  await page.goto(`/compare?v=1&captures=${cap.id}&baseline=${cap.id}&cell=offcpu`);
+  const cell = page.locator('section.cell[data-kind="offcpu"]');
+  await expect(cell.getByTestId('offcpu-run')).toContainText('waits weighted');
+  await expect(cell.getByTestId('offcpu-run')).toContainText(/still off the CPU at the end/);
+  const first = cell.getByTestId('offcpu-threads').locator('tbody tr').first();
+  await expect(first).toContainText('fio');
+  await expect(first.locator('td.strong-num')).toHaveText(/s$/);
+});
+
+test('the flame cell draws event offcpu as time off the CPU', async ({ page }) => {
+  test.skip(!cap.id, 'needs the upload');
+  await page.goto(`/compare?v=1&captures=${cap.id}&baseline=${cap.id}&cell=flame:ev=offcpu;comm=fio`);
+  const cell = page.locator('section.cell[data-kind="flame"]');
+  await expect(cell.getByTestId('flame-summary')).toContainText('off the CPU', { timeout: 60_000 });
+  await expect(cell.getByTestId('flame-summary')).toContainText('offcpu');
+  await expect(cell.getByTestId('flame-canvas')).toBeVisible();
+  if (shots) await cell.screenshot({ path: path.join(shots, 'offcpu-01-flame.png') });
+});
+
+test('a ping-pong row opens both sides of the pair', async ({ page }) => {
+  test.skip(!cap.id, 'needs the upload');
+  await page.goto(`/compare?v=1&captures=${cap.id}&baseline=${cap.id}&cell=sched:v=pingpong;cpus=workload;by=group`);
+  const sched = page.locator('section.cell[data-kind="sched"]');
+  const row = sched.locator('tbody tr', { has: page.locator('td.pair', { hasText: /fio.*kworker|kworker.*fio/ }) }).first();
+  await row.getByTestId('pp-stacks').click();
+  await expect(page).toHaveURL(/cell=offcpu:c=[^&]*;r=r000;a=[^&]+;b=/);
+  const cell = page.locator('section.cell[data-kind="offcpu"]');
+  const pair = cell.getByTestId('offcpu-pair');
+  await expect(pair).toBeVisible({ timeout: 60_000 });
+  const sides = [cell.getByTestId('offcpu-side-a'), cell.getByTestId('offcpu-side-b')];
+  for (const s of sides) {
+    await expect(s.locator('canvas')).toHaveCount(2);
+    await expect(s).toContainText('where it blocked');
+    await expect(s).toContainText('what woke it');
+  }
+  // fio's waits ended by the kworkers, and the kworkers' by fio: both directions of the storm
+  await expect(pair).toContainText(/ended by a wakeup from/);
+  if (shots) await cell.screenshot({ path: path.join(shots, 'offcpu-02-pair.png') });
+  await cell.getByRole('button', { name: '⇄ swap' }).click();
+  await expect(page).toHaveURL(/cell=offcpu:.*;a=kworker/);
+});
