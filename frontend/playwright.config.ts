@@ -24,9 +24,11 @@ export default defineConfig({
   // The screenshot gallery runs only when asked for: IOLENS_SHOTS=dir (npm run shots).
   testIgnore: process.env.IOLENS_SHOTS ? [] : ['**/shots.spec.ts'],
   // iolens.spec.ts starts from the empty library: it runs first, the specs that upload after it.
+  // htmlexport.spec.ts saves notebooks of its own: it runs last, so the others' notebook lists are theirs.
   projects: [
     { name: 'empty-library', testMatch: '**/iolens.spec.ts' },
-    { name: 'all', testIgnore: ['**/iolens.spec.ts', ...(process.env.IOLENS_SHOTS ? [] : ['**/shots.spec.ts'])], dependencies: ['empty-library'] },
+    { name: 'all', testIgnore: ['**/iolens.spec.ts', '**/htmlexport.spec.ts', ...(process.env.IOLENS_SHOTS ? [] : ['**/shots.spec.ts'])], dependencies: ['empty-library'] },
+    { name: 'exports', testMatch: '**/htmlexport.spec.ts', dependencies: ['all'] },
   ],
   globalSetup: './e2e/global-setup.ts',
   fullyParallel: false,
