@@ -191,3 +191,41 @@ test('the exports of the flame graph honour the order and the transforms', async
   await page.keyboard.press('Escape');
   await shot(page, 'time-06-exports');
 });
+
+test('a run of 120,000 samples: the answer, the layout and the frames, measured', async ({ page }) => {
+  const out = path.join(tmp, 'long-run');
+  execFileSync('python3', [path.join(repo, 'frontend', 'e2e', 'make-long-run.py'), out], { stdio: 'pipe' });
+  const long = await upload(page, path.join(out, 'long-run.iolens.tar.gz'));
+  const api = Date.now();
+  const r = await page.request.get(`/api/captures/${long}/flame/time?workload=fio`);
+  const apiMs = Date.now() - api;
+  const body = (await r.json()) as { samples: number; elapsed_ms: number };
+  expect(body.samples).toBe(120_000);
+
+  const t0 = Date.now();
+  await page.goto(`/compare?v=1&captures=${long}&baseline=${long}&cell=${encodeURIComponent('flame:s=time')}`);
+  const cell = page.locator('section.cell[data-kind="flame"]');
+  await expect(cell.getByTestId('time-canvas')).toBeVisible({ timeout: 30_000 });
+  await expect(cell.getByTestId('time-summary')).toContainText('120,000 samples of thread fio 4242');
+  const shown = Date.now() - t0;
+  const layout = await page.evaluate(() => window.__iolensTimeLayouts?.at(-1) ?? -1);
+  const boxes = Number((/([\d,]+) boxes/.exec((await cell.getByTestId('time-summary').textContent()) ?? '')?.[1] ?? '0').replace(/,/g, ''));
+  // zoom in and out with the keys, pan with the arrows: each is one frame
+  await page.mouse.move(0, 0);
+  const before = await page.evaluate(() => window.__iolensTimeDraws?.length ?? 0);
+  for (const k of ['+', '+', '+', 'ArrowRight', 'ArrowRight', '+', '+', '-', '-', 'ArrowLeft', '-', '-', '0']) {
+    await page.keyboard.press(k);
+    await page.waitForTimeout(60);
+  }
+  const draws = await page.evaluate((n) => (window.__iolensTimeDraws ?? []).slice(n), before);
+  const sorted = [...draws].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)] ?? -1;
+  const load = fs.readFileSync('/proc/loadavg', 'utf-8').split(' ')[0];
+  console.log(
+    `time order, 120,000 samples (${boxes.toLocaleString('en-US')} boxes): answer ${apiMs} ms over HTTP (server ${body.elapsed_ms} ms); ` +
+      `navigation to chart ${shown} ms, layout ${layout.toFixed(0)} ms; ${draws.length} frames zooming and panning, median ${median.toFixed(1)} ms, max ${sorted.at(-1)?.toFixed(1)} ms (load ${load})`,
+  );
+  expect(draws.length).toBeGreaterThanOrEqual(10);
+  expect(median).toBeLessThan(100);
+  await shot(page, 'time-07-long-run');
+});

@@ -83,9 +83,16 @@ describe('time order boxes', () => {
     expect(b.names[b.name[boxAt(b, 1, 25)]!]).toBe('a');
     expect(boxAt(b, 1, 55)).toBe(-1);
     expect(boxAt(b, 2, 5)).toBe(-1);
-    // 50 ns on 4 px: every level-1 box is 0.8 px wide: one merged block
+    // 50 ns on 4 px: every level-1 box is 0.8 px wide: one merged block, of several functions;
+    // the command row: one block of 'fio' (a single box here)
     const r = visibleBoxes(b, 0, 50, 4);
-    expect(r.filter((x) => x.depth === 1)).toEqual([{ box: b.rows[1], depth: 1, x: 0, w: 4, merged: true }]);
+    expect(r.filter((x) => x.depth === 1)).toEqual([{ box: b.rows[1], depth: 1, x: 0, w: 4, merged: true, mixed: true }]);
+    expect(r.filter((x) => x.depth === 0)).toEqual([{ box: 0, depth: 0, x: 0, w: 4, merged: false, mixed: false }]);
+    // gaps split the command row into many narrow boxes of one function: merged, not mixed
+    const g = timeBoxes(seqOf(Array.from({ length: 40 }, (_, i) => [i * 100, i % 2 ? 'fio;a' : 'fio;b'] as [number, string])));
+    const row0 = visibleBoxes(g, 0, 4000, 20).filter((x) => x.depth === 0);
+    expect(row0.every((x) => x.merged && !x.mixed)).toBe(true);
+    expect(visibleBoxes(g, 0, 4000, 20).filter((x) => x.depth === 1).some((x) => x.mixed)).toBe(true);
     // zoomed to [10, 30) at 200 px: b and a, 100 px each
     expect(visibleBoxes(b, 10, 30, 200).filter((x) => x.depth === 1).map((x) => [b.names[b.name[x.box]!], x.x, x.w])).toEqual([['b', 0, 100], ['a', 100, 100]]);
   });

@@ -5,6 +5,9 @@
 //
 // - A sample at time t stands for interval_ns of the track's time: it covers [t, t + interval),
 //   cut at the next sample when that comes sooner (sampling jitter).
+// - Drawing (visibleBoxes): boxes narrower than a pixel next to each other are drawn as one block,
+//   in their function's colour when they are of one function (the thread's command name over a
+//   long run), grey when mixed.
 // - Consecutive samples are contiguous when the second comes at most GAP x interval after the first;
 //   a longer gap (the thread was off CPU, or a sample without a stack, or dropped by a transform)
 //   ends every box.
@@ -177,8 +180,10 @@ export interface TimeRect {
   depth: number;
   x: number;
   w: number;
-  /** A run of boxes narrower than a pixel drawn as one (grey). */
+  /** A run of boxes narrower than a pixel drawn as one: grey when they are of several functions
+   *  (mixed), else in their function's colour (box is then one of them). */
   merged: boolean;
+  mixed: boolean;
 }
 
 /** The rectangles of a time window [from, to) at `width` px: boxes narrower than minPx next to
@@ -197,15 +202,16 @@ export function visibleBoxes(b: TimeBoxes, from: number, to: number, width: numb
       if (x1 - x0 >= minPx) {
         if (run) out.push(run);
         run = null;
-        out.push({ box: j, depth: d, x: x0, w: x1 - x0, merged: false });
+        out.push({ box: j, depth: d, x: x0, w: x1 - x0, merged: false, mixed: false });
         continue;
       }
       if (run && x0 - (run.x + run.w) < minPx) {
         run.w = Math.max(run.w, x1 - run.x);
         run.merged = true;
+        if (b.name[j] !== b.name[run.box]) run.mixed = true;
       } else {
         if (run) out.push(run);
-        run = { box: j, depth: d, x: x0, w: Math.max(x1 - x0, 0), merged: false };
+        run = { box: j, depth: d, x: x0, w: Math.max(x1 - x0, 0), merged: false, mixed: false };
       }
       // the boxes that start before the next pixel all end before the last of them starts: merge
       // them without visiting each; the last one is looked at normally (it may be wide)
@@ -221,6 +227,9 @@ export function visibleBoxes(b: TimeBoxes, from: number, to: number, width: numb
       if (last > j + 1) {
         run.w = Math.max(run.w, Math.min(width, (b.start[last]! - from) * k) - run.x);
         run.merged = true;
+        // the boxes skipped are all within this pixel: of one function when the first, the one
+        // before the last and the last of them are (a pixel shows one colour either way)
+        if (b.name[j + 1] !== b.name[run.box] || b.name[last - 1] !== b.name[run.box]) run.mixed = true;
         j = last - 1;
       }
     }

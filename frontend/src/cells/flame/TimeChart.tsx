@@ -86,7 +86,7 @@ export function TimeChart({ boxes, from, to, onWindow, fill, tooltip, onMenu, on
     // one path per fill colour
     const groups = new Map<string, TimeRect[]>();
     for (const r of rects) {
-      const f = r.merged ? MERGED : fill(r.box);
+      const f = r.mixed ? MERGED : fill(r.box);
       const g = groups.get(f);
       if (g) g.push(r);
       else groups.set(f, [r]);
@@ -100,7 +100,7 @@ export function TimeChart({ boxes, from, to, onWindow, fill, tooltip, onMenu, on
     ctx.fillStyle = TEXT;
     ctx.textBaseline = 'middle';
     for (const r of rects) {
-      if (r.merged || r.w < 24) continue;
+      if (r.mixed || r.w < 24) continue;
       const label = fitLabel(boxes.names[boxes.name[r.box]!]!, r.w, charWidth);
       if (label) ctx.fillText(label, r.x + 3, r.depth * ROW_H + ROW_H / 2);
     }
