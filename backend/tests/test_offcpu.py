@@ -251,3 +251,5 @@ def test_real_text_and_html_exports_of_the_offcpu_cell(real):
     assert ("LOST EVENTS" in text) == summ["runs"][0]["events_lost"]
     page = api.get(f"/api/notebooks/{nid}/export", params={"format": "html"}).text
     assert "pair in r000" in page
+    # the pair's four trees as inline SVG: each side's blocked and woken-by stacks
+    assert page.count('data-chart="offcpu-pair"') == 4 and "where it blocked" in page and "what woke it" in page

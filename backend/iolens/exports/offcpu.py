@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote
 
 from .. import models
+from ..store.rules import flame as rules
 from ..views import flame as flame_view
+from ..views import flame_svg as fs
 from ..views import offcpu as offcpu_view
 from . import textfmt as tf
 from .context import ExportContext, parse_state
@@ -131,4 +133,36 @@ class OffcpuExport:
         return lines
 
     def html(self, ctx: ExportContext, data: OffcpuData) -> str:
-        return "<pre>" + html.escape("\n".join(self.text(ctx, data))) + "</pre>"
+        """The text, then for a pair each side's two flame graphs as inline SVG (views/flame_svg.py)."""
+        out = "<pre>" + html.escape("\n".join(self.text(ctx, data))) + "</pre>"
+        p = data.pair
+        if p is not None:
+            for side in (p.a, p.b):
+                out += tree_svg(side.blocked, f"{side.label}: where it blocked",
+                                f"run {p.run_id} · width = time off the CPU until it ran again · "
+                                f"{_ms(side.blocked_ns)} in {side.intervals:,} waits", "ns")
+                out += tree_svg(side.woken_by, f"{side.label}: what woke it",
+                                f"run {p.run_id} · width = wakeups (sched_waking), root = the waker · "
+                                f"{side.wakeups:,} wakeups", "count")
+        return out
+
+
+def tree_svg(tree: models.FlameTree, title: str, subtitle: str, unit: str, width: int = 1100) -> str:
+    """One of a pair's trees as a static flame graph (the flame cell's colours and layout)."""
+    if not tree.name or sum(tree.self_weight) == 0:
+        return f'<p class="muted">{html.escape(title)}: nothing recorded.</p>'
+    lay = rules.Layout.of(tree.name, tree.depth, tree.self_weight)
+    total = lay.total[0]
+    names = tree.names
+
+    def colour(i: int) -> str:
+        return rules.GREY if tree.depth[i] <= 1 else rules.hex_rgb(rules.frame_rgb(names[tree.name[i]]))
+
+    def tooltip(i: int) -> str:
+        w = lay.total[i]
+        amount = _ms(w) if unit == "ns" else f"{w:,} wakeups"
+        return f"{names[tree.name[i]]}\n{amount} ({100 * w / (total or 1):.2f}%)"
+
+    spec = fs.SvgSpec(names=names, lay=lay, title=title, subtitle=subtitle, colour=colour, tooltip=tooltip,
+                      width=width, footer="iolens", max_rows=40)
+    return f'<figure class="chart" data-chart="offcpu-pair">{fs.render(spec)}</figure>'
