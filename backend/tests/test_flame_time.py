@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from goldens import check_golden
 from server import running_server
-from test_flame_api import perf_bundle, sample, upload
+from test_flame_api import A_RUNS, perf_bundle, sample, upload
 
 from iolens.formats.perf_script import parse_folded, sample_table
 from iolens.store.rules import flame_stacks as fx
@@ -102,6 +102,27 @@ def test_one_cpu_one_run_and_the_other_filters(xfs):
     _, full, _ = reference(texts[1], tid=tid)
     assert sequence(part) == [x for x in full if 1_000_000_000 <= x[0] < 2_000_000_000]
     assert part["track"]["picked"] == "the thread chosen"
+
+
+def test_samples_without_a_stack_are_gaps_and_other_events_stay_out(tmp_path):
+    """The hand-made capture of test_flame_api: thread 101 of run r000 has three cpu-clock samples
+    with stacks and one without a usable frame (its time is kept, its stack is -1)."""
+    with running_server(tmp_path / "data") as client:
+        cid = upload(client, perf_bundle(tmp_path, "before", A_RUNS))
+        ans = client.get(f"/api/captures/{cid}/flame/time", params={"tid": 101}).json()
+        assert ans["samples"] == 4 and ans["stackless_samples"] == 1
+        assert sequence(ans) == [(0, "fio;entry;vfs_write;iomap_dio_rw"), (1_000_000, "fio;entry;vfs_write;iomap_dio_rw"),
+                                 (2_000_000, "fio;entry;vfs_write"), (5_000_000, None)]
+        assert ans["interval_ns"] == 10 and ans["weight_unit"] == "ns"
+        assert "1 sample had no usable frame: gaps in the chart" in ans["notes"]
+        # run r001's page fault (another event) is not in its cpu-clock sequence; the origin is still
+        # the run's first sample of any event
+        r1 = client.get(f"/api/captures/{cid}/flame/time", params={"tid": 101, "runs": "r001"}).json()
+        assert [t for t, _ in sequence(r1)] == [0, 1_000_000, 2_000_000]
+        faults = client.get(f"/api/captures/{cid}/flame/time",
+                            params={"tid": 101, "runs": "r001", "event": "page-faults"}).json()
+        assert sequence(faults) == [(4_000_000, "fio;entry;handle_mm_fault")]
+        assert faults["weight_unit"] == "count" and "counts events, not time" in faults["notes"][0]
 
 
 @pytest.mark.parametrize(("query", "message"), [

@@ -121,7 +121,7 @@ def time_order(store: Store, cid: str, f: Filters = Filters(), workload: str | N
             notes.append(f"{f.event} counts events, not time: a sample stands for the median gap between samples, "
                          f"{interval / 1e6:.3g} ms")
     if stackless:
-        notes.append(f"{stackless:,} samples had no usable frame: gaps in the chart")
+        notes.append(f"{stackless:,} sample{'s' if stackless != 1 else ''} had no usable frame: gaps in the chart")
     if n == 0:
         notes.append("no sample of this track matches the selection")
     track = models.FlameTrack(kind=kind, tid=f.tid if kind == "thread" else None,
