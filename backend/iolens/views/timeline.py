@@ -90,10 +90,28 @@ SELECT run_id, min(ts_ns), max(ts_ns) FROM perf_samples WHERE capture_id = $cid 
 """
 
 
+# A capture never changes once ingested: its axes are kept per store and capture, checked against
+# its ingest time (a capture deleted and uploaded again is read again). A brush then costs only its
+# track's query.
+_AXES: dict[tuple[int, str], tuple[object, tuple]] = {}
+
+
 def _axes(store: Store, cid: str) -> tuple[models.FlameCaptureRef, list[RunAxis], dict[str, int]]:
-    meta = store.query("SELECT label, kernel, manifest FROM captures WHERE capture_id = $cid", {"cid": cid}).rows
-    if not meta:
+    stamp = store.query("SELECT ingested_at FROM captures WHERE capture_id = $cid", {"cid": cid}).rows
+    if not stamp:
         raise UnknownRun(f"no capture with id {cid}")
+    hit = _AXES.get((id(store), cid))
+    if hit is not None and hit[0] == stamp[0][0]:
+        return hit[1]  # type: ignore[return-value]
+    out = _read_axes(store, cid)
+    if len(_AXES) > 256:
+        _AXES.clear()
+    _AXES[(id(store), cid)] = (stamp[0][0], out)
+    return out
+
+
+def _read_axes(store: Store, cid: str) -> tuple[models.FlameCaptureRef, list[RunAxis], dict[str, int]]:
+    meta = store.query("SELECT label, kernel, manifest FROM captures WHERE capture_id = $cid", {"cid": cid}).rows
     clocks = _clock_readings(meta[0][2])
     samples = {r: (lo, hi) for r, lo, hi in store.query(SAMPLES_SQL, {"cid": cid}).rows}
     axes, ends = [], {}

@@ -17,6 +17,7 @@ import { sqlCell } from './sql/kind';
 import { eventsCell } from './events/kind';
 import { monitorsCell } from './monitors/kind';
 import { offcpuCell } from './offcpu/kind';
+import { timelineCell } from './timeline/kind';
 
 export const registry: Readonly<Record<string, CellKind<unknown>>> = {
   [fioTableCell.kind]: fioTableCell,
@@ -32,6 +33,7 @@ export const registry: Readonly<Record<string, CellKind<unknown>>> = {
   [eventsCell.kind]: eventsCell,
   [monitorsCell.kind]: monitorsCell,
   [offcpuCell.kind]: offcpuCell,
+  [timelineCell.kind]: timelineCell,
 };
 
 /** The cells of a version-0 link (`/compare?captures=A,B`, no cells): frozen, old links rely on it. */

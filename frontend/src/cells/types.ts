@@ -1,11 +1,17 @@
 import type { ComponentType } from 'react';
 import type { CapturePublic } from '../api/client';
+import type { SharedTime } from './timeline/shared';
 
 /** What every cell gets to know about the notebook it sits in. */
 export interface NotebookContext {
   /** Capture ids in the order of the URL (colours follow this order). */
   captures: string[];
   baseline: string;
+  /** The notebook's one shared time selection (a timeline cell's brush; timeline/shared.ts):
+   *  the flame, block and scheduler cells show it applied. Absent or null: none. */
+  time?: SharedTime | null;
+  /** Clears the shared time selection. */
+  clearTime?: () => void;
 }
 
 export interface CellProps<S> {

@@ -4,6 +4,7 @@ import { askForToken } from '../api/auth';
 import { useCaptureList, useFioComparison, useNotebook } from '../api/queries';
 import { invalidate } from '../api/useQuery';
 import { cellKind, cellKinds } from '../cells/registry';
+import { clearSharedTime, sharedTimeOf } from '../cells/timeline/shared';
 import type { NotebookContext } from '../cells/types';
 import { copyText } from '../components/copy';
 import { ErrorBoundary } from '../components/ErrorBoundary';
@@ -47,7 +48,14 @@ export function NotebookView({ view, problems, saved }: { view: CompareView; pro
     return loc.page === 'compare' ? loc : view;
   };
   const setView = (patch: Partial<CompareView>) => navigate(viewToUrl({ ...current(), ...patch, ...(parentId ? { parent: parentId } : {}) }));
-  const ctx: NotebookContext = useMemo(() => ({ captures: view.captures, baseline: view.baseline }), [view.captures, view.baseline]);
+  // the shared time selection (a timeline cell's brush): a new context only when it changes
+  const shared = sharedTimeOf(view.cells, view.baseline)?.time ?? null;
+  const timeKey = shared ? `${shared.capture}|${shared.run}|${shared.from}|${shared.to}` : '';
+  const ctx: NotebookContext = useMemo(
+    () => ({ captures: view.captures, baseline: view.baseline, time: shared, clearTime: () => setView({ cells: clearSharedTime(current().cells) }) }),
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `shared` is new each render; timeKey is its value
+    [view.captures, view.baseline, timeKey],
+  );
 
   const byId = new Map((list.data ?? []).map((c) => [c.id, c]));
   const baseLabel = byId.get(view.baseline)?.label ?? view.baseline;

@@ -44,6 +44,7 @@ import {
   type SeriesWarnings,
   type TimeGrid,
 } from '../../logic/blockSeries';
+import { TimeApplied } from '../timeline/TimeApplied';
 import type { CellProps } from '../types';
 import { useBlockRuns, useIops, useKept, useLatency, useLatencyHistogram, useQueueDepth, useScatter, useSizes, type Kept, type ViewParams } from './queries';
 import { CHART_NAMES, CHARTS, type BlockChart, type BlockState } from './state';
@@ -62,7 +63,18 @@ export function BlockCell({ ctx, state, setState }: CellProps<BlockState>) {
   if (runsQ.error) return <ErrorBox error={runsQ.error} title="block layer runs" />;
   const runs = runsQ.data ?? [];
   if (runs.length === 0) return <NoBlockData n={ctx.captures.length} />;
-  return <BlockCharts captures={ctx.captures} runs={runs} state={state} setState={setState} />;
+  // the notebook's shared time selection (a timeline cell's brush) is the window shown, every run from its start
+  const t = ctx.time;
+  return (
+    <>
+      {t && (
+        <TimeApplied time={t} onClear={ctx.clearTime}>
+          shown here as the window of every run (time since each run's start); zooming here changes this cell's own range, used again once the selection is cleared
+        </TimeApplied>
+      )}
+      <BlockCharts captures={ctx.captures} runs={runs} state={t ? { ...state, range: { from: t.from, to: t.to } } : state} setState={setState} />
+    </>
+  );
 }
 
 function NoBlockData({ n, some }: { n: number; some?: { label: string; color: string }[] }) {

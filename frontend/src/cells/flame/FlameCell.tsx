@@ -19,6 +19,7 @@ import { DiffView } from './DiffView';
 import { exportUrl } from './queries';
 import { SingleView } from './SingleView';
 import { RangeDiffView } from './RangeDiffView';
+import { useSharedTime } from './sharedTime';
 import { ALL_TASKS, pairComm, type FlameState } from './state';
 import './flame.css';
 
@@ -42,6 +43,8 @@ export function FlameCell({ ctx, state, setState }: CellProps<FlameState>) {
   const work = b ? pairComm(byId.get(a), byId.get(b)) : null;
   const pairState = state.comm === ALL_TASKS ? { ...state, comm: null } : state.comm === null && work ? { ...state, comm: work } : state;
 
+  // the notebook's shared time selection (a timeline cell's brush), applied to one capture's graph
+  const shared = useSharedTime(ctx, cap, diff, state);
   const root = useRef<HTMLDivElement>(null);
   const copyLink = () => {
     const id = root.current?.closest('section.cell')?.id;
@@ -111,6 +114,7 @@ export function FlameCell({ ctx, state, setState }: CellProps<FlameState>) {
           ]}
         />
       </div>
+      {shared.notice}
       {withStacks.length === 0 && list.data ? (
         <div className="flame-empty" data-testid="flame-empty">
           <h3>No call stacks in these captures</h3>
@@ -130,7 +134,7 @@ export function FlameCell({ ctx, state, setState }: CellProps<FlameState>) {
           <p className="muted">Pick a second capture.</p>
         )
       ) : (
-        state.rangeB ? <RangeDiffView id={cap} state={state} set={set} /> : <SingleView id={cap} state={state} set={set} />
+        shared.state.rangeB ? <RangeDiffView id={cap} state={shared.state} set={set} /> : <SingleView id={cap} state={shared.state} set={set} />
       )}
     </div>
   );

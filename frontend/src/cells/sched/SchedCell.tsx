@@ -22,10 +22,12 @@ import {
   type SchedViewBase,
 } from '../../logic/sched';
 import { sideOf } from '../offcpu/state';
+import { useTimelineOverview } from '../timeline/TimelineCell';
+import { TimeApplied } from '../timeline/TimeApplied';
 import type { CellProps } from '../types';
 import { CapName, LossBanner, NoTrace } from './parts';
 import { useSchedComparison, useSchedDelays, useSchedOverviews, useSchedPairs, useSchedPingPong, useSchedRuntime, useSchedTasks, useSwitchRates, type Common, type Settled } from './queries';
-import { RateMultiples, RateOverlayChart } from './SchedRate';
+import { RateMultiples, RateOverlayChart, SchedTimeWindow } from './SchedRate';
 import { DelaysViewWithLegend, PairsView, PingPongTable, PingPongView, RuntimeView, TasksView, type PairStacks } from './SchedTables';
 import { defaultCpus, defaultGroupBy, MEASURES, type SchedState, type SchedView } from './state';
 import './sched.css';
@@ -71,7 +73,33 @@ export function SchedCell({ ctx, state, setState, openCell }: CellProps<SchedSta
       </div>
     );
   }
-  return <SchedBody cmp={q.data} table={table} state={state} setState={setState} stacks={stacks} />;
+  return (
+    <SchedShared ctx={ctx}>
+      <SchedBody cmp={q.data} table={table} state={state} setState={setState} stacks={stacks} />
+    </SchedShared>
+  );
+}
+
+/** The notebook's shared time selection (a timeline cell's brush): the window of the charts over
+ *  time, moved to the traces' time 0 (their first event, sched_offset_ns after the run's start). */
+function SchedShared({ ctx, children }: { ctx: CellProps<SchedState>['ctx']; children: ReactNode }) {
+  const t = ctx.time ?? null;
+  const ov = useTimelineOverview(t ? t.capture : null);
+  if (!t) return <>{children}</>;
+  const off = ov.data?.runs.find((r) => r.id === t.run)?.sched_offset_ns ?? null;
+  const win: [number, number] | null = off === null ? null : [Math.max(0, t.from - off), Math.max(1, t.to - off)];
+  return (
+    <>
+      <TimeApplied time={t} onClear={ctx.clearTime}>
+        {win
+          ? `the charts over time show ${(win[0] / 1e9).toFixed(3)}–${(win[1] / 1e9).toFixed(3)} s since each trace's first event; the tables count whole runs`
+          : ov.data
+            ? `run ${t.run} has no scheduler trace: the charts show whole runs`
+            : 'reading the run…'}
+      </TimeApplied>
+      <SchedTimeWindow.Provider value={win}>{children}</SchedTimeWindow.Provider>
+    </>
+  );
 }
 
 const ok = <T,>(s: Settled<T>[] | undefined): T[] => (s ?? []).flatMap((x) => (x.data ? [x.data] : []));

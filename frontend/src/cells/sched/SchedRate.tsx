@@ -1,7 +1,7 @@
 // Context switches (or another per-CPU rate) over time: small multiples, one chart per capture and
 // run with a line per CPU (the workload's CPUs in the capture's colour, the others grey), or every
 // capture's workload CPUs overlaid in one chart. Drawn with the shared TimeSeriesChart.
-import { useCallback, useMemo, useState } from 'react';
+import { createContext, useCallback, useContext, useMemo, useState } from 'react';
 import { ChartFrame } from '../../charts/ChartFrame';
 import { TimeSeriesChart } from '../../charts/TimeSeriesChart';
 import { useWidth } from '../../charts/useWidth';
@@ -14,11 +14,16 @@ const OVERLAY_HEIGHT = 190;
 const GAP = 14;
 const MIN_PANEL = 300;
 
+/** The notebook's shared time selection on the traces' time (ns since each trace's first event):
+ *  the charts' window while it is set (SchedCell provides it). */
+export const SchedTimeWindow = createContext<[number, number] | null>(null);
+
 function useTimeDomain(maxS: number) {
   const full: [number, number] = [0, Math.max(1e8, maxS * 1e9)];
   const [zoom, setZoom] = useState<[number, number] | null>(null);
   const [hoverT, setHoverT] = useState<number | null>(null);
-  const domain: [number, number] = zoom ?? full;
+  const shared = useContext(SchedTimeWindow);
+  const domain: [number, number] = shared ?? zoom ?? full;
   const it = {
     hoverT,
     onHover: setHoverT,

@@ -1,0 +1,108 @@
+// The timeline cell, end to end, on real captures (datasets/stacks-xfs, block-loop, sched-pinned):
+// brush a range and the flame, block and scheduler cells show it applied (the flame graph's totals
+// become that range's), tracks without data say so, a reload of the permalink keeps the selection,
+// clearing it gives the cells back their own range. IOLENS_SHOTS=dir saves a screenshot of each state.
+import { expect, test, type Page } from '@playwright/test';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const shots = process.env.IOLENS_SHOTS;
+
+test.describe.configure({ mode: 'serial' });
+
+const ids: Record<string, string> = {};
+const shot = async (page: Page, name: string) => {
+  if (shots) await page.locator('main').screenshot({ path: path.join(shots, `${name}.png`) });
+};
+const cell = (page: Page, kind: string) => page.locator(`section.cell[data-kind="${kind}"]`);
+
+/** Drag across the timeline from fraction a to fraction b of its plot. */
+async function brush(page: Page, a: number, b: number) {
+  const c = page.getByTestId('timeline-canvas');
+  await c.scrollIntoViewIfNeeded();
+  await expect(c).toHaveAttribute('data-loading', '0');
+  const box = (await c.boundingBox())!;
+  const d = await c.evaluate((el) => ({ ...(el as HTMLElement).dataset }));
+  const x = (f: number) => box.x + Number(d.left) + f * Number(d.width);
+  const y = box.y + 30;
+  await page.mouse.move(x(a), y);
+  await page.mouse.down();
+  await page.mouse.move(x((a + b) / 2), y, { steps: 4 });
+  await page.mouse.move(x(b), y, { steps: 4 });
+  await page.mouse.up();
+}
+
+const samplesShown = async (page: Page) => Number(((await page.getByTestId('flame-summary').locator('strong').first().textContent()) ?? '').replace(/,/g, ''));
+
+test.beforeAll(async ({ request }) => {
+  for (const name of ['stacks-xfs', 'block-loop', 'sched-pinned']) {
+    const dir = path.join(repo, 'datasets', name);
+    const f = fs.readdirSync(dir).find((x) => x.endsWith('.iolens.tar.gz'))!;
+    const r = await request.post('/api/captures', { multipart: { file: { name: f, mimeType: 'application/gzip', buffer: fs.readFileSync(path.join(dir, f)) } } });
+    expect(r.status(), await r.text()).toBeLessThan(300);
+    ids[name] = ((await r.json()) as { id: string }).id;
+  }
+});
+
+test('brush the timeline: the flame graph shows that range of the run; a reload keeps it; clear gives the whole graph back', async ({ page, request }) => {
+  const id = ids['stacks-xfs']!;
+  await page.goto(`/compare?v=1&captures=${id}&baseline=${id}&cell=timeline&cell=flame`);
+  await expect(cell(page, 'flame').getByTestId('flame-canvas')).toBeVisible();
+  const whole = await samplesShown(page);
+  // this capture has samples only: the other tracks say why they are empty
+  await expect(page.getByTestId('timeline-missing')).toContainText('no scheduler trace in this run');
+  await expect(page.getByTestId('timeline-missing')).toContainText('no block trace in this run');
+  await shot(page, 'timeline-stacks');
+
+  await brush(page, 0.2, 0.6);
+  await expect(page).toHaveURL(new RegExp(`cell=timeline:cap=${id};run=r000;sel=\\d+-\\d+`));
+  const sel = /sel=(\d+)-(\d+)/.exec(page.url())!;
+  const [from, to] = [Number(sel[1]), Number(sel[2])];
+  await expect(cell(page, 'flame').getByTestId('time-applied')).toContainText(`${(from / 1e9).toFixed(3)}–${(to / 1e9).toFixed(3)} s of run r000`);
+  // the flame graph of that range: the run's time 0 is its clock reading, the flame graph's its first sample
+  const ov = (await (await request.get(`/api/captures/${id}/timeline`)).json()) as { runs: { id: string; samples_offset_ns: number }[] };
+  const off = ov.runs.find((r) => r.id === 'r000')!.samples_offset_ns;
+  const f = (await (await request.get(`/api/captures/${id}/flame?runs=r000&from_ns=${Math.max(0, from - off)}&to_ns=${to - off}`)).json()) as { total_samples: number };
+  await expect.poll(() => samplesShown(page)).toBe(f.total_samples);
+  expect(f.total_samples).toBeLessThan(whole);
+  await shot(page, 'timeline-flame-applied');
+
+  await page.reload();
+  await expect(cell(page, 'flame').getByTestId('time-applied')).toContainText('s of run r000');
+  await expect.poll(() => samplesShown(page)).toBe(f.total_samples);
+
+  await cell(page, 'flame').getByTestId('time-applied-clear').click();
+  await expect(page).not.toHaveURL(/sel=/);
+  await expect(cell(page, 'flame').getByTestId('time-applied')).toHaveCount(0);
+  await expect.poll(() => samplesShown(page)).toBe(whole);
+});
+
+test('brush the timeline: the block cell shows the range; the timeline draws queue depth, IOPS and fio\'s log', async ({ page }) => {
+  const id = ids['block-loop']!;
+  await page.goto(`/compare?v=1&captures=${id}&baseline=${id}&cell=timeline&cell=block:c=qd,iops`);
+  await expect(page.getByTestId('timeline-legend')).toContainText('queue depth, IOPS');
+  await brush(page, 0.25, 0.5);
+  await expect(page).toHaveURL(/sel=\d+-\d+/);
+  await expect(cell(page, 'block').getByTestId('time-applied')).toContainText('s of run r000');
+  await expect(cell(page, 'block').getByTestId('time-applied')).toContainText('window of every run');
+  await shot(page, 'timeline-block-applied');
+  await page.reload();
+  await expect(cell(page, 'block').getByTestId('time-applied')).toBeVisible();
+});
+
+test('brush the timeline: the scheduler cell shows the range on its charts over time', async ({ page }) => {
+  const id = ids['sched-pinned']!;
+  await page.goto(`/compare?v=1&captures=${id}&baseline=${id}&cell=timeline&cell=sched:v=rate`);
+  await expect(page.getByTestId('timeline-legend')).toContainText('CPU rows');
+  await brush(page, 0.3, 0.7);
+  await expect(cell(page, 'sched').getByTestId('time-applied')).toContainText("since each trace's first event");
+  await shot(page, 'timeline-sched-applied');
+  await page.reload();
+  await expect(cell(page, 'sched').getByTestId('time-applied')).toContainText('s of run r000');
+  // the draw after the brush, measured by the cell itself
+  const ms = Number(await page.getByTestId('timeline-canvas').getAttribute('data-draw-ms'));
+  console.log(`timeline redraw: ${ms.toFixed(1)} ms`);
+  expect(ms).toBeLessThan(100);
+});

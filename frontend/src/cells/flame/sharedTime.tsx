@@ -1,0 +1,32 @@
+// The notebook's shared time selection (a timeline cell's brush) in the flame cell: the run and range
+// of one capture's graph. The timeline counts from the run's start, the flame graph from the run's
+// first sample: the timeline's overview gives the offset between them (samples_offset_ns).
+import type { ReactNode } from 'react';
+import { useTimelineOverview } from '../timeline/TimelineCell';
+import { TimeApplied } from '../timeline/TimeApplied';
+import type { NotebookContext } from '../types';
+import type { FlameState } from './state';
+
+export function useSharedTime(ctx: NotebookContext, cap: string, diff: boolean, state: FlameState): { state: FlameState; notice: ReactNode } {
+  const t = ctx.time ?? null;
+  const ov = useTimelineOverview(t && !diff && t.capture === cap ? cap : null);
+  if (!t) return { state, notice: null };
+  if (diff || t.capture !== cap) {
+    const why = diff ? 'not applied to a difference of two captures (it is a range of one run)' : 'of another capture: not applied to this graph';
+    return { state, notice: <TimeApplied time={t} onClear={ctx.clearTime}>{why}</TimeApplied> };
+  }
+  const off = ov.data?.runs.find((r) => r.id === t.run)?.samples_offset_ns;
+  if (off === undefined || off === null) {
+    const why = ov.data ? `run ${t.run} has no perf samples: not applied` : 'reading the run…';
+    return { state, notice: <TimeApplied time={t} onClear={ctx.clearTime}>{why}</TimeApplied> };
+  }
+  const from = Math.max(0, t.from - off);
+  const to = Math.max(from + 1, t.to - off);
+  const applied = { ...state, runs: [t.run], from: from || null, to, rangeB: null };
+  const notice = (
+    <TimeApplied time={t} onClear={ctx.clearTime}>
+      applied: run {t.run}, {(from / 1e9).toFixed(3)}–{(to / 1e9).toFixed(3)} s since its first sample (the flame graph&apos;s time 0, {(off / 1e6).toFixed(1)} ms after the run&apos;s start)
+    </TimeApplied>
+  );
+  return { state: applied, notice };
+}

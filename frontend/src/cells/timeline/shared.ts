@@ -1,0 +1,43 @@
+// The notebook's one shared time selection: the `sel` of its first timeline cell that has one. It
+// lives in that cell's state, so it is in the URL and the saved notebook with it; the flame, block
+// and scheduler cells read it from the notebook context (cells/types.ts NotebookContext.time).
+import type { TimelineState } from './state';
+
+export interface SharedTime {
+  /** The capture and run the range was brushed on. */
+  capture: string;
+  run: string;
+  /** ns since the run's start (its clock reading: the block views' time 0). */
+  from: number;
+  to: number;
+}
+
+interface Cell {
+  kind: string;
+  state: unknown;
+}
+
+/** The shared selection of a notebook's cells and the index of the cell holding it (null: none).
+ *  A timeline cell without cap/run names the baseline and its first run ('r000' when unknown). */
+export function sharedTimeOf(cells: readonly Cell[], baseline: string, firstRun: (cap: string) => string | null = () => null): { time: SharedTime; index: number } | null {
+  for (let i = 0; i < cells.length; i++) {
+    const c = cells[i]!;
+    if (c.kind !== 'timeline') continue;
+    const s = c.state as TimelineState;
+    if (!s.sel) continue;
+    const capture = s.cap ?? baseline;
+    const run = s.run ?? firstRun(capture) ?? 'r000';
+    return { time: { capture, run, from: s.sel[0], to: s.sel[1] }, index: i };
+  }
+  return null;
+}
+
+/** The cells with the shared selection cleared (every timeline cell's `sel`). */
+export function clearSharedTime<C extends Cell>(cells: readonly C[]): C[] {
+  return cells.map((c) => (c.kind === 'timeline' && (c.state as TimelineState).sel ? { ...c, state: { ...(c.state as TimelineState), sel: null } } : c));
+}
+
+/** "2.000–5.500 s of run r000" */
+export function sharedTimeText(t: SharedTime): string {
+  return `${(t.from / 1e9).toFixed(3)}–${(t.to / 1e9).toFixed(3)} s of run ${t.run}`;
+}

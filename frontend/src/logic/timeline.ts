@@ -1,0 +1,98 @@
+// The timeline cell's layout: rows of tracks on one time axis, the time under a pixel, the brushed
+// range, the colours of task groups. Pure; tests in timeline.test.ts.
+import { schemeTableau10 } from 'd3-scale-chromatic';
+
+export const LABEL_W = 118;
+export const AXIS_H = 20;
+export const CPU_ROW = 14;
+export const CHART_ROW = 44;
+export const EMPTY_ROW = 20;
+
+export type TrackKind = 'cpu' | 'block' | 'fio' | 'samples';
+
+export interface RowSpec {
+  key: string;
+  track: TrackKind;
+  label: string;
+  /** px from the top of the plot */
+  y: number;
+  h: number;
+  /** null: drawn from data; a string: the track has no data, this says why */
+  empty: string | null;
+  cpu?: number;
+  series?: 'depth' | 'iops';
+}
+
+export interface TrackShape {
+  track: TrackKind;
+  available: boolean;
+  note: string | null;
+  cpus?: number[];
+}
+
+/** Rows in track order: one per CPU, the device's queue depth and IOPS, fio's IOPS, samples. */
+export function layoutRows(tracks: TrackShape[]): { rows: RowSpec[]; height: number } {
+  const rows: RowSpec[] = [];
+  let y = AXIS_H;
+  const push = (r: Omit<RowSpec, 'y'>) => {
+    rows.push({ ...r, y });
+    y += r.h + 2;
+  };
+  for (const t of tracks) {
+    if (!t.available || (t.track === 'cpu' && !(t.cpus ?? []).length)) {
+      push({ key: `${t.track}-none`, track: t.track, label: TRACK_NAMES[t.track], h: EMPTY_ROW, empty: t.note ?? 'no data in this run' });
+      continue;
+    }
+    if (t.track === 'cpu') for (const c of t.cpus!) push({ key: `cpu${c}`, track: 'cpu', label: `CPU ${c}`, h: CPU_ROW, empty: null, cpu: c });
+    else if (t.track === 'block') {
+      push({ key: 'depth', track: 'block', label: 'queue depth', h: CHART_ROW, empty: null, series: 'depth' });
+      push({ key: 'iops', track: 'block', label: 'device IOPS', h: CHART_ROW, empty: null, series: 'iops' });
+    } else push({ key: t.track, track: t.track, label: TRACK_NAMES[t.track], h: CHART_ROW, empty: null });
+  }
+  return { rows, height: y };
+}
+
+export const TRACK_NAMES: Record<TrackKind, string> = { cpu: 'CPUs (sched)', block: 'block device', fio: "fio's IOPS log", samples: 'perf samples' };
+
+export interface Scale {
+  from: number;
+  to: number;
+  left: number;
+  width: number;
+}
+
+export const xOf = (s: Scale, t: number) => s.left + ((t - s.from) / (s.to - s.from)) * s.width;
+export const tOf = (s: Scale, x: number) => s.from + ((Math.min(Math.max(x, s.left), s.left + s.width) - s.left) / s.width) * (s.to - s.from);
+
+/** A drag from x0 to x1 as a time range, or null for a click (under 4 px). Rounded to the µs. */
+export function brushed(s: Scale, x0: number, x1: number): [number, number] | null {
+  if (Math.abs(x1 - x0) < 4) return null;
+  const a = Math.round(tOf(s, Math.min(x0, x1)) / 1000) * 1000;
+  const b = Math.round(tOf(s, Math.max(x0, x1)) / 1000) * 1000;
+  return b > a ? [Math.max(0, a), b] : null;
+}
+
+/** Tick times: a round step (1, 2, 5 x 10^k ns) giving about n ticks. */
+export function ticks(from: number, to: number, n = 8): { t: number[]; step: number } {
+  const raw = (to - from) / Math.max(1, n);
+  const p = 10 ** Math.floor(Math.log10(Math.max(1, raw)));
+  const step = [1, 2, 5, 10].map((m) => m * p).find((v) => v >= raw) ?? 10 * p;
+  const out: number[] = [];
+  for (let t = Math.ceil(from / step) * step; t <= to; t += step) out.push(t);
+  return { t: out, step };
+}
+
+/** "1.5 s", "250 ms", "20 µs" for a tick, with the step's precision. */
+export function tickText(t: number, step: number): string {
+  const digits = (unit: number) => Math.max(0, Math.ceil(-Math.log10(step / unit) - 1e-9));
+  if (step >= 1e8) return `${(t / 1e9).toFixed(digits(1e9))} s`;
+  if (step >= 1e5) return `${(t / 1e6).toFixed(digits(1e6))} ms`;
+  return `${(t / 1e3).toFixed(digits(1e3))} µs`;
+}
+
+/** Colour of the i-th task group (busiest first); 'other' and unknown grey. */
+export function taskColour(i: number, names: readonly string[]): string {
+  if (i < 0) return 'transparent';
+  if (names[i] === 'other' || i >= 10) return '#9aa1ad';
+  return schemeTableau10[i]!;
+}
