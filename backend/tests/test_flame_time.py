@@ -207,3 +207,17 @@ def test_svg_export_applies_the_order_and_transforms(xfs):
 
     bad = client.get(f"/api/captures/{cid}/flame/svg", params={"transforms": "zoom:x"})
     assert bad.status_code == 422 and "'zoom:x' is not OP:NAME" in bad.text
+
+
+def test_the_text_report_says_the_cell_shows_the_time_order(tmp_path):
+    from notebook_helpers import save
+
+    with running_server(tmp_path / "data") as client:
+        cid = upload(client, perf_bundle(tmp_path, "before", A_RUNS))
+        doc = {"format_version": 1, "title": "time order", "captures": [cid], "baseline": cid,
+               "cells": [{"type": "view", "kind": "flame", "state": "tid=101;s=time;tw=0-2000000", "full": False}]}
+        r = save(client, doc)
+        assert r.status_code == 201, r.text
+        text = client.get(f"/api/notebooks/{r.json()['id']}/export").text
+    assert "the cell shows the time order of one thread or CPU (s=time)" in " ".join(text.split())
+    assert "iomap_dio_rw" in text                     # the functions of thread 101

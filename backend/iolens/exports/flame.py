@@ -209,6 +209,9 @@ class FlameExport:
         data.sides = [Side(cap, list(top.filters.runs or []), top.total_samples, top.total_weight, 0)]
         data.rows = [Row(fn.name, fn.self_pct, None, fn.total_pct, None, self_samples=fn.self_samples,
                          total_samples=fn.total_samples) for fn in top.functions]
+        if parse_state(state).get("s") == "time":
+            data.notes.append("the cell shows the time order of one thread or CPU (s=time); here are the flame graph "
+                              "and the functions of the same selection, the app draws the time order")
         return data
 
     @staticmethod
