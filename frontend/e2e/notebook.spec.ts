@@ -185,7 +185,7 @@ test('export: a text report for email and one HTML file that opens from disk', a
   await expect(disk.getByRole('heading', { level: 1 })).toHaveText('E2E: the notebook loop');
   await expect(disk.locator('table.fio')).toContainText('IOPS');
   await expect(disk.locator('table.result tbody tr')).toHaveCount(2);
-  await expect(disk.locator('figure.chart svg rect')).toHaveCount(2);
+  await expect(disk.locator('section.cell[data-kind="sql"] figure.chart svg rect')).toHaveCount(2); // the SQL chart's bars
   await expect(disk.locator('#cell-1 h3')).toHaveText('Finding'); // headings one level under the title
   await expect(disk.locator('#cell-1')).toContainText('<script>');
   expect(await disk.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
