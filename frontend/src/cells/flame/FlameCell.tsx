@@ -80,7 +80,7 @@ export function FlameCell({ ctx, state, setState }: CellProps<FlameState>) {
                 aria-pressed={id === cap}
                 disabled={!hasStacks(id)}
                 title={hasStacks(id) ? `${label(id)} (${id})` : `${label(id)}: no call stacks in this capture`}
-                onClick={() => set({ cap: id === first ? null : id, zoom: [], runs: null, tid: null })}
+                onClick={() => set({ cap: id === first ? null : id, zoom: [], runs: null, tid: null, window: null })}
               >
                 <span className="swatch" style={{ background: colorOf(id) }} />
                 <span className="cap-name">{label(id)}</span>
