@@ -94,6 +94,7 @@ SELECT run_id, min(ts_ns), max(ts_ns) FROM perf_samples WHERE capture_id = $cid 
 # its ingest time (a capture deleted and uploaded again is read again). A brush then costs only its
 # track's query.
 _AXES: dict[tuple[int, str], tuple[object, tuple]] = {}
+_BLOCK: dict[tuple[int, str, str], tuple[object, block_view.Series, list[int]]] = {}
 
 
 def _axes(store: Store, cid: str) -> tuple[models.FlameCaptureRef, list[RunAxis], dict[str, int]]:
@@ -106,6 +107,7 @@ def _axes(store: Store, cid: str) -> tuple[models.FlameCaptureRef, list[RunAxis]
     out = _read_axes(store, cid)
     if len(_AXES) > 256:
         _AXES.clear()
+        _BLOCK.clear()
     _AXES[(id(store), cid)] = (stamp[0][0], out)
     return out
 
@@ -178,10 +180,19 @@ def _grid(lo: int, hi: int, width: int) -> block_view.Grid:
 
 
 CPU_SQL = """
-SELECT cpu, ((k * $L + $off) - $lo) // $w AS b, grp, sum(run_ns)::BIGINT
-FROM sched_cpu_tiles
-WHERE capture_id = $cid AND run_id = $rid AND level_ns = $L AND k >= ($lo - $off) // $L - 1 AND k < ($hi - $off) // $L + 1
-GROUP BY ALL
+WITH t AS (  -- the tiles of the window, per CPU, column and task group
+    SELECT cpu, ((k * $L + $off) - $lo) // $w AS b, grp, sum(run_ns) AS ns
+    FROM sched_cpu_tiles
+    WHERE capture_id = $cid AND run_id = $rid AND level_ns = $L
+      AND k >= ($lo - $off) // $L - 1 AND k < ($hi - $off) // $L + 1
+    GROUP BY ALL
+), c AS (    -- per CPU and column: time not idle, and the group that ran longest
+    SELECT cpu, b, sum(ns) FILTER (WHERE grp <> '<idle>') AS busy, arg_max(grp, ns) FILTER (WHERE grp <> '<idle>') AS top
+    FROM t WHERE b >= 0 AND b < $n GROUP BY cpu, b
+)
+SELECT 'c' AS what, cpu, b, busy, top FROM c
+UNION ALL
+SELECT 'g', NULL, NULL, sum(ns), grp FROM t WHERE grp <> '<idle>' AND b >= 0 AND b < $n GROUP BY grp
 """
 
 
@@ -193,34 +204,57 @@ def _cpu(store: Store, cid: str, a: RunAxis, g: block_view.Grid, out: dict) -> N
         out["_grid"] = g
     level = max((lv for lv in LEVELS_NS if lv <= g.w), default=LEVELS_NS[0])
     rows = store.query(CPU_SQL, {"cid": cid, "rid": a.run_id, "L": level, "off": off, "lo": g.lo, "hi": g.hi,
-                                 "w": g.w}).rows
-    busy: dict[int, list[float]] = {c: [0.0] * g.n for c in a.cpus}
-    best: dict[int, list[tuple[int, str]]] = {c: [(0, "")] * g.n for c in a.cpus}
-    total: dict[str, int] = {}
-    for cpu, b, grp, ns in rows:
-        if not 0 <= b < g.n:
-            continue
-        busy.setdefault(cpu, [0.0] * g.n)
-        best.setdefault(cpu, [(0, "")] * g.n)
-        if grp == "<idle>":
-            continue
-        busy[cpu][b] += ns
-        if ns > best[cpu][b][0]:
-            best[cpu][b] = (ns, grp)
-        total[grp] = total.get(grp, 0) + ns
-    names = [n for n, _ in sorted(total.items(), key=lambda x: -x[1])[:MAX_NAMES]]
+                                 "w": g.w, "n": g.n}).rows
+    totals = sorted(((ns, grp) for what, _c, _b, ns, grp in rows if what == "g"), key=lambda x: (-x[0], x[1]))
+    names = [grp for _ns, grp in totals[:MAX_NAMES]]
     index = {n: i for i, n in enumerate(names)}
     other = len(names)
+    busy: dict[int, list[float]] = {c: [0.0] * g.n for c in a.cpus}
+    task: dict[int, list[int]] = {c: [-1] * g.n for c in a.cpus}
+    for what, cpu, b, ns, grp in rows:
+        if what != "c":
+            continue
+        if cpu not in busy:
+            busy[cpu], task[cpu] = [0.0] * g.n, [-1] * g.n
+        if ns:
+            busy[cpu][b] = round(min(1.0, ns / g.w), 4)
+            task[cpu][b] = index.get(grp, other)
     out["level_ns"] = level
-    out["names"] = names + ["other"] if len(total) > len(names) else names
-    out["cpus"] = [models.TimelineCpu(
-        cpu=c, busy=[round(min(1.0, v / g.w), 4) for v in busy[c]],
-        task=[-1 if not best[c][i][1] else index.get(best[c][i][1], other) for i in range(g.n)])
-        for c in sorted(busy)]
+    out["names"] = names + ["other"] if len(totals) > len(names) else names
+    out["cpus"] = [models.TimelineCpu(cpu=c, busy=busy[c], task=task[c]) for c in sorted(busy)]
+
+
+BLOCK_TILES_SQL = f"""
+SELECT {block_view._BUCKET} AS b, sum(inflight_ns) AS busy, sum(completed) AS n
+FROM block_tiles WHERE {block_view._TILES} GROUP BY b
+"""
 
 
 def _block(store: Store, cid: str, a: RunAxis, g: block_view.Grid, out: dict) -> None:
     spec = [f"{cid}:{a.run_id}"]
+    key = (id(store), cid, a.run_id)
+    hit = _BLOCK.get(key)
+    if hit is None or hit[0] is not _AXES.get((id(store), cid)):
+        # the run's block series and its rate tile levels, kept with the capture's axes
+        series = block_view.resolve_series(store, spec, None)[0]
+        levels = [lv for (k, lv) in store.query(
+            "SELECT kind, level_ns FROM block_tile_levels WHERE capture_id = $cid AND run_id = $rid AND dev = $dev",
+            {"cid": cid, "rid": a.run_id, "dev": series.dev}).rows if k == "rate"]
+        hit = _BLOCK[key] = (_AXES.get((id(store), cid)), series, levels)
+    series, levels = hit[1], hit[2]
+    level = max((lv for lv in levels if lv <= g.w), default=None) if series.dev is not None else \
+        block_view._level(store, series, "rate", g.w)
+    if level is not None:
+        # one scan of the tiles for both (the block views' rules: queue_depth and iops from tiles)
+        depth, iops = [0.0] * g.n, [0.0] * g.n
+        for b, busy, n in block_view._q(store, BLOCK_TILES_SQL, series, g, T=level):
+            if 0 <= b < g.n:
+                depth[b] = round(busy / g.w, 3)
+                iops[b] = round(n / (g.w / 1e9), 1)
+        out.update(device=series.dev, depth=depth, iops=iops, events_lost=series.events_lost,
+                   warnings=series.warnings)
+        return
+    # a window narrower than the finest tiles: the block views read the I/O rows
     qd = block_view.queue_depth(store, spec, g.lo, g.hi, g.n)
     io = block_view.iops(store, spec, g.lo, g.hi, g.n)
     s, t = qd.series[0], io.series[0]
