@@ -83,19 +83,23 @@ def test_cpu_busy_time_is_the_slices_run_time(served, width, window):
         assert t["from_ns"] == window[0] and t["to_ns"] == window[1]
 
 
-def test_block_and_fio_tracks_are_the_block_views_numbers(served):
+@pytest.mark.parametrize("window", [None, (1_000_000_000, 1_010_000_000)])  # from tiles; from the I/O rows
+def test_block_and_fio_tracks_are_the_block_views_numbers(served, window):
     client, ids = served
     cid = ids["block-loop"]
     run = client.get(f"/api/captures/{cid}/timeline").json()["runs"][0]
-    t = client.get(f"/api/captures/{cid}/timeline/block", params={"run": run["id"], "width": 200}).json()
+    params = {"run": run["id"], "width": 200, **({"from_ns": window[0], "to_ns": window[1]} if window else {})}
+    t = client.get(f"/api/captures/{cid}/timeline/block", params=params).json()
     qd = client.get("/api/block/queue-depth", params={"series": f"{cid}:{run['id']}", "from_ns": t["grid_lo_ns"],
                                                      "to_ns": t["grid_lo_ns"] + t["buckets"] * t["bucket_ns"],
                                                      "buckets": t["buckets"]}).json()
     assert qd["grid"]["interval_ns"] == t["bucket_ns"]
     assert t["depth"] == [round(v, 3) for v in qd["series"][0]["depth"]]
     ios = sql(client, f"SELECT count(*) FROM block_ios WHERE run_id = '{run['id']}' AND complete_ns IS NOT NULL "
+                      f"AND complete_ns >= {t['grid_lo_ns']} "
                       f"AND complete_ns < {t['grid_lo_ns'] + t['buckets'] * t['bucket_ns']} AND dev = '{t['device']}'",
               cid)[0][0]
+    assert ios > 0
     assert abs(sum(t["iops"]) * t["bucket_ns"] / 1e9 - ios) <= 0.1 * t["buckets"] + 1
     f = client.get(f"/api/captures/{cid}/timeline/fio", params={"run": run["id"], "width": 200}).json()
     assert f["available"] and f["ddirs"] and any(v for d in f["ddirs"] for v in d["iops"] if v)

@@ -27,6 +27,7 @@ many AS (  -- slices across tiles: one row per tile they touch
 )
 SELECT $cid, run_id, cpu, {LEVELS_NS[0]}, k, grp, sum(ns)::BIGINT
 FROM (SELECT * FROM one UNION ALL SELECT * FROM many) GROUP BY run_id, cpu, k, grp
+ORDER BY run_id, k   -- stored in time order per level: a window reads the row groups it overlaps
 """
 
 
@@ -37,5 +38,6 @@ def derive_cpu_tiles(w: Any, cid: str) -> None:
         w.execute(
             f"""INSERT INTO sched_cpu_tiles
                 SELECT capture_id, run_id, cpu, {level}, k // {level // finer}, grp, sum(run_ns)::BIGINT
-                FROM sched_cpu_tiles WHERE capture_id = $cid AND level_ns = {finer} GROUP BY ALL""",
+                FROM sched_cpu_tiles WHERE capture_id = $cid AND level_ns = {finer} GROUP BY ALL
+                ORDER BY run_id, 5""",
             {"cid": cid})

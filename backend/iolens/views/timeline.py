@@ -254,19 +254,22 @@ def _block(store: Store, cid: str, a: RunAxis, g: block_view.Grid, out: dict) ->
         out.update(device=series.dev, depth=depth, iops=iops, events_lost=series.events_lost,
                    warnings=series.warnings)
         return
-    # a window narrower than the finest tiles: the block views read the I/O rows
-    qd = block_view.queue_depth(store, spec, g.lo, g.hi, g.n)
-    io = block_view.iops(store, spec, g.lo, g.hi, g.n)
-    s, t = qd.series[0], io.series[0]
-    out["device"] = s.device
-    out["depth"] = [round(v, 3) for v in s.depth]
-    total = [0.0] * len(io.t_ns)
-    for op in t.ops:
-        for i, v in enumerate(op.iops):
-            total[i] += v
-    out["iops"] = [round(v, 1) for v in total]
-    out["events_lost"] = s.events_lost
-    out["warnings"] = s.warnings
+    # a window narrower than the finest tiles: the I/O rows, by the block views' rules (queue_depth, iops)
+    depth_rows = block_view._q(store, block_view.DEPTH_RAW_SQL, series, g)
+    busy, delta = [0.0] * g.n, [0] * (g.n + 1)
+    for b, bz, d in depth_rows:
+        busy[b] += bz
+        delta[b] += d
+    depth, covering = [], 0
+    for b in range(g.n):
+        covering += delta[b]
+        depth.append(round((busy[b] + covering * g.w) / g.w, 3))
+    iops = [0.0] * g.n
+    for b, _op, n, _bytes in block_view._q(store, block_view.IOPS_RAW_SQL, series, g):
+        if 0 <= b < g.n:
+            iops[b] += n / (g.w / 1e9)
+    out.update(device=series.dev, depth=depth, iops=[round(v, 1) for v in iops], events_lost=series.events_lost,
+               warnings=series.warnings)
 
 
 FIO_SIMPLE_SQL = """
