@@ -83,3 +83,26 @@ def test_flame_html_export_has_the_table(api):
     page = api.get(f"/api/notebooks/{nid}/export", params={"format": "html"}).text
     assert "not part of the static export" not in page
     assert "<code>xfs_ilock</code>" in page and "57.14" in page
+
+
+def test_a_long_kernel_function_name_is_kept_whole_on_its_own_line():
+    from iolens.exports.flame import FlameData, FlameExport, Row, Side
+
+    class Ctx:
+        captures = [type("C", (), {"id": "a"})(), type("C", (), {"id": "b"})()]
+        doc = type("D", (), {"baseline": "a"})()
+        permalink = "https://iolens.example.org/n/x"
+
+        @staticmethod
+        def name(cid):
+            return cid
+
+    data = FlameData("diff", None, "self", event="cpu-clock", unit="ns", comm="fio", comm_why="chosen",
+                     sides=[Side("a", ["r000"], 10, 100, 0), Side("b", ["r000"], 10, 100, 0)], functions=2,
+                     rows=[Row("xfs_direct_write_iomap_begin", None, 0.9, None, 7.04, 0.9, 7.04),
+                           Row("vfs_write", 1.0, 1.0, 2.0, 2.0, 0.0, 0.0)], noise=False, noise_reason="one run")
+    text = FlameExport().text(Ctx(), data)  # type: ignore[arg-type]
+    assert all(len(line) <= 72 for line in text)
+    i = text.index("    xfs_direct_write_iomap_begin")
+    assert text[i + 1].split() == ["-", "0.90", "+0.90", "-", "7.04", "+7.04"]
+    assert text[i + 2].split()[0] == "vfs_write"

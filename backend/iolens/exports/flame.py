@@ -299,7 +299,8 @@ class FlameExport:
             lines.append(f"    {'':<24}{'self share, %':^21} {'total share, %':^21}")
             lines.append(f"    {'function':<24}{'A':>6}{'B':>7}{'B-A':>7}  {'A':>6}{'B':>7}{'B-A':>7}")
             for r in data.rows:
-                lines.append(f"    {tf.fit(r.name, 23):<24}{_share(r.self_a):>6}{_share(r.self_b):>7}"
+                lines += _long_name(r.name, 23)
+                lines.append(f"    {_short_name(r.name, 23):<24}{_share(r.self_a):>6}{_share(r.self_b):>7}"
                              f"{_change(r.delta_self, r.noise_self):>8} {_share(r.total_a):>6}{_share(r.total_b):>7}"
                              f"{_change(r.delta_total, r.noise_total):>8}".rstrip())
         else:
@@ -310,7 +311,8 @@ class FlameExport:
                              f"functions with the largest {key} share; n: their samples.", indent="    ")
             lines += ["", f"    {'function':<30}{'self %':>8}{'total %':>9}{'self n':>10}{'total n':>10}"]
             for r in data.rows:
-                lines.append(f"    {tf.fit(r.name, 29):<30}{_share(r.self_a):>8}{_share(r.total_a):>9}"
+                lines += _long_name(r.name, 29)
+                lines.append(f"    {_short_name(r.name, 29):<30}{_share(r.self_a):>8}{_share(r.total_a):>9}"
                              f"{r.self_samples or 0:>10,}{r.total_samples or 0:>10,}")
         if not data.rows:
             lines.append("    (no samples in this selection)")
@@ -353,6 +355,17 @@ class FlameExport:
         return (data.svg + ctx_p + f'<div class="scroll"><table class="fio numbers"><thead>{head}</thead><tbody>{body}'
                 f'</tbody></table></div><p class="small muted">Hover a frame for its figures. Zoom, search, the '
                 f'inverted tree and the sandwich: <a href="{link}">the flame graph in iolens</a>.</p>')
+
+
+def _long_name(name: str, width: int) -> list[str]:
+    """A function name longer than its column gets a line of its own (kernel names are long:
+    xfs_direct_write_iomap_begin), its figures on the next line; only a name longer than a whole
+    line is cut."""
+    return [f"    {tf.fit(name, tf.WIDTH - 4)}"] if len(tf.to_ascii(name)) > width else []
+
+
+def _short_name(name: str, width: int) -> str:
+    return "" if len(tf.to_ascii(name)) > width else tf.to_ascii(name)
 
 
 def _share(v: float | None) -> str:
