@@ -51,7 +51,8 @@ class FioExport:
         caps = baseline_first(cmp.captures, cmp.baseline)
         base_label = ctx.name(cmp.baseline)
         lines = tf.wrap(
-            f"Mean over the repeats; spread: +-stddev when n >= 3, min-max when n = 2; change vs the "
+            f"fio's own results (each run's fio output), per job and data direction. Mean over the "
+            f"repeats; spread: +-stddev when n >= 3, min-max when n = 2; change vs the "
             f"baseline {base_label} (*); '~' means the repeats' ranges overlap.", indent="    ")
         if not cmp.groups:
             return lines + ["", "    No fio job results in these captures."]
