@@ -366,8 +366,7 @@ def _build_locked(spec: BuildSpec, ident: Dict[str, str], cache: str, key: str, 
     prev = [json.load(open(os.path.join(cache, "builds", d, "build.json")))
             for d in os.listdir(os.path.join(cache, "builds"))
             if os.path.exists(os.path.join(cache, "builds", d, "build.json"))]
-    counts = [int(p.get("compiled", 0)) for p in prev if p.get("compiled")]
-    expect = max(counts) if counts and not spec.patches else 0
+    expect = expected_steps(prev) if not spec.patches else 0
     cc = "ccache gcc" if "CCACHE_DIR" in env else "gcc"
     log(f"kernel {spec.name}: make -j{jobs} bzImage (CC={cc}; log: {logf}) ...")
     compiled = _run_logged(["make", f"-j{jobs}", f"CC={cc}", "bzImage"], tree, env, logf,
@@ -381,7 +380,9 @@ def _build_locked(spec: BuildSpec, ident: Dict[str, str], cache: str, key: str, 
         "key": key, "name": spec.name, "release": release, "source": ident,
         "patches": [{"file": os.path.basename(p), "sha256": _sha256_file(p)} for p in spec.patches],
         "fragment": open(frag_path).read(), "compiler": _compiler(), "jobs": jobs,
-        "ccache": "CCACHE_DIR" in env, "compiled": compiled, "seconds": round(time.time() - t0, 1),
+        "ccache": "CCACHE_DIR" in env, "compiled": compiled,
+        "compiled_total": compiled if base_key else compile_steps(logf),
+        "seconds": round(time.time() - t0, 1),
         "host_cpus": os.cpu_count(), "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "tree_key": tree_key, "incremental_from": base_key,
     }
@@ -391,6 +392,26 @@ def _build_locked(spec: BuildSpec, ident: Dict[str, str], cache: str, key: str, 
     log(f"kernel {spec.name}: built {release} in {info['seconds']:.0f} s ({compiled} files compiled)")
     info["dir"] = bdir
     return info
+
+
+def compile_steps(logf: str) -> int:
+    """The CC and AS lines of a build's whole log: every run of a build that was continued."""
+    n = 0
+    try:
+        with open(logf, errors="replace") as f:
+            for line in f:
+                if line.startswith("  CC ") or line.startswith("  AS "):
+                    n += 1
+    except OSError:
+        pass
+    return n
+
+
+def expected_steps(builds: List[Dict[str, object]]) -> int:
+    """The progress line's "of about N": the largest whole build in the cache. A continued build's
+    `compiled` is only its last run's share, and an incremental one's a few files: neither counts."""
+    counts = [int(b.get("compiled_total") or 0) for b in builds if not b.get("incremental_from")]  # type: ignore[call-overload]
+    return max(counts, default=0)
 
 
 def _find_base(cache: str, tree_key: str) -> Optional[str]:

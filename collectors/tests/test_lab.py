@@ -380,3 +380,18 @@ def test_refresh_gives_a_first_version_bundle_the_current_key(tmp_path):
     assert said.startswith(f"key {p.key_v1(k, 'xfs')} -> {p.key(k, 'xfs')}")
     assert _manifest(bundle)["host"]["lab"]["key"] == p.key(k, "xfs")
     assert refresh_names(bundle, p, k, "xfs", p.key(k, "xfs")) == ""
+
+
+def test_build_progress_expects_a_whole_build(tmp_path):
+    """'of about N' in a build's progress: the largest whole build the cache recorded, counted over
+    the whole log (a continued build's last run compiled only part of it; an incremental one a few)."""
+    from iolens_lab.build import compile_steps, expected_steps
+
+    log = tmp_path / "build.log"
+    log.write_text("$ make -j2 bzImage\n  CC      init/main.o\n  AS      arch/x86/entry/entry_64.o\n  AR      init/built-in.a\n"
+                   "$ make -j2 bzImage\n  CC      block/elevator.o\n  LD      vmlinux.o\n  HOSTCC  scripts/kallsyms\n")
+    assert compile_steps(str(log)) == 3 and compile_steps(str(tmp_path / "none.log")) == 0
+    assert expected_steps([{"compiled": 964, "compiled_total": 2669}, {"compiled": 37, "compiled_total": 37,
+                                                                        "incremental_from": "4e1a"},
+                           {"compiled": 1164}]) == 2669
+    assert expected_steps([]) == 0
