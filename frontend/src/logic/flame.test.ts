@@ -18,6 +18,7 @@ import {
   rectsDepth,
   searchMatches,
   subtreeSums,
+  subtreeTotals,
   topFunctions,
   treeFromFolded,
   visibleRects,
@@ -304,5 +305,14 @@ describe('search as you type', () => {
     // kept: the same pattern again is the same array
     const again = searchMatches(names, 'xfs_');
     expect(again).toEqual(searchMatches(names, 'xfs_'));
+  });
+});
+
+describe('subtreeTotals', () => {
+  it('is subtreeSums over the layout', () => {
+    const s = syntheticTree(10_000, 11);
+    const lay = layoutTree({ names: s.names, name: s.name, depth: s.depth, self: s.self_weight });
+    expect(Array.from(subtreeTotals(lay, s.self_samples))).toEqual(Array.from(subtreeSums(s.depth, s.self_samples)));
+    expect(Array.from(subtreeTotals(lay, s.self_weight))).toEqual(Array.from(lay.total));
   });
 });

@@ -258,6 +258,13 @@ export function subtreeSums(depth: readonly number[], self: readonly number[]): 
   return out;
 }
 
+/** Per node of lay: the sum of a per-node column over its subtree (lay's parents: no second pass over the depths). */
+export function subtreeTotals(lay: FlameLayout, self: ArrayLike<number>): Float64Array {
+  const out = Float64Array.from(self);
+  for (let i = lay.n - 1; i > 0; i--) out[lay.parent[i]!]! += out[i]!;
+  return out;
+}
+
 /** The command names of a tree (its depth-1 frames), most samples first. */
 export function commsOf(lay: FlameLayout, current: string | null): string[] {
   const out: [string, number][] = [];

@@ -1,5 +1,5 @@
 // One capture's flame graph: its selection, search, the graph, and the top functions.
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useDeferredValue, useMemo, useState } from 'react';
 import { frameFills } from '../../charts/flameCanvas';
 import { ErrorBox } from '../../components/ErrorBox';
 import { GREY, matchedWeight, MATCH, searchMatches, topFunctions, type FlameLayout, type FunctionRow } from '../../logic/flame';
@@ -169,10 +169,11 @@ function Legend({ search, heavy }: { search: boolean; heavy: boolean }) {
 // The table of each zoom, kept per layout: the notebook remounts the cell on every zoom, and
 // zooming back out finds its table here.
 const tops = new WeakMap<FlameLayout, Map<string, FunctionRow[]>>();
+const topKey = (zoom: number, by: string, fnDepth: number) => `${zoom}|${by}|${fnDepth}`;
 function cachedTop(lay: FlameLayout, zoom: number, by: 'self' | 'total', fnDepth: number): FunctionRow[] {
   let byKey = tops.get(lay);
   if (!byKey) tops.set(lay, (byKey = new Map()));
-  const key = `${zoom}|${by}|${fnDepth}`;
+  const key = topKey(zoom, by, fnDepth);
   let rows = byKey.get(key);
   if (!rows) {
     if (byKey.size >= 64) byKey.delete(byKey.keys().next().value!);
@@ -206,7 +207,10 @@ function TopTable({
 }) {
   const by = key === 'total' ? 'total' : 'self';
   const [all, setAll] = useState(false);
-  const rows = useMemo(() => cachedTop(lay, zoom, by, fnDepth), [lay, zoom, by, fnDepth]);
+  // a table not made yet (a pass over the zoomed subtree) is made in the render after the one
+  // that paints the flame graph: first paint and zooms do not wait for it
+  const ready = useDeferredValue(true, tops.get(lay)?.has(topKey(zoom, by, fnDepth)) ?? false);
+  const rows = useMemo(() => (ready ? cachedTop(lay, zoom, by, fnDepth) : []), [ready, lay, zoom, by, fnDepth]);
   const shown = all ? rows : rows.slice(0, FIRST_ROWS);
   const max = Math.max(...rows.map((r) => r[by]), 1);
   return (

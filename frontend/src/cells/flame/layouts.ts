@@ -1,4 +1,4 @@
-import { layoutTree, subtreeSums, type FlameLayout } from '../../logic/flame';
+import { layoutTree, subtreeTotals, type FlameLayout } from '../../logic/flame';
 import { applyTransforms, reorderTree, stacksFromTree, treeFromStacks, type FlameOrder, type Stacks, type Transform } from '../../logic/flameStacks';
 import { diffLayout, type DiffLayout } from '../../logic/flameDiff';
 import type { FlameDiffData, FlameGraphData } from './queries';
@@ -54,12 +54,13 @@ export function cachedView(data: FlameGraphData, order: FlameOrder, transforms: 
   if (transforms.length === 0) {
     const built = order === 'name' ? null : reorderTree(cols, order);
     const lay = built ? layoutTree(built) : cachedLayout(data);
-    const samples = built ? subtreeSums(Array.from(built.depth), Array.from(built.samples)) : subtreeSums(t.depth, t.self_samples);
+    const samples = subtreeTotals(lay, built ? built.samples : t.self_samples);
     v = { lay, samples, stacks: baseStacks, missing: [], focused: false };
   } else {
     const { stacks, missing } = applyTransforms(baseStacks(), transforms);
     const built = treeFromStacks(stacks, order);
-    v = { lay: layoutTree(built), samples: subtreeSums(Array.from(built.depth), Array.from(built.samples)), stacks: () => stacks, missing, focused: !stacks.comm };
+    const lay = layoutTree(built);
+    v = { lay, samples: subtreeTotals(lay, built.samples), stacks: () => stacks, missing, focused: !stacks.comm };
   }
   if (byKey.size > 8) byKey.clear();
   byKey.set(key, v);
