@@ -85,15 +85,22 @@ export function drawFlame(ctx: Ctx2D, lay: FlameLayout, rects: readonly Rect[], 
  * Fills of a plain flame graph: warm colours by name (cached per distinct name); the root and
  * command names (depth <= 1) grey; with a search, matches purple and the rest faded.
  */
+// Colours per distinct name, kept per names list: the notebook remounts the cell on every zoom
+// and search, and hashing every visible name again cost ~10 ms a frame at 450k nodes.
+const colourCache = new WeakMap<readonly string[], { base: (string | undefined)[]; dimmed: (string | undefined)[] }>();
+
 export function frameFills(lay: FlameLayout, match: Uint8Array | null): (node: number) => string {
-  const cache: (string | undefined)[] = new Array(lay.names.length);
+  let kept = colourCache.get(lay.names);
+  if (!kept) colourCache.set(lay.names, (kept = { base: new Array(lay.names.length), dimmed: new Array(lay.names.length) }));
+  const cache = match ? kept.dimmed : kept.base;
   return (node) => {
     if (lay.depth[node]! <= 1) return match && lay.depth[node] === 1 && match[lay.name[node]!] ? MATCH : GREY;
     const k = lay.name[node]!;
+    if (match && match[k]) return MATCH;
     let c = cache[k];
     if (c === undefined) {
       const rgb = frameRgb(lay.names[k]!);
-      c = cache[k] = match ? (match[k] ? MATCH : hex(dim(rgb))) : hex(rgb);
+      c = cache[k] = match ? hex(dim(rgb)) : hex(rgb);
     }
     return c;
   };
