@@ -44,12 +44,13 @@ async function load(url, timeout = 300_000) {
   const paint = await page.evaluate(() => window.__paintAt);
   const cdp = await ctx.newCDPSession(page);
   await cdp.send('HeapProfiler.collectGarbage');
+  // V8's used heap plus the typed arrays' buffers (backingStorageSize, where Chromium reports it)
   const heap = await cdp.send('Runtime.getHeapUsage');
   const extra = await page.evaluate(() => ({
     layout_ms: window.__iolensFlameLayouts?.[0] ?? null,
     draw_ms: window.__iolensFlameDraws?.[0] ?? null,
   }));
-  return { ctx, page, res: { paint_ms: paint, heap_mb: heap.usedSize / 1e6, ...extra } };
+  return { ctx, page, res: { paint_ms: paint, heap_mb: (heap.usedSize + (heap.backingStorageSize ?? 0)) / 1e6, ...extra } };
 }
 
 // --- interaction: input event (its timeStamp) -> the animation frame after the canvas is drawn ---
@@ -78,17 +79,20 @@ const settle = (page) => page.evaluate(() => new Promise((r) => requestAnimation
 
 async function interactions(page) {
   const out = { zoom_in: [], zoom_out: [], search_key: [], hover: [] };
-  const box = await page.getByTestId('flame-canvas').boundingBox();
+  const chart = page.getByTestId('flame-chart');
   // a frame near the root (flame: the root is the bottom row, 16 px rows): the third row, where
   // the command's first functions are wide
   const targets = [0.15, 0.35, 0.5, 0.65, 0.85];
-  for (let k = 0; k < 5; k++) {
+  for (let k = 0; k < targets.length; k++) {
+    await chart.scrollIntoViewIfNeeded();
+    const box = await chart.boundingBox();
     const x = box.x + box.width * targets[k];
     const y = box.y + box.height - 16 * 2.5;
-    await page.mouse.move(x, y);
-    await settle(page);
-    await page.mouse.move(box.x + 2, box.y + box.height + 40);
-    await settle(page);
+    const away = async () => {
+      await page.mouse.move(box.x + 2, Math.max(box.y - 30, 1));
+      await settle(page);
+    };
+    await away();
     await arm(page, 'mousemove', 'tooltip');
     await page.mouse.move(x, y);
     const h = await page.evaluate(() => window.__pending);
@@ -101,8 +105,7 @@ async function interactions(page) {
       continue;
     }
     out.zoom_in.push(zi);
-    await page.mouse.move(box.x + 2, box.y - 40);
-    await settle(page);
+    await away();
     await arm(page, 'keydown', 'draw');
     await page.keyboard.press('Escape');
     const zo = await page.evaluate(() => window.__pending);
@@ -141,6 +144,7 @@ try {
     const kinds = [...(plan.before ? ['before'] : []), 'iolens', 'ss_folded', ...(plan.script ? ['ss_script'] : [])];
     for (let run = 0; run < plan.runs; run++) {
       for (const kind of kinds) {
+        if (kind === 'ss_script' && run >= (plan.script_runs ?? plan.runs)) continue;
         const { ctx, page, res } = await load(urls[kind]);
         r[kind].push(res);
         err(size.tag, kind, `run ${run + 1}`, `${res.paint_ms.toFixed(0)} ms`, `${res.heap_mb.toFixed(0)} MB`);

@@ -21,7 +21,8 @@ context per load, 1440x900):
 - JS heap: the used heap after a forced garbage collection, once the graph is painted (CDP).
 IOLENS_BENCH_RUNS (default 5) runs of each, alternating (iolens, speedscope folded, speedscope
 perf script, then again); medians reported. IOLENS_BENCH_SIZES: node counts, comma-separated.
-IOLENS_BENCH_SCRIPT=0 skips speedscope on perf script text (slow: ~50 s at 450k nodes).
+IOLENS_BENCH_SCRIPT=0 skips speedscope on perf script text (slow: ~50 s at 450k nodes), and
+IOLENS_BENCH_SCRIPT_RUNS sets its runs (default IOLENS_BENCH_RUNS; taken in the first rounds).
 
 Interaction (iolens, on each size, after the timed loads): from the input event (its timeStamp)
 to the animation frame after the canvas is drawn again (or the tooltip is shown): click to zoom
@@ -62,6 +63,8 @@ DIR = Path(os.environ.get("IOLENS_BENCH_DIR", "/var/tmp/iolens-bench-flame"))
 RUNS = int(os.environ.get("IOLENS_BENCH_RUNS", "5"))
 SIZES = [int(s) for s in os.environ.get("IOLENS_BENCH_SIZES", "50000,200000,450000").split(",")]
 SCRIPT = os.environ.get("IOLENS_BENCH_SCRIPT", "1") != "0"
+# speedscope on perf script text is slow (minutes at 450k nodes on a loaded machine): its own run count
+SCRIPT_RUNS = int(os.environ.get("IOLENS_BENCH_SCRIPT_RUNS", str(RUNS)))
 # Another checkout of iolens (e.g. `git worktree add ../before main~3`, built with `make build`) to
 # measure beside this one in the same run, on a copy of the same store: "iolens (before)".
 BEFORE = os.environ.get("IOLENS_BENCH_BEFORE")
@@ -234,9 +237,9 @@ def start_iolens(db: Path, checkout: Path = REPO, port: int = 0) -> tuple[subpro
     port = port or free_port()
     base = f"http://127.0.0.1:{port}"
     env = dict(os.environ, PYTHONPATH=str(checkout / "backend"))
+    logf = (DIR / f"serve-{db.stem}.log").open("w")
     server = subprocess.Popen([sys.executable, "-m", "iolens", "serve", "--db", str(db), "--port", str(port),
-                               "--log-level", "warning"], cwd=checkout, env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+                               "--log-level", "warning"], cwd=checkout, env=env, stdout=logf, stderr=logf)
     deadline = time.monotonic() + 90
     while True:
         try:
@@ -301,7 +304,7 @@ def main() -> int:
         answers = time_answers(base, tags)
         answers_before = time_answers(before_base, tags) if before_base else None
         load.append(os.getloadavg()[0])
-        plan = {"iolens": base, "before": before_base, "static": static_base, "runs": RUNS, "script": SCRIPT,
+        plan = {"iolens": base, "before": before_base, "static": static_base, "runs": RUNS, "script": SCRIPT, "script_runs": SCRIPT_RUNS,
                 "sizes": [{"tag": m["tag"], "nodes": m["nodes"], "capture": ids[m["tag"]]} for m in metas]}
         proc = subprocess.run(["node", str(REPO / "bench" / "flame_speed.mjs"), json.dumps(plan)], cwd=REPO,
                               capture_output=True, text=True)
