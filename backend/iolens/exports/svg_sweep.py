@@ -28,10 +28,6 @@ def _color(ctx: ExportContext, capture: str) -> str:
     return sp.capture_color(order.index(capture) if capture in order else 0)
 
 
-def _unit(unit: str) -> str:
-    return unit if unit in ("IO/s", "B/s", "ns", "%", "/s") else unit
-
-
 def sweepline(ctx: ExportContext, d: Any) -> str:
     """d: exports/sweep.py LineData, with `series`: (capture, label, cells per x value)."""
     m: models.SweepMatrix = d.m
@@ -45,7 +41,7 @@ def sweepline(ctx: ExportContext, d: Any) -> str:
                           lo=[c.ci_low if c else None for c in cells] if d.bands else None,
                           hi=[c.ci_high if c else None for c in cells] if d.bands else None,
                           dash=DASHES[combo % len(DASHES)], dots=True, titles=titles))
-    svg, note = sp.xy_chart(lines, Axis(d.x, "swept", values=xs), Axis(m.metric.label, _unit(unit)), height=260,
+    svg, note = sp.xy_chart(lines, Axis(d.x, "swept", values=xs), Axis(m.metric.label, unit), height=260,
                             label=f"{m.metric.label} against {d.x}")
     fixed = "; ".join(f"{k}={v}" for k, v in d.others.items() if v is not None)
     head = ["line"] + [e(f"{d.x}={xv}") for xv in xs]
