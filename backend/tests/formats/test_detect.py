@@ -103,10 +103,12 @@ def test_every_format_sample() -> None:
     assert seen >= set(KINDS) - {"blktrace", "blkparse", "fio-hist-log", "folded-stacks", "fio-jobfile"}
 
 
-# the bundle's artifact kind -> what the content is (perf-stat-block is perf stat CSV)
+# the bundle's artifact kind -> what the content is (perf-stat-block and perf-stat-offcpu are perf stat
+# CSV; perf-offcpu is perf script text with call stacks: as a loose file it is taken for perf-script,
+# its events counted as samples, not weighted by time off the CPU)
 _DATASET_KIND = {"fio-json": "fio-json", "fio-log": "fio-log", "perf-block": "perf-block", "perf-sched": "perf-sched",
                  "perf-script": "perf-script", "lock-stat": "lock-stat", "perf-stat": "perf-stat",
-                 "perf-stat-block": "perf-stat", "fio-jobfile": "fio-jobfile", "blkparse": "blkparse",
+                 "perf-stat-block": "perf-stat", "perf-stat-offcpu": "perf-stat", "perf-offcpu": "perf-script", "fio-jobfile": "fio-jobfile", "blkparse": "blkparse",
                  "monitor": "monitor", "perf-trace": "perf-trace", "perf-trace-fields": "perf-trace-fields",
                  "tracepoint-formats": "tracepoint-formats"}
 
