@@ -106,3 +106,24 @@ test('brush the timeline: the scheduler cell shows the range on its charts over 
   console.log(`timeline redraw: ${ms.toFixed(1)} ms`);
   expect(ms).toBeLessThan(100);
 });
+
+test('a saved notebook keeps the selection: its permalink opens with the flame graph of that range', async ({ page, request }) => {
+  const id = ids['stacks-xfs']!;
+  const doc = {
+    format_version: 1,
+    title: 'timeline selection',
+    captures: [id],
+    baseline: id,
+    cells: [
+      { type: 'view', kind: 'timeline', state: `cap=${id};run=r001;sel=1000000000-2000000000`, full: false },
+      { type: 'view', kind: 'flame', state: '', full: false },
+    ],
+  };
+  const r = await request.post('/api/notebooks', { data: { document: doc, parent: null } });
+  expect(r.status(), await r.text()).toBe(201);
+  const nid = ((await r.json()) as { id: string }).id;
+  await page.goto(`/n/${nid}`);
+  await expect(cell(page, 'flame').getByTestId('time-applied')).toContainText('1.000–2.000 s of run r001');
+  await expect(page.getByTestId('timeline-selection')).toContainText('1.000–2.000 s of run r001');
+  await expect(cell(page, 'flame').getByTestId('flame-summary')).toContainText('run r001');
+});
