@@ -26,6 +26,14 @@
    `{"event": "sys:name", "time_ns": N, "cpu": C, "pid": P, "tid": T, "comm": "...", "fields": {...}}`
    (perf's Python gives integers as ints, strings as str, byte arrays as hex). Yields `TraceEvent`s;
    a line that is not such an object raises FormatError with its line number.
+
+3. `field_value(value, field)`: a field's JSON value as its column's value. perf hands a fixed-size
+   char array to Python as a str only while every byte of the array is printable up to its end
+   (tools/perf/util/scripting-engines/trace-event-python.c, is_printable_array); once one event's
+   array holds bytes after its NUL (block's `rwbs[10]` as hex 57530000000057090600: the kernel
+   writes the letters and their NUL, the rest is stale), perf passes that field as a bytearray from then on, which the JSON carries as
+   hex. A char array's hex (exactly 2 x size hex digits; its text is at most size - 1 characters)
+   is read back as the text up to the first NUL, as the kernel's `%s` prints it.
 """
 
 from __future__ import annotations
@@ -51,6 +59,12 @@ class TraceField:
     size: int
     signed: bool
     column_type: str    # BIGINT | UBIGINT | VARCHAR | DOUBLE
+
+    @property
+    def is_char_array(self) -> bool:
+        """A fixed-size char array (`char rwbs[8]`, `char comm[16]`): text up to its first NUL."""
+        base, bracket, _ = self.ctype.partition("[")
+        return bool(bracket) and "__data_loc" not in base and "__rel_loc" not in base and "char" in base.split()
 
 
 @dataclass
@@ -152,6 +166,24 @@ def iter_events(lines: Iterable[str], source: str = "trace.fields.jsonl") -> Ite
         if t is not None and not isinstance(t, int):
             raise FormatError(source, f"time_ns {t!r} is not an integer", line=lineno, field="time_ns")
         yield TraceEvent(o["event"], t, o.get("cpu"), o.get("pid"), o.get("tid"), o.get("comm"), o["fields"])
+
+
+_HEX = re.compile(r"[0-9a-fA-F]*")
+
+
+def char_array_text(value: Any, size: int) -> Any:
+    """A char array's value as text: perf's hex of the whole array (2 x size digits) -> the bytes
+    up to the first NUL (UTF-8, bad bytes replaced); text is kept as it is."""
+    if isinstance(value, str) and size > 0 and len(value) == 2 * size and _HEX.fullmatch(value):
+        return bytes.fromhex(value).split(b"\0", 1)[0].decode("utf-8", errors="replace")
+    return value
+
+
+def field_value(value: Any, f: TraceField) -> Any:
+    """A field's JSON value as its column's value (char arrays as NUL-terminated text)."""
+    if f.is_char_array and f.column_type == "VARCHAR":
+        value = char_array_text(value, f.size)
+    return coerce(value, f.column_type)
 
 
 def coerce(value: Any, column_type: str) -> Any:

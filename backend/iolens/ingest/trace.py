@@ -8,7 +8,8 @@ first capture that has it, with the columns
     artifact's trace_clock_at_start_ns; NULL without it), cpu, pid, tid, comm,
     then one column per field of the event's format, typed from the tracefs format
     (BIGINT / UBIGINT / VARCHAR, formats/trace_fields.py). A field named like one of the
-    columns before it is stored as field_NAME.
+    columns before it is stored as field_NAME. A char array (`char rwbs[10]`) is stored as its
+    text up to the first NUL, also when perf handed it over as hex bytes (field_value).
 
 A later capture whose kernel prints more fields adds columns (older rows read NULL there); a field
 whose type changed is stored as text. `trace_events` has one row per capture, run and event
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..bundle import Artifact, BundleError, OpenBundle
-from ..formats.trace_fields import TraceFormat, coerce, iter_events, parse_formats
+from ..formats.trace_fields import TraceField, TraceFormat, coerce, field_value, iter_events, parse_formats
 from .parsed import Parsed
 
 FIXED = (("ts_ns", "BIGINT"), ("t_ns", "BIGINT"), ("cpu", "INTEGER"), ("pid", "INTEGER"), ("tid", "INTEGER"),
@@ -75,7 +76,8 @@ def trace_fields_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact,
     counted = probe.get("counted") or {}
     lost = probe.get("lost") or {}
     tmp = Path(tempfile.mkdtemp(prefix=".iolens-trace-", dir=bundle.root))
-    writers: dict[str, tuple[Any, Any, list[tuple[str, str, str]]]] = {}  # event -> (file, csv writer, [(field, column, type)])
+    # event -> (file, csv writer, [(field, column, type)], the format's fields or None)
+    writers: dict[str, tuple[Any, Any, list[tuple[str, str, str]], list[TraceField] | None]] = {}
     stats: dict[str, list[Any]] = {}  # event -> [count, first, last]
     try:
         with _open_text(bundle.path(art.path)) as f:
@@ -83,32 +85,34 @@ def trace_fields_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact,
                 w = writers.get(ev.event)
                 if w is None:
                     fmt = formats.get(ev.event)
+                    fields = fmt.fields if fmt is not None else None
                     if fmt is not None:
                         cols = [(x.name, x.name if x.name not in RESERVED else f"field_{x.name}", x.column_type)
                                 for x in fmt.fields]
                     else:
                         cols = [(k, k if k not in RESERVED else f"field_{k}", _infer(v)) for k, v in ev.fields.items()]
                     fh = (tmp / f"{len(writers)}.csv").open("w", newline="", encoding="utf-8")
-                    w = writers[ev.event] = (fh, csv.writer(fh, lineterminator="\n"), cols)
+                    w = writers[ev.event] = (fh, csv.writer(fh, lineterminator="\n"), cols, fields)
                     stats[ev.event] = [0, None, None]
-                _, cw, cols = w
+                _, cw, cols, fields = w
                 t = None if ev.time_ns is None or t0 is None else ev.time_ns - t0
-                cw.writerow([ev.time_ns, t, ev.cpu, ev.pid, ev.tid, ev.comm,
-                             *(coerce(ev.fields.get(name), ty) for name, _, ty in cols)])
+                values = ([field_value(ev.fields.get(x.name), x) for x in fields] if fields is not None
+                          else [coerce(ev.fields.get(name), ty) for name, _, ty in cols])
+                cw.writerow([ev.time_ns, t, ev.cpu, ev.pid, ev.tid, ev.comm, *values])
                 s = stats[ev.event]
                 s[0] += 1
                 if ev.time_ns is not None:
                     s[1] = ev.time_ns if s[1] is None else min(s[1], ev.time_ns)
                     s[2] = ev.time_ns if s[2] is None else max(s[2], ev.time_ns)
     finally:
-        for fh, _, _ in writers.values():
+        for fh, _, _, _ in writers.values():
             fh.close()
     if not writers:
         out.warnings.append(f"{art.path}: no traced events in run {run_id}")
         return
     cid = bundle.capture_id
     rows = []
-    for event, (_, _, cols) in writers.items():
+    for event, (_, _, cols, _) in writers.items():
         n, first, last = stats[event]
         ev_lost = event in lost
         if ev_lost:
@@ -117,7 +121,7 @@ def trace_fields_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact,
         rows.append((cid, run_id, event, table_name(event), n, first, last, recorded.get(event), counted.get(event),
                      ev_lost, json.dumps({c: ty for _, c, ty in cols})))
     out.add("trace_events", rows)
-    plan = [(table_name(ev), Path(fh.name), cols) for ev, (fh, _, cols) in writers.items()]
+    plan = [(table_name(ev), Path(fh.name), cols) for ev, (fh, _, cols, _) in writers.items()]
 
     def load(w: Any) -> None:
         for table, path, cols in plan:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from iolens.formats.errors import FormatError
-from iolens.formats.trace_fields import coerce, iter_events, parse_formats
+from iolens.formats.trace_fields import coerce, field_value, iter_events, parse_formats
 
 SAMPLES = Path(__file__).resolve().parent / "samples" / "trace"
 
@@ -60,3 +60,20 @@ def test_event_errors(line: str, fld: str | None) -> None:
     with pytest.raises(FormatError) as exc:
         list(iter_events(['{"event": "a:b", "fields": {}, "time_ns": 1}', line], "e.jsonl"))
     assert (exc.value.file, exc.value.line, exc.value.field) == ("e.jsonl", 2, fld)
+
+
+def test_char_arrays_read_as_text_up_to_the_nul() -> None:
+    """perf's Python gives a char array as hex bytes once it held bytes after its NUL (the stale
+    end of block's rwbs[10]); the array reads as its text, other arrays stay hex."""
+    f = parse_formats((SAMPLES / "block-writeback.trace-formats.txt").read_text(), "f")
+    fields = {x.name: x for x in f["block:block_rq_issue"].fields}
+    rwbs, comm, cmd = fields["rwbs"], fields["comm"], fields["cmd"]
+    assert rwbs.is_char_array and comm.is_char_array and not cmd.is_char_array and not fields["dev"].is_char_array
+    assert field_value("57530000000057090600", rwbs) == "WS"
+    assert field_value("WS", rwbs) == "WS" and field_value("", rwbs) == ""
+    assert field_value("0" * 20, rwbs) == ""
+    assert field_value(b"kworker/1:1H\0\x07\x08\x09".hex(), comm) == "kworker/1:1H"
+    assert field_value("5753", rwbs) == "5753"  # text (at most 9 characters), not the array's 20 hex digits
+    assert field_value("57530000", cmd) == "57530000"  # a __data_loc string is perf's text as it is
+    u8 = parse_formats("system: a\nname: b\nID: 1\nformat:\n\tfield:__u8 uuid[4];\toffset:8;\tsize:4;\tsigned:0;\n")
+    assert field_value("00ff0000", u8["a:b"].fields[0]) == "00ff0000"  # not a char array: hex
