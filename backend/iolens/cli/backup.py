@@ -12,9 +12,6 @@ import argparse
 import json
 import shutil
 import sys
-import tarfile
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 from .config import read_token
@@ -56,6 +53,10 @@ class _Failed(Exception):
 
 
 def _from_server(server: str, token: str | None, out: Path) -> dict | None:
+    import tarfile  # here, not at the top: every `iolens` command builds this module's parser
+    import urllib.error
+    import urllib.request
+
     req = urllib.request.Request(f"{server}/api/backup", headers={"Authorization": f"Bearer {token}"} if token else {})
     try:
         with urllib.request.urlopen(req) as resp, tarfile.open(fileobj=resp, mode="r|") as tar:

@@ -13,12 +13,8 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import mimetypes
 import sys
 import time
-import urllib.error
-import urllib.request
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -105,6 +101,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def _multipart(path: Path, boundary: str) -> tuple[list[bytes], int]:
+    import mimetypes
+
     ctype = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
     head = (
         f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{path.name}\"\r\n"
@@ -133,6 +131,12 @@ def _stream(path: Path, head: bytes, tail: bytes, label: str) -> Iterator[bytes]
 
 
 def _ingest_remote(server: str, bundles: list[str], token: str | None = None) -> int:
+    # urllib.request (http.client, email) only where the network is used: `iolens convert` and a
+    # local `iolens ingest` start without it.
+    import urllib.error
+    import urllib.request
+    import uuid
+
     failed = 0
     for i, name in enumerate(bundles, 1):
         path = Path(name)

@@ -6,18 +6,13 @@ from __future__ import annotations
 import json
 import os
 import sys
-import urllib.error
-import urllib.parse
-import urllib.request
 from pathlib import Path
 from typing import Any
 
-from ..exports.report import render
-from ..store import notebooks
-from ..store.db import Store, StoreError
-from ..views import sweep as sweep_view
-from ..views.report import ReportError, build, default_captures, resolve, save
 from .config import default_db_path, read_token
+
+# The store, views and exports (pydantic, DuckDB) are imported when the report runs, not when the
+# `iolens` parser is built: every other command (convert, ingest...) starts without them.
 
 
 def add_parser(sub: Any, default_db: str) -> None:
@@ -51,6 +46,12 @@ def add_parser(sub: Any, default_db: str) -> None:
 
 
 def run_cli(args: Any) -> int:
+    from ..exports.report import render
+    from ..store import notebooks
+    from ..store.db import Store, StoreError
+    from ..views import sweep as sweep_view
+    from ..views.report import ReportError, build, default_captures, resolve, save
+
     if args.server:
         text = _remote(args)
         if text is None:
@@ -87,6 +88,12 @@ def run_cli(args: Any) -> int:
 
 
 def _remote(args: Any) -> str | None:
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    from ..views.report import ReportError
+
     server = args.server.rstrip("/")
     try:
         with urllib.request.urlopen(f"{server}/api/captures") as resp:
