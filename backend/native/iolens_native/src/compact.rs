@@ -28,25 +28,6 @@ impl CompactFold {
         i
     }
 
-    /// Adds another thread's result (its ids translated to ours).
-    pub fn merge(&mut self, other: CompactFold) {
-        if other.stacks.len() > self.stacks.len() {
-            let mine = std::mem::replace(self, other);
-            return self.merge(mine);
-        }
-        let map: Vec<u32> = other.names.iter().map(|n| self.intern(n)).collect();
-        let mut key = Vec::new();
-        for (k, v) in other.stacks {
-            key.clear();
-            key.extend(k.iter().map(|&i| map[i as usize]));
-            if let Some(c) = self.stacks.get_mut(&key[..]) {
-                *c += v;
-            } else {
-                self.stacks.insert(key[..].into(), v);
-            }
-        }
-    }
-
     pub fn len(&self) -> usize {
         self.stacks.len()
     }
@@ -71,67 +52,134 @@ impl CompactFold {
     /// The order of the joined texts ("a;b" vs "a.c;d" compares as bytes), computed frame by
     /// frame. Valid when no name contains ';' (checked by the caller).
     fn cmp_joined(&self, a: &[u32], b: &[u32]) -> Ordering {
-        let mut i = 0;
-        loop {
-            match (a.get(i), b.get(i)) {
-                (None, None) => return Ordering::Equal,
-                (None, Some(_)) => return Ordering::Less,
-                (Some(_), None) => return Ordering::Greater,
-                (Some(x), Some(y)) if x == y => {}
-                (Some(&x), Some(&y)) => {
-                    let (na, nb) = (&self.names[x as usize], &self.names[y as usize]);
-                    let m = na.len().min(nb.len());
-                    match na[..m].cmp(&nb[..m]) {
-                        Ordering::Equal => {}
-                        o => return o,
-                    }
-                    // One name is a prefix of the other: what follows it in its text is ';'
-                    // (more frames) or the end.
-                    let next = |ids: &[u32], n: &[u8]| -> Option<u8> {
-                        if n.len() > m {
-                            Some(n[m])
-                        } else if i + 1 < ids.len() {
-                            Some(b';')
-                        } else {
-                            None
+        cmp_ids(&self.names, a, &self.names, b, true)
+    }
+}
+
+/// The order of the texts of `a` (ids of `na`) and `b` (ids of `nb`), joined with ';', frame by
+/// frame; `same`: one table, where equal ids are equal names (and different ids different ones).
+/// Valid when no name contains ';'.
+fn cmp_ids(na: &[Box<[u8]>], a: &[u32], nb: &[Box<[u8]>], b: &[u32], same: bool) -> Ordering {
+    let mut i = 0;
+    loop {
+        match (a.get(i), b.get(i)) {
+            (None, None) => return Ordering::Equal,
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(&x), Some(&y)) => {
+                if !(same && x == y) {
+                    let (sa, sb) = (&na[x as usize], &nb[y as usize]);
+                    if same || sa != sb {
+                        let m = sa.len().min(sb.len());
+                        match sa[..m].cmp(&sb[..m]) {
+                            Ordering::Equal => {}
+                            o => return o,
                         }
-                    };
-                    return next(a, na).cmp(&next(b, nb));
+                        // One name is a prefix of the other: what follows it in its text is ';'
+                        // (more frames) or the end.
+                        let next = |len: usize, n: &[u8]| -> Option<u8> {
+                            if n.len() > m {
+                                Some(n[m])
+                            } else if i + 1 < len {
+                                Some(b';')
+                            } else {
+                                None
+                            }
+                        };
+                        return next(a.len(), sa).cmp(&next(b.len(), sb));
+                    }
                 }
             }
-            i += 1;
         }
+        i += 1;
     }
+}
 
-    /// Calls f(text, count) for every stack, sorted by text as inferno sorts its output (byte
-    /// order), and stacks whose texts are equal merged.
-    pub fn for_each_sorted(
-        &self,
-        mut f: impl FnMut(&[u8], u64) -> std::io::Result<()>,
-    ) -> std::io::Result<()> {
+/// Calls f(text, count) for every stack of `parts` (the folds of several threads), sorted by text
+/// as inferno sorts its output, stacks of equal text summed; returns the number of lines. Each
+/// part is sorted on its own thread, then the sorted parts are merged: no part is re-keyed into
+/// another (which, with mostly distinct stacks, cost as much as folding on one thread).
+pub fn for_each_sorted_parts(
+    parts: &[CompactFold],
+    mut f: impl FnMut(&[u8], u64) -> std::io::Result<()>,
+) -> std::io::Result<usize> {
+    let mut lines = 0usize;
+    if parts
+        .iter()
+        .any(|p| p.names.iter().any(|n| n.contains(&b';')))
+    {
+        // A comm with ';' in it: two id sequences can give one text. Rare; fold by text.
+        let mut by_text: FxHashMap<Box<[u8]>, u64> = FxHashMap::default();
         let mut text = Vec::new();
-        if self.names.iter().any(|n| n.contains(&b';')) {
-            // A comm with ';' in it: two id sequences can give one text. Rare; fold by text.
-            let mut by_text: FxHashMap<Box<[u8]>, u64> = FxHashMap::default();
-            for (k, &v) in &self.stacks {
-                self.join(k, &mut text);
+        for p in parts {
+            for (k, &v) in &p.stacks {
+                p.join(k, &mut text);
                 *by_text.entry(text[..].into()).or_insert(0) += v;
             }
-            let mut v: Vec<_> = by_text.into_iter().collect();
-            v.sort_unstable();
-            for (k, c) in v {
-                f(&k, c)?;
-            }
-            return Ok(());
         }
-        let mut v: Vec<(&[u32], u64)> = self.stacks.iter().map(|(k, &c)| (&k[..], c)).collect();
-        v.sort_unstable_by(|a, b| self.cmp_joined(a.0, b.0));
+        let mut v: Vec<_> = by_text.into_iter().collect();
+        v.sort_unstable();
         for (k, c) in v {
-            self.join(k, &mut text);
-            f(&text, c)?;
+            f(&k, c)?;
+            lines += 1;
         }
-        Ok(())
+        return Ok(lines);
     }
+    let sorted: Vec<Vec<(&[u32], u64)>> = std::thread::scope(|s| {
+        let handles: Vec<_> = parts
+            .iter()
+            .map(|p| {
+                s.spawn(move || {
+                    let mut v: Vec<(&[u32], u64)> =
+                        p.stacks.iter().map(|(k, &c)| (&k[..], c)).collect();
+                    v.sort_unstable_by(|a, b| p.cmp_joined(a.0, b.0));
+                    v
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("iolens_native: a sorting thread panicked"))
+            .collect()
+    });
+    let mut heads = vec![0usize; parts.len()];
+    let mut text = Vec::new();
+    let cmp = |p: usize, hp: usize, q: usize, hq: usize| {
+        cmp_ids(
+            &parts[p].names,
+            sorted[p][hp].0,
+            &parts[q].names,
+            sorted[q][hq].0,
+            p == q,
+        )
+    };
+    loop {
+        let mut best: Option<usize> = None;
+        for p in 0..parts.len() {
+            if heads[p] < sorted[p].len() {
+                best = match best {
+                    Some(b) if cmp(p, heads[p], b, heads[b]) != Ordering::Less => Some(b),
+                    _ => Some(p),
+                };
+            }
+        }
+        let Some(b) = best else { break };
+        let (ids, mut count) = sorted[b][heads[b]];
+        for p in 0..parts.len() {
+            if p != b
+                && heads[p] < sorted[p].len()
+                && cmp(p, heads[p], b, heads[b]) == Ordering::Equal
+            {
+                count += sorted[p][heads[p]].1;
+                heads[p] += 1;
+            }
+        }
+        heads[b] += 1;
+        parts[b].join(ids, &mut text);
+        f(&text, count)?;
+        lines += 1;
+    }
+    Ok(lines)
 }
 
 impl Emit for CompactFold {

@@ -63,6 +63,23 @@ fn chunk(n: usize) -> usize {
     }
 }
 
+fn itoa_buf() -> [u8; 20] {
+    [0; 20]
+}
+
+/// The decimal digits of v (what `{}` prints), without the formatting machinery.
+fn itoa(buf: &mut [u8; 20], mut v: u64) -> &[u8] {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            return &buf[i..];
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn options(
     pid: bool,
@@ -82,13 +99,17 @@ fn options(
     }
 }
 
-fn info<'py>(py: Python<'py>, r: &stream::FoldResult) -> PyResult<Bound<'py, PyDict>> {
+fn info<'py>(
+    py: Python<'py>,
+    r: &stream::FoldResult,
+    lines: usize,
+) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("bytes", r.bytes)?;
     d.set_item("event", r.event_filter.as_deref())?;
     d.set_item("weird_lines", r.weird_lines)?;
-    d.set_item("stacks", r.fold.len())?;
-    d.set_item("total", r.fold.total())?;
+    d.set_item("stacks", lines)?;
+    d.set_item("total", r.total())?;
     Ok(d)
 }
 
@@ -126,8 +147,8 @@ fn py_fold<'py>(
             chunk(chunk_bytes),
         )
     })?;
-    let mut pairs: Vec<(String, u64)> = Vec::with_capacity(r.fold.len());
-    r.fold.for_each_sorted(|k, v| {
+    let mut pairs: Vec<(String, u64)> = Vec::new();
+    let lines = r.for_each_sorted(|k, v| {
         pairs.push((String::from_utf8_lossy(k).into_owned(), v));
         Ok(())
     })?;
@@ -135,7 +156,7 @@ fn py_fold<'py>(
     for (k, v) in pairs {
         d.set_item(k, v)?;
     }
-    Ok((d, info(py, &r)?))
+    Ok((d, info(py, &r, lines)?))
 }
 
 /// Like `fold`, but writes inferno's output ("stack count" lines, sorted) to file descriptor
@@ -160,7 +181,7 @@ fn fold_write<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let src = source_of(source)?;
     let opt = options(pid, tid, kernel, jit, addrs, skip_after);
-    let r = py.detach(|| -> io::Result<stream::FoldResult> {
+    let (r, lines) = py.detach(|| -> io::Result<(stream::FoldResult, usize)> {
         let r = stream::fold(
             src,
             &opt,
@@ -171,14 +192,17 @@ fn fold_write<'py>(
         // SAFETY: the caller owns fd and keeps it open; ManuallyDrop leaves it open.
         let file = ManuallyDrop::new(unsafe { File::from_raw_fd(fd) });
         let mut w = BufWriter::with_capacity(1 << 20, &*file);
-        r.fold.for_each_sorted(|k, v| {
+        let mut num = itoa_buf();
+        let lines = r.for_each_sorted(|k, v| {
             w.write_all(k)?;
-            writeln!(w, " {}", v)
+            w.write_all(b" ")?;
+            w.write_all(itoa(&mut num, v))?;
+            w.write_all(b"\n")
         })?;
         w.flush()?;
-        Ok(r)
+        Ok((r, lines))
     })?;
-    info(py, &r)
+    info(py, &r, lines)
 }
 
 /// Parses perf script text into two headerless CSV files for DuckDB: `stacks_csv` (stack_id,

@@ -12,7 +12,7 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread;
 
-use crate::compact::CompactFold;
+use crate::compact::{for_each_sorted_parts, CompactFold};
 use crate::fold::{Emit, Folder, Options};
 
 pub const DEFAULT_CHUNK_BYTES: usize = 4 << 20;
@@ -201,8 +201,25 @@ fn join<T>(h: thread::ScopedJoinHandle<'_, T>) -> io::Result<T> {
         .map_err(|_| io::Error::other("iolens_native: a worker thread panicked"))
 }
 
+impl FoldResult {
+    /// Calls f(text, count) for every folded stack, sorted as inferno prints them; returns the
+    /// number of lines.
+    pub fn for_each_sorted(
+        &self,
+        f: impl FnMut(&[u8], u64) -> io::Result<()>,
+    ) -> io::Result<usize> {
+        for_each_sorted_parts(&self.parts, f)
+    }
+
+    /// The sum of the counts.
+    pub fn total(&self) -> u64 {
+        self.parts.iter().map(|p| p.total()).sum()
+    }
+}
+
 pub struct FoldResult {
-    pub fold: CompactFold,
+    /// One fold per thread (the first holds what was folded before the workers started).
+    pub parts: Vec<CompactFold>,
     pub bytes: u64,
     pub event_filter: Option<String>,
     pub weird_lines: u64,
@@ -243,6 +260,7 @@ pub fn fold(
     let filter = main.event_filter.clone();
     let mut weird = main.weird_lines;
     drop(main);
+    let mut parts = vec![result];
 
     if !finished {
         thread::scope(|s| -> io::Result<()> {
@@ -269,13 +287,13 @@ pub fn fold(
             for h in handles {
                 let (fold, w) = join(h)?;
                 weird += w;
-                result.merge(fold);
+                parts.push(fold);
             }
             sent
         })?;
     }
     Ok(FoldResult {
-        fold: result,
+        parts,
         bytes: chunker.bytes,
         event_filter: filter,
         weird_lines: weird,
@@ -373,12 +391,11 @@ mod tests {
         )
         .unwrap();
         let mut v = Vec::new();
-        r.fold
-            .for_each_sorted(|k, c| {
-                v.push((k.to_vec(), c));
-                Ok(())
-            })
-            .unwrap();
+        r.for_each_sorted(|k, c| {
+            v.push((k.to_vec(), c));
+            Ok(())
+        })
+        .unwrap();
         v
     }
 
