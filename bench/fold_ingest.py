@@ -1,0 +1,265 @@
+#!/usr/bin/env python3
+"""Benchmark: folding and ingest of perf script text, iolens vs inferno-collapse-perf (issue 17, "Speed").
+
+Inputs: **replicated, not recorded at that size**: the real `perf script` text of datasets/stacks-xfs
+(both runs of its bundle: fio 4k writes on XFS, `perf record -g`), copied until the text is big
+enough, in two shapes:
+- `distinct`: every symbol (and the module of every frame perf could not name) renamed per copy
+  (`xfs_file_write_iter` -> `xfs_file_write_iter_c7`), so that the copies do not merge: the merged
+  call tree has ~50k, 200k and 450k nodes (IOLENS_BENCH_NODES), the stacks are mostly distinct;
+- `few`: the same text copied as it is, to the same sizes: a few hundred distinct stacks.
+Each copy's timestamps are shifted past the previous one's. Cached in IOLENS_BENCH_DIR (default
+/var/tmp/iolens-bench-fold) with the recipe.
+
+Tools, each run as a command from a cold process (start-up included), output to a file:
+- fold: `iolens convert perf-script TEXT --to folded` vs `inferno-collapse-perf TEXT` (0.12.8, from
+  crates.io: `cargo install inferno --version 0.12.8 --locked`); the outputs must be byte-equal.
+- ingest: `iolens ingest --db NEW BUNDLE` of a bundle holding the text as the collector writes it
+  (runs/r000/perf.script.gz, gzip level 6), into a new database file each time; MB/s of text.
+IOLENS_BENCH_RUNS runs (default 5), alternating (iolens, inferno, ingest, then again); medians of the
+wall time and of the CPU time (user + system, from wait4: less sensitive to other jobs than the wall
+time). The load average (1 min) is printed beside every run: the machine is shared.
+
+Targets: folding at most 1.0x inferno's median on every input; ingest at least 200 MB/s of text.
+Prints the figures (record them in bench/README.md); exits non-zero when a target is missed.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+from perf_fold import find_inferno, machine
+
+REPO = Path(__file__).resolve().parents[1]
+DIR = Path(os.environ.get("IOLENS_BENCH_DIR", "/var/tmp/iolens-bench-fold"))
+RUNS = int(os.environ.get("IOLENS_BENCH_RUNS", "5"))
+NODES = [int(s) for s in os.environ.get("IOLENS_BENCH_NODES", "50000,200000,450000").split(",")]
+SHAPES = os.environ.get("IOLENS_BENCH_SHAPES", "distinct,few").split(",")
+SOURCE = REPO / "datasets" / "stacks-xfs"
+FOLD_RATIO, INGEST_MBS = 1.0, 200.0
+
+
+def log(msg: str) -> None:
+    print(f"[fold_ingest] {msg}", file=sys.stderr, flush=True)
+
+
+# --- the input: real perf script text, copied (every symbol renamed per copy, or not) -----------
+
+# "\t ffffffff81612f3e find_mergeable_anon_vma+0x6e ([kernel.kallsyms])"
+FRAME = re.compile(r"^(\s+[0-9a-fA-F]+ )(.*?)(\+0x[0-9a-fA-F]+)? \((.*)\)$")
+# "fio 29783/29783 [000]  5106.371798:    5025125 cpu-clock:pppH: "
+EVENT_TS = re.compile(r"^(.*?\[\d+\]\s+)(\d+)\.(\d+)(:.*)$")
+
+
+def base_text() -> list[str]:
+    """The perf script text of every run of the datasets/stacks-xfs bundle, as lines."""
+    bundles = sorted(SOURCE.glob("*.iolens.tar.gz"))
+    if not bundles:
+        sys.exit(f"fold_ingest: no bundle in {SOURCE}")
+    lines: list[str] = []
+    with tarfile.open(bundles[0]) as tar:
+        for m in sorted(tar.getmembers(), key=lambda m: m.name):
+            if m.name.endswith(("perf.script.gz", "perf.script")):
+                data = tar.extractfile(m).read()  # type: ignore[union-attr]
+                text = gzip.decompress(data) if m.name.endswith(".gz") else data
+                lines.extend(text.decode().splitlines())
+                lines.append("")
+    return lines
+
+
+def rename(line: str, k: int) -> str:
+    m = FRAME.match(line)
+    if not m:
+        return line
+    addr, sym, off, mod = m.groups()
+    if sym == "[unknown]":
+        if mod != "[unknown]":
+            mod = f"{mod}_c{k}"
+    else:
+        sym = f"{sym}_c{k}"
+    return f"{addr}{sym}{off or ''} ({mod})"
+
+
+def shift(line: str, ns: int) -> str:
+    m = EVENT_TS.match(line)
+    if not m:
+        return line
+    head, sec, frac, tail = m.groups()
+    digits = len(frac)
+    t = int(sec) * 10**digits + int(frac) + ns // 10 ** (9 - digits)
+    return f"{head}{t // 10**digits}.{t % 10**digits:0{digits}d}{tail}"
+
+
+def tree_nodes(folded: dict[str, int]) -> int:
+    """Nodes of the merged call tree of folded stacks (the root included)."""
+    kids: dict[tuple[int, str], int] = {}
+    for stack in folded:
+        node = 0
+        for fr in stack.split(";"):
+            nxt = kids.get((node, fr))
+            if nxt is None:
+                nxt = kids[(node, fr)] = len(kids) + 1
+            node = nxt
+    return len(kids) + 1
+
+
+def make_inputs() -> list[dict]:
+    """Per size: the `distinct` text with >= N nodes, and the `few` text of the same size (cached)."""
+    sys.path.insert(0, str(REPO / "backend"))
+    from iolens.formats.perf_script_native import fold
+
+    metas_path = DIR / "inputs.json"
+    if metas_path.exists():
+        metas = json.loads(metas_path.read_text())
+        if [m["target"] for m in metas if m["shape"] == "distinct"] == NODES and all(
+                (DIR / m["text"]).exists() and (DIR / m["bundle"]).exists() for m in metas):
+            return metas
+    DIR.mkdir(parents=True, exist_ok=True)
+    base = base_text()
+    times = [int(m.group(2)) * 10**9 + int(m.group(3).ljust(9, "0")) for m in map(EVENT_TS.match, base) if m]
+    span = max(times) - min(times) + 1_000_000
+
+    def copy(k: int, renamed: bool) -> str:
+        return "\n".join(shift(rename(line, k) if renamed else line, k * span) for line in base) + "\n"
+
+    one = tree_nodes(fold(copy(0, True).encode())[0])
+    per = tree_nodes(fold((copy(0, True) + copy(1, True)).encode())[0]) - one
+    metas = []
+    for target in NODES:
+        copies = 1 + max(0, -(-(target - one) // per))
+        for shape in ("distinct", "few"):
+            tag = f"{shape}-{target // 1000}k"
+            text = DIR / f"{tag}.perf.txt"
+            with text.open("w") as out:
+                for k in range(copies):
+                    out.write(copy(k, shape == "distinct"))
+            folded, _ = fold(str(text))
+            bundle = DIR / f"{tag}.iolens.tar.gz"
+            make_bundle(text, bundle, tag)
+            metas.append({"shape": shape, "target": target, "tag": tag, "copies": copies, "text": text.name,
+                          "bundle": bundle.name, "bytes": text.stat().st_size, "stacks": len(folded),
+                          "nodes": tree_nodes(folded)})
+            log(f"made {text.name}: {copies} copies, {metas[-1]['nodes']:,} nodes, {len(folded):,} stacks, "
+                f"{metas[-1]['bytes'] / 1e6:.0f} MB")
+    metas_path.write_text(json.dumps(metas, indent=1))
+    (DIR / "RECIPE.txt").write_text(
+        "perf script text of datasets/stacks-xfs (both runs), copied with timestamps shifted per copy; "
+        "distinct: every symbol renamed per copy (sym -> sym_cK, [unknown] (mod) -> (mod_cK)); few: as it is.\n"
+        "Bundles: `iolens bundle TEXT.gz --label TAG` (runs/r000/perf.script.gz, gzip -6).\n")
+    return metas
+
+
+def make_bundle(text: Path, bundle: Path, tag: str) -> None:
+    """A bundle holding the text as the collector stores it: gzip level 6, kind perf-script."""
+    gz = text.with_suffix(".txt.gz")
+    with text.open("rb") as src, gzip.GzipFile(gz, "wb", compresslevel=6, mtime=0) as dst:
+        while chunk := src.read(1 << 20):
+            dst.write(chunk)
+    bundle.unlink(missing_ok=True)
+    subprocess.run([sys.executable, "-m", "iolens", "bundle", str(gz), "--label", f"bench {tag}", "-o", str(bundle)],
+                   check=True, stdout=subprocess.DEVNULL)
+    gz.unlink()
+
+
+# --- the runs --------------------------------------------------------------------------------
+
+def timed(cmd: list[str], out_path: Path | None) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the child: user + system) of one run of cmd, stdout to out_path."""
+    with (out_path.open("wb") if out_path else open(os.devnull, "wb")) as out:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"fold_ingest: {' '.join(cmd)} failed")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def ingest_once(bundle: Path, db: Path) -> tuple[float, float]:
+    db.parent.mkdir(parents=True, exist_ok=True)
+    for p in db.parent.glob(db.name + "*"):
+        p.unlink()
+    if (db.parent / "bundles").exists():
+        subprocess.run(["rm", "-rf", str(db.parent / "bundles")], check=True)
+    return timed([sys.executable, "-m", "iolens", "ingest", "--db", str(db), str(bundle)], None)
+
+
+def load() -> float:
+    return os.getloadavg()[0]
+
+
+def compile_bytecode() -> None:
+    """Byte-compile iolens and its dependencies, as an installed iolens is (pip and `uv sync
+    --compile-bytecode` do it): with PYTHONDONTWRITEBYTECODE set and no __pycache__, every start
+    of `iolens` compiles every module it imports from source (~2 s of CPU for ingest's imports)."""
+    import sysconfig
+
+    for d in (REPO / "backend" / "iolens", Path(sysconfig.get_paths()["purelib"])):
+        subprocess.run([sys.executable, "-m", "compileall", "-q", "-j", "0", str(d)], check=False,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def main() -> int:
+    metas = [m for m in make_inputs() if m["shape"] in SHAPES]
+    inferno = find_inferno()
+    compile_bytecode()
+    print(f"machine: {machine()}")
+    print(f"input: datasets/stacks-xfs's real perf script text, copied (see {DIR / 'RECIPE.txt'}); "
+          f"{RUNS} runs each, alternating; median wall time of the whole command, start-up included")
+    ok = True
+    rows = []
+    for m in metas:
+        text, bundle = DIR / m["text"], DIR / m["bundle"]
+        subprocess.run(["cat", str(text), str(bundle)], stdout=subprocess.DEVNULL, check=True)  # page cache
+        cmds = {
+            "iolens": [sys.executable, "-m", "iolens", "convert", "perf-script", str(text), "--to", "folded"],
+            "inferno": [inferno, str(text)],
+        }
+        runs: dict[str, list[float]] = {"iolens": [], "inferno": [], "ingest": []}
+        cpu: dict[str, list[float]] = {"iolens": [], "inferno": [], "ingest": []}
+        loads: list[float] = []
+        for i in range(RUNS):
+            for name, cmd in cmds.items():
+                wall, c = timed(cmd, DIR / f"{name}.folded")
+                runs[name].append(wall)
+                cpu[name].append(c)
+            wall, c = ingest_once(bundle, DIR / "db" / "bench.duckdb")
+            runs["ingest"].append(wall)
+            cpu["ingest"].append(c)
+            loads.append(load())
+            log(f"{m['tag']} run {i + 1}/{RUNS}: iolens {runs['iolens'][-1]:.2f} s, inferno {runs['inferno'][-1]:.2f} s, "
+                f"ingest {runs['ingest'][-1]:.2f} s, load {loads[-1]:.1f}")
+        equal = (DIR / "iolens.folded").read_bytes() == (DIR / "inferno.folded").read_bytes()
+        med = {k: statistics.median(v) for k, v in runs.items()}
+        mcpu = {k: statistics.median(v) for k, v in cpu.items()}
+        ratio = med["iolens"] / med["inferno"]
+        mbs = m["bytes"] / 1e6 / med["ingest"]
+        ok &= equal and ratio <= FOLD_RATIO and mbs >= INGEST_MBS
+        rows.append((m, med, mcpu, ratio, mbs, equal, loads))
+        print(f"{m['tag']:>14}: {m['bytes'] / 1e6:4.0f} MB, {m['nodes']:>7,} nodes, {m['stacks']:>7,} stacks | "
+              f"fold iolens {med['iolens']:.2f} s (CPU {mcpu['iolens']:.2f}), inferno {med['inferno']:.2f} s "
+              f"(CPU {mcpu['inferno']:.2f}), ratio {ratio:.2f}{'' if equal else ' OUTPUTS DIFFER'} | "
+              f"ingest {med['ingest']:.2f} s (CPU {mcpu['ingest']:.2f}) = {mbs:.0f} MB/s | "
+              f"load {min(loads):.1f}-{max(loads):.1f}", flush=True)
+    print("\n| input | text | nodes | stacks | fold: iolens (CPU) | inferno (CPU) | ratio | ingest (CPU) | MB/s | load avg |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for m, med, mcpu, ratio, mbs, equal, loads in rows:
+        print(f"| {m['tag']} | {m['bytes'] / 1e6:.0f} MB | {m['nodes']:,} | {m['stacks']:,} | "
+              f"{med['iolens']:.2f} s ({mcpu['iolens']:.2f}) | {med['inferno']:.2f} s ({mcpu['inferno']:.2f}) | "
+              f"**{ratio:.2f}**{'' if equal else ' (differ)'} | {med['ingest']:.2f} s ({mcpu['ingest']:.2f}) | "
+              f"**{mbs:.0f}** | {min(loads):.1f}-{max(loads):.1f} |")
+    print(f"\ntargets: fold ratio <= {FOLD_RATIO}, ingest >= {INGEST_MBS:.0f} MB/s: {'met' if ok else 'NOT MET'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
