@@ -184,3 +184,32 @@ def test_iostat_and_vmstat_files_in_the_monitors_cell(served):
     vm = {row["key"]: row for row in client.get("/api/monitors", params={"captures": cid, "source": "vmstat-cmd",
                                                                            "limit": 500}).json()["rows"]}
     assert vm["bo"]["cells"][cid]["value"] == pytest.approx((69804 + 54300) / 2) and vm["bo"]["unit"] == "blocks/s"
+
+
+def test_loose_offcpu_recording_is_weighed_by_blocked_time(tmp_path):
+    """A stand-alone perf-offcpu file (sched_switch/sched_waking with call chains; the real
+    datasets/offcpu-xfs-dio recording) is recognised as perf-offcpu, not perf-script, and goes
+    through the off-CPU ingest: per-thread blocked time the same as from the collector's bundle,
+    the flame graph's 'offcpu' event weighed in ns, no sampled-stacks event."""
+    ds = Path(__file__).resolve().parents[2] / "datasets" / "offcpu-xfs-dio" / "6.18.44-fc-v669-offcpu-xfs-dio.iolens.tar.gz"
+    with tarfile.open(ds) as t:
+        fio = t.extractfile("runs/r000/fio.json").read()
+        script = t.extractfile("runs/r000/offcpu.script.gz").read()
+    p = loose.plan([("fio.json", fio), ("offcpu.script.gz", script)], "loose off-CPU", find_perf=False)
+    assert [(f.name, f.kind, f.run) for f in p.files] == [("fio.json", "fio-json", 0), ("offcpu.script.gz", "perf-offcpu", 0)]
+    out = tmp_path / "loose.iolens.tar.gz"
+    loose.write(p, out)
+    assert [a["kind"] for a in _manifest(out)["runs"][0]["artifacts"]] == ["fio-json", "perf-offcpu"]
+    with running_server(tmp_path / "data") as client:
+        ids = []
+        for b in (out, ds):
+            r = client.post("/api/captures", files={"file": (b.name, b.read_bytes(), "application/gzip")})
+            assert r.status_code == 201, r.text
+            ids.append(r.json()["id"])
+        got, want = ({t["tid"]: t["blocked_ns"] for t in client.get(f"/api/captures/{c}/offcpu", params={"limit": 5000})
+                      .json()["tasks"]} for c in ids)
+        assert got and got == want
+        events = {e["event"] for e in client.get(f"/api/captures/{ids[0]}/flame").json()["events"]}
+        assert events == {"offcpu", "wakeup"}
+        fl = client.get(f"/api/captures/{ids[0]}/flame", params={"event": "offcpu"}).json()
+        assert fl["weight_unit"] == "ns" and fl["total_weight"] == sum(got.values())

@@ -180,6 +180,10 @@ def _perf_lines(lines: Lines) -> tuple[list[tuple[int, str, str]], int]:
     return events, frames
 
 
+# the off-CPU probe's events (formats/perf_offcpu.py): their chains are weighed by blocked time
+_OFFCPU_EVENTS = frozenset({"sched:sched_switch", "sched:sched_waking"})
+
+
 def detect_perf_script_stacks(p: Prefix, lines: Lines) -> Verdict:
     events, frames = _perf_lines(lines)
     if not events:
@@ -188,7 +192,22 @@ def detect_perf_script_stacks(p: Prefix, lines: Lines) -> Verdict:
         return Verdict(NO, "perf script events without call stacks")
     if frames < len(events) // 2:
         return Verdict(NO, "few stack frames under the events")
+    if {e for _, _, e in events} <= _OFFCPU_EVENTS:
+        return Verdict(NO, "sched_switch/sched_waking with call chains: off-CPU stacks (perf-offcpu)")
     return Verdict(YES, f"perf script events with call stacks (first event '{events[0][2]}' at line {events[0][0]})")
+
+
+def detect_perf_offcpu(p: Prefix, lines: Lines) -> Verdict:
+    events, frames = _perf_lines(lines)
+    if not events:
+        return _short(p, "no perf script event line")
+    names = {e for _, _, e in events}
+    if not names <= _OFFCPU_EVENTS:
+        return Verdict(NO, f"events other than sched_switch/sched_waking ({sorted(names - _OFFCPU_EVENTS)[0]})")
+    if frames == 0 or frames < len(events) // 2:
+        return Verdict(NO, "sched_switch/sched_waking without call chains")
+    return Verdict(YES, f"perf script of {', '.join(sorted(names))} with call chains (off-CPU; first event at "
+                        f"line {events[0][0]})")
 
 
 def _tracepoints(want: Callable[[set[str]], bool], what: str) -> Callable[[Prefix, Lines], Verdict]:
@@ -396,6 +415,8 @@ DETECTORS: tuple[Detector, ...] = (
     Detector("fio-jobfile", "fio job file", detect_fio_jobfile, empty=None),
     Detector("fio-log", "fio bw/iops/lat log", detect_fio_log, 50),
     Detector("fio-hist-log", "fio latency histogram log", detect_fio_hist_log, 50),
+    Detector("perf-offcpu", "perf script of sched_switch/sched_waking with call chains (off-CPU)", detect_perf_offcpu,
+             comments=False, empty=None),
     Detector("perf-script", "perf script with call stacks", detect_perf_script_stacks, comments=False, empty=None),
     Detector("perf-block", "perf script of block tracepoints", _tracepoints(lambda s: s == {"block"}, "block"),
              comments=False, empty=None),

@@ -46,6 +46,7 @@ PLACEMENT: dict[str, tuple[str, str]] = {
     "fio-log": ("fio-log", "run"),
     "fio-hist-log": ("fio-hist-log", "run"),
     "perf-script": ("perf-script", "run"),
+    "perf-offcpu": ("perf-offcpu", "run"),
     "folded-stacks": ("folded-stacks", "run"),
     "perf-block": ("perf-block", "run"),
     "perf-sched": ("perf-sched", "run"),
@@ -64,8 +65,8 @@ PLACEMENT: dict[str, tuple[str, str]] = {
 # kinds of which a run holds one (perf script text and folded stacks both fill the run's stacks)
 _ONE_PER_RUN = {"perf-script": "stacks", "folded-stacks": "stacks", "perf-block": "block events",
                 "blkparse": "block events", "blktrace": "block events", "perf-sched": "perf-sched",
-                "lock-stat": "lock-stat"}
-_GZIP_KEPT = {"perf-script", "perf-block", "perf-sched", "blkparse", "perf-trace", "monitor", "perf-trace-fields"}  # their readers take gzip
+                "lock-stat": "lock-stat", "perf-offcpu": "off-CPU stacks"}
+_GZIP_KEPT = {"perf-script", "perf-offcpu", "perf-block", "perf-sched", "blkparse", "perf-trace", "monitor", "perf-trace-fields"}  # their readers take gzip
 _FIO_LOG_NAME = re.compile(r"(?:^|[_-])(bw|iops|lat|clat|slat)(?:\.(\d+))?\.log(?:\.gz)?$")
 _BLKTRACE_NAME = re.compile(r"^(.*)\.blktrace\.(\d+)$")
 
@@ -212,7 +213,7 @@ def plan(files: list[tuple[str, bytes]], label: str, *, kernel: str | None = Non
             if kind == "perf-data":
                 text, converted = perf_data_to_text(name, data, perf)
                 r2 = detect.recognise(text[:detect.MAX_PREFIX_BYTES], len(text) <= detect.MAX_PREFIX_BYTES)
-                if r2.kind not in ("perf-script", "perf-block", "perf-sched", "perf-trace"):
+                if r2.kind not in ("perf-script", "perf-offcpu", "perf-block", "perf-sched", "perf-trace"):
                     raise LooseError([f"{name}: perf script printed text that is not stacks or tracepoints ({r2.reason})"])
                 kind, reason = r2.kind, f"perf.data turned into text with {converted['perf']}: {r2.reason}"
                 content, zipped = gzip.compress(text, 6, mtime=0), True

@@ -100,15 +100,16 @@ def test_every_format_sample() -> None:
             wrong.append(f"{rel}: {got} (expected {want})")
     assert not wrong, "\n".join(wrong)
     seen = {_sample_kind(f.relative_to(SAMPLES).as_posix()) for f in files}
-    assert seen >= set(KINDS) - {"blktrace", "blkparse", "fio-hist-log", "folded-stacks", "fio-jobfile"}
+    # perf-offcpu: the offcpu dataset's recording (test_every_file_in_the_datasets)
+    assert seen >= set(KINDS) - {"blktrace", "blkparse", "fio-hist-log", "folded-stacks", "fio-jobfile", "perf-offcpu"}
 
 
 # the bundle's artifact kind -> what the content is (perf-stat-block and perf-stat-offcpu are perf stat
-# CSV; perf-offcpu is perf script text with call stacks: as a loose file it is taken for perf-script,
-# its events counted as samples, not weighted by time off the CPU)
+# CSV; perf-offcpu, sched_switch/sched_waking with call chains, is recognised as itself, not as
+# perf-script, so a loose file is weighed by blocked time, not counted as samples)
 _DATASET_KIND = {"fio-json": "fio-json", "fio-log": "fio-log", "perf-block": "perf-block", "perf-sched": "perf-sched",
                  "perf-script": "perf-script", "lock-stat": "lock-stat", "perf-stat": "perf-stat",
-                 "perf-stat-block": "perf-stat", "perf-stat-offcpu": "perf-stat", "perf-offcpu": "perf-script", "fio-jobfile": "fio-jobfile", "blkparse": "blkparse",
+                 "perf-stat-block": "perf-stat", "perf-stat-offcpu": "perf-stat", "perf-offcpu": "perf-offcpu", "fio-jobfile": "fio-jobfile", "blkparse": "blkparse",
                  "monitor": "monitor", "perf-trace": "perf-trace", "perf-trace-fields": "perf-trace-fields",
                  "tracepoint-formats": "tracepoint-formats"}
 
