@@ -27,11 +27,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional
 
+from iolens_collect.bundle import BundleError, replace_manifest  # noqa: E402 - labplan puts it on sys.path
+
 from . import accel as accel_mod
 from .build import BuildError, BuildSpec, build_kernel, cache_dir, tool_env, vng_path
 from .debian import PackageError, debian_kernel, package_exists
 from .labplan import Kernel, LabPlan, LabPlanError, kernel_line
-from iolens_collect.bundle import BundleError, replace_manifest  # noqa: E402 - labplan puts it on sys.path
 
 __all__ = ["LabError", "Result", "run_plan", "check_plan", "GUEST_MNT", "GUEST_DEV", "kernel_release_of"]
 

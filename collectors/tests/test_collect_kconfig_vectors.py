@@ -29,7 +29,8 @@ DEBUG = json.loads((Path(__file__).resolve().parents[2] / "testdata" / "vectors"
 
 
 def test_kconfig_debug_lists_are_the_vectors():
-    from iolens_collect.kconfig import DEBUG as COSTLY, DEBUG_NO_COST
+    from iolens_collect.kconfig import DEBUG as COSTLY
+    from iolens_collect.kconfig import DEBUG_NO_COST
 
     assert list(COSTLY) == DEBUG["costly"] and list(DEBUG_NO_COST) == DEBUG["no_cost"]
 

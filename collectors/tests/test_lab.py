@@ -106,7 +106,7 @@ def test_resume_key_is_what_decides_the_measurements(tmp_path):
             KEYED.replace('label = "6.12"', 'label = "deb612"'),
             KEYED.replace("timeout = 900", "timeout = 3600"),
             KEYED.replace("jobs = 2", "jobs = 8")]
-    for n, text in enumerate(same):
+    for text in same:
         assert _keys(tmp_path, text) == base, text
     assert _keys(tmp_path, KEYED, where="elsewhere") == base
     # what changes the measurements changes the key (of that kernel only, for a kernel's own things)
@@ -122,8 +122,9 @@ def test_resume_key_is_what_decides_the_measurements(tmp_path):
 def test_kept_bundle_gets_the_plans_new_label_and_tags(tmp_path):
     """A rerun whose plan changed only names (tags, a kernel's label) keeps the bundle and renames
     it: the manifest's label and tags are the plan's, every other member is unchanged."""
-    from iolens_collect.bundle import artifact, write_bundle
     from iolens_lab.runner import _manifest, refresh_names
+
+    from iolens_collect.bundle import artifact, write_bundle
 
     (tmp_path / "x.patch").write_text("--- a/x\n+++ b/x\n")
     stage = tmp_path / "stage"
@@ -364,8 +365,9 @@ def test_bundles_made_with_the_first_key_are_recognised():
 
 
 def test_refresh_gives_a_first_version_bundle_the_current_key(tmp_path):
-    from iolens_collect.bundle import write_bundle
     from iolens_lab.runner import _manifest, refresh_names
+
+    from iolens_collect.bundle import write_bundle
 
     (tmp_path / "x.patch").write_text("--- a/x\n+++ b/x\n")
     p = labplan.load(_plan(tmp_path, KEYED))
