@@ -41,18 +41,15 @@ non-zero when a target is missed: first paint <= 0.25x speedscope's folded time 
 from __future__ import annotations
 
 import functools
-import gzip
 import http.server
 import json
 import os
 import platform
-import re
 import shutil
 import socket
 import statistics
 import subprocess
 import sys
-import tarfile
 import threading
 import time
 import urllib.request
@@ -68,11 +65,12 @@ SCRIPT_RUNS = int(os.environ.get("IOLENS_BENCH_SCRIPT_RUNS", str(RUNS)))
 # Another checkout of iolens (e.g. `git worktree add ../before main~3`, built with `make build`) to
 # measure beside this one in the same run, on a copy of the same store: "iolens (before)".
 BEFORE = os.environ.get("IOLENS_BENCH_BEFORE")
-SOURCE = REPO / "datasets" / "stacks-xfs"
 SPEEDSCOPE = REPO / "bench" / "node_modules" / "speedscope"
 PAINT_RATIO, PAINT_450K_MS, INTERACTION_MS = 0.25, 1000.0, 50.0
 
 sys.path.insert(0, str(REPO / "backend"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from stack_inputs import Copier, tree_nodes  # noqa: E402
 
 
 def log(msg: str) -> None:
@@ -85,79 +83,6 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-# --- the input: real perf script text, every symbol renamed per copy ------------------------------
-
-# "\t ffffffff81612f3e find_mergeable_anon_vma+0x6e ([kernel.kallsyms])"
-FRAME = re.compile(r"^(\s+[0-9a-fA-F]+ )(.*?)(\+0x[0-9a-fA-F]+)? \((.*)\)$")
-# "fio 29783/29783 [000]  5106.371798:    5025125 cpu-clock:pppH: "
-EVENT_TS = re.compile(r"^(.*?\[\d+\]\s+)(\d+)\.(\d+)(:.*)$")
-
-
-def base_text() -> list[str]:
-    """The perf script text of every run of the datasets/stacks-xfs bundle, as lines."""
-    bundles = sorted(SOURCE.glob("*.iolens.tar.gz"))
-    if not bundles:
-        sys.exit(f"flame_speed: no bundle in {SOURCE}")
-    lines: list[str] = []
-    with tarfile.open(bundles[0]) as tar:
-        for m in sorted(tar.getmembers(), key=lambda m: m.name):
-            if m.name.endswith(("perf.script.gz", "perf.script")):
-                data = tar.extractfile(m).read()  # type: ignore[union-attr]
-                text = gzip.decompress(data) if m.name.endswith(".gz") else data
-                lines.extend(text.decode().splitlines())
-                lines.append("")
-    return lines
-
-
-def rename(line: str, k: int) -> str:
-    m = FRAME.match(line)
-    if not m:
-        return line
-    addr, sym, off, mod = m.groups()
-    if sym == "[unknown]":
-        if mod != "[unknown]":
-            mod = f"{mod}_c{k}"
-    else:
-        sym = f"{sym}_c{k}"
-    return f"{addr}{sym}{off or ''} ({mod})"
-
-
-def shift(line: str, ns: int) -> str:
-    m = EVENT_TS.match(line)
-    if not m:
-        return line
-    head, sec, frac, tail = m.groups()
-    digits = len(frac)
-    t = int(sec) * 10**digits + int(frac) + ns // 10 ** (9 - digits)
-    return f"{head}{t // 10**digits}.{t % 10**digits:0{digits}d}{tail}"
-
-
-class Trie:
-    """Node count of the merged call tree of folded stacks (the root 'all' included)."""
-
-    def __init__(self) -> None:
-        self.kids: dict[tuple[int, str], int] = {}
-
-    def add(self, stack: str) -> None:
-        node = 0
-        for fr in stack.split(";"):
-            key = (node, fr)
-            nxt = self.kids.get(key)
-            if nxt is None:
-                nxt = self.kids[key] = len(self.kids) + 1
-            node = nxt
-
-    def __len__(self) -> int:
-        return len(self.kids) + 1
-
-
-def tree_nodes(folded: dict[str, int]) -> int:
-    trie = Trie()
-    for stack in folded:
-        trie.add(stack)
-    return len(trie)
-
-
 def make_input(target: int) -> dict:
     """perf script text and its folded stacks with a tree of >= target nodes (cached)."""
     from iolens.formats.perf_script import format_folded
@@ -168,27 +93,17 @@ def make_input(target: int) -> dict:
     if meta_path.exists() and text_path.exists() and folded_path.exists():
         return json.loads(meta_path.read_text())
     DIR.mkdir(parents=True, exist_ok=True)
-    base = base_text()
-    times = [int(m.group(2)) * 10**9 + int(m.group(3).ljust(9, "0")) for m in map(EVENT_TS.match, base) if m]
-    span = max(times) - min(times) + 1_000_000
-
-    def copy(k: int) -> str:
-        return "\n".join(shift(rename(line, k), k * span) for line in base) + "\n"
-
-    # each copy adds the same number of nodes (its renamed frames); the command names and the
-    # frames without a symbol or module are shared
-    one = tree_nodes(fold(copy(0).encode())[0])
-    per = tree_nodes(fold((copy(0) + copy(1)).encode())[0]) - one
-    copies = 1 + max(0, -(-(target - one) // per))
+    copier = Copier()
+    copies = copier.copies_for(target)
     tmp = text_path.with_suffix(".tmp")
     with tmp.open("w") as out:
         for k in range(copies):
-            out.write(copy(k))
+            out.write(copier.copy(k))
     tmp.rename(text_path)
     folded, _info = fold(text_path.read_bytes())
     folded_path.write_text(format_folded(folded))
     meta = {"tag": tag, "target": target, "nodes": tree_nodes(folded), "copies": copies, "stacks": len(folded),
-            "samples": sum(1 for ln in base if EVENT_TS.match(ln)) * copies,
+            "samples": copier.samples * copies,
             "text_mb": text_path.stat().st_size / 1e6, "folded_mb": folded_path.stat().st_size / 1e6}
     meta_path.write_text(json.dumps(meta))
     log(f"made {text_path.name}: {copies} copies, {meta['nodes']:,} nodes, {meta['text_mb']:.0f} MB")

@@ -29,87 +29,25 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
-import tarfile
 import time
 from pathlib import Path
 
 from perf_fold import find_inferno, machine
+from stack_inputs import Copier, tree_nodes
 
 REPO = Path(__file__).resolve().parents[1]
 DIR = Path(os.environ.get("IOLENS_BENCH_DIR", "/var/tmp/iolens-bench-fold"))
 RUNS = int(os.environ.get("IOLENS_BENCH_RUNS", "5"))
 NODES = [int(s) for s in os.environ.get("IOLENS_BENCH_NODES", "50000,200000,450000").split(",")]
 SHAPES = os.environ.get("IOLENS_BENCH_SHAPES", "distinct,few").split(",")
-SOURCE = REPO / "datasets" / "stacks-xfs"
 FOLD_RATIO, INGEST_MBS = 1.0, 200.0
 
 
 def log(msg: str) -> None:
     print(f"[fold_ingest] {msg}", file=sys.stderr, flush=True)
-
-
-# --- the input: real perf script text, copied (every symbol renamed per copy, or not) -----------
-
-# "\t ffffffff81612f3e find_mergeable_anon_vma+0x6e ([kernel.kallsyms])"
-FRAME = re.compile(r"^(\s+[0-9a-fA-F]+ )(.*?)(\+0x[0-9a-fA-F]+)? \((.*)\)$")
-# "fio 29783/29783 [000]  5106.371798:    5025125 cpu-clock:pppH: "
-EVENT_TS = re.compile(r"^(.*?\[\d+\]\s+)(\d+)\.(\d+)(:.*)$")
-
-
-def base_text() -> list[str]:
-    """The perf script text of every run of the datasets/stacks-xfs bundle, as lines."""
-    bundles = sorted(SOURCE.glob("*.iolens.tar.gz"))
-    if not bundles:
-        sys.exit(f"fold_ingest: no bundle in {SOURCE}")
-    lines: list[str] = []
-    with tarfile.open(bundles[0]) as tar:
-        for m in sorted(tar.getmembers(), key=lambda m: m.name):
-            if m.name.endswith(("perf.script.gz", "perf.script")):
-                data = tar.extractfile(m).read()  # type: ignore[union-attr]
-                text = gzip.decompress(data) if m.name.endswith(".gz") else data
-                lines.extend(text.decode().splitlines())
-                lines.append("")
-    return lines
-
-
-def rename(line: str, k: int) -> str:
-    m = FRAME.match(line)
-    if not m:
-        return line
-    addr, sym, off, mod = m.groups()
-    if sym == "[unknown]":
-        if mod != "[unknown]":
-            mod = f"{mod}_c{k}"
-    else:
-        sym = f"{sym}_c{k}"
-    return f"{addr}{sym}{off or ''} ({mod})"
-
-
-def shift(line: str, ns: int) -> str:
-    m = EVENT_TS.match(line)
-    if not m:
-        return line
-    head, sec, frac, tail = m.groups()
-    digits = len(frac)
-    t = int(sec) * 10**digits + int(frac) + ns // 10 ** (9 - digits)
-    return f"{head}{t // 10**digits}.{t % 10**digits:0{digits}d}{tail}"
-
-
-def tree_nodes(folded: dict[str, int]) -> int:
-    """Nodes of the merged call tree of folded stacks (the root included)."""
-    kids: dict[tuple[int, str], int] = {}
-    for stack in folded:
-        node = 0
-        for fr in stack.split(";"):
-            nxt = kids.get((node, fr))
-            if nxt is None:
-                nxt = kids[(node, fr)] = len(kids) + 1
-            node = nxt
-    return len(kids) + 1
 
 
 def make_inputs() -> list[dict]:
@@ -124,24 +62,16 @@ def make_inputs() -> list[dict]:
                 (DIR / m["text"]).exists() and (DIR / m["bundle"]).exists() for m in metas):
             return metas
     DIR.mkdir(parents=True, exist_ok=True)
-    base = base_text()
-    times = [int(m.group(2)) * 10**9 + int(m.group(3).ljust(9, "0")) for m in map(EVENT_TS.match, base) if m]
-    span = max(times) - min(times) + 1_000_000
-
-    def copy(k: int, renamed: bool) -> str:
-        return "\n".join(shift(rename(line, k) if renamed else line, k * span) for line in base) + "\n"
-
-    one = tree_nodes(fold(copy(0, True).encode())[0])
-    per = tree_nodes(fold((copy(0, True) + copy(1, True)).encode())[0]) - one
+    copier = Copier()
     metas = []
     for target in NODES:
-        copies = 1 + max(0, -(-(target - one) // per))
+        copies = copier.copies_for(target)
         for shape in ("distinct", "few"):
             tag = f"{shape}-{target // 1000}k"
             text = DIR / f"{tag}.perf.txt"
             with text.open("w") as out:
                 for k in range(copies):
-                    out.write(copy(k, shape == "distinct"))
+                    out.write(copier.copy(k, shape == "distinct"))
             folded, _ = fold(str(text))
             bundle = DIR / f"{tag}.iolens.tar.gz"
             make_bundle(text, bundle, tag)
