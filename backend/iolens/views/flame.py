@@ -95,6 +95,19 @@ class Filters:
 # SQL: every query is one filtered scan of perf_samples and a group-by (no window functions).
 
 
+def _task_conditions(f: Filters, cond: list[str], params: dict[str, Any]) -> None:
+    """The CPU, thread and command filters over perf_samples aliased `s` (added to cond and params)."""
+    if f.cpus is not None:
+        cond.append("list_contains($cpus, s.cpu)")
+        params["cpus"] = list(f.cpus)
+    if f.tid is not None:
+        cond.append("s.tid = $tid")
+        params["tid"] = f.tid
+    if f.comm is not None:
+        cond.append("s.comm = $comm")
+        params["comm"] = f.comm
+
+
 def _where(cid: str, f: Filters, *, event: bool = True) -> tuple[str, str, dict[str, Any]]:
     """(extra FROM clause, WHERE clause, parameters) over perf_samples aliased `s`."""
     params: dict[str, Any] = {"cid": cid}
@@ -106,15 +119,7 @@ def _where(cid: str, f: Filters, *, event: bool = True) -> tuple[str, str, dict[
     if f.runs is not None:
         cond.append("list_contains($runs, s.run_id)")
         params["runs"] = list(f.runs)
-    if f.cpus is not None:
-        cond.append("list_contains($cpus, s.cpu)")
-        params["cpus"] = list(f.cpus)
-    if f.tid is not None:
-        cond.append("s.tid = $tid")
-        params["tid"] = f.tid
-    if f.comm is not None:
-        cond.append("s.comm = $comm")
-        params["comm"] = f.comm
+    _task_conditions(f, cond, params)
     if f.from_ns is not None or f.to_ns is not None:
         # the origin of each run: its first sample of any event
         join = ("JOIN (SELECT run_id, min(ts_ns) AS t0 FROM perf_samples WHERE capture_id = $cid GROUP BY run_id) "

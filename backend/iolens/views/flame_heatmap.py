@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from .. import models
 from ..store.db import Store
-from .flame import BadQuery, Filters, _capture, _resolve
+from .flame import BadQuery, Filters, _capture, _resolve, _task_conditions
 
 SECOND_NS = 1_000_000_000
 DEFAULT_ROWS = 50
@@ -52,15 +52,7 @@ def heatmap(store: Store, cid: str, f: Filters = Filters(), run: str | None = No
     params: dict[str, object] = {"cid": cid, "run": run, "event": f.event, "row_ns": row_ns}
     cond = ["s.capture_id = $cid", "s.run_id = $run", "s.event IS NOT DISTINCT FROM $event",
             "s.stack_id IS NOT NULL", "s.ts_ns IS NOT NULL"]
-    if f.cpus is not None:
-        cond.append("list_contains($cpus, s.cpu)")
-        params["cpus"] = list(f.cpus)
-    if f.tid is not None:
-        cond.append("s.tid = $tid")
-        params["tid"] = f.tid
-    if f.comm is not None:
-        cond.append("s.comm = $comm")
-        params["comm"] = f.comm
+    _task_conditions(f, cond, params)
     found = store.query(
         f"""WITH o AS (SELECT min(ts_ns) AS t0 FROM perf_samples WHERE capture_id = $cid AND run_id = $run)
             SELECT (s.ts_ns - o.t0) // {SECOND_NS} AS col, ((s.ts_ns - o.t0) % {SECOND_NS}) // $row_ns AS row,
