@@ -127,3 +127,18 @@ export function noisePattern(): CanvasPattern | null {
   g.stroke();
   return g.createPattern(c, 'repeat');
 }
+
+/** The canvas sized for width x height CSS pixels at the screen's pixel ratio (resized only when
+ *  that changes), and its context scaled to CSS pixels; null where there is no 2D context. */
+export function sizedContext(c: HTMLCanvasElement, width: number, height: number): CanvasRenderingContext2D | null {
+  const dpr = window.devicePixelRatio || 1;
+  if (c.width !== Math.round(width * dpr) || c.height !== Math.round(height * dpr)) {
+    c.width = Math.round(width * dpr);
+    c.height = Math.round(height * dpr);
+    c.style.width = `${width}px`;
+    c.style.height = `${height}px`;
+  }
+  const ctx = c.getContext('2d');
+  ctx?.setTransform(dpr, 0, 0, dpr, 0, 0);
+  return ctx;
+}

@@ -2,7 +2,7 @@
 // tooltip and a hover outline (DOM, so hovering never redraws), and zooms on click. Each draw's
 // time is kept on the canvas (data-draw-ms) and in window.__iolensFlameDraws for measurement.
 import { useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import { drawFlame, FONT, ROW_H, rowY, type Fill } from '../../charts/flameCanvas';
+import { drawFlame, FONT, ROW_H, rowY, sizedContext, type Fill } from '../../charts/flameCanvas';
 import { hitTest, rectsDepth, visibleRects, type FlameLayout, type Rect } from '../../logic/flame';
 
 declare global {
@@ -92,16 +92,8 @@ export function FlameChart({ lay, zoom, icicle, fill, tooltip, onZoom, maxHeight
   useLayoutEffect(() => {
     const c = canvas.current;
     if (!c || width === 0) return;
-    const dpr = window.devicePixelRatio || 1;
-    if (c.width !== Math.round(width * dpr) || c.height !== Math.round(height * dpr)) {
-      c.width = Math.round(width * dpr);
-      c.height = Math.round(height * dpr);
-      c.style.width = `${width}px`;
-      c.style.height = `${height}px`;
-    }
-    const ctx = c.getContext('2d');
+    const ctx = sizedContext(c, width, height);
     if (!ctx) return;
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     const charW = measureChar(ctx);
     // A frame's time: finding the rects (above) and painting them; not the canvas's own setup.
     const t0 = performance.now();

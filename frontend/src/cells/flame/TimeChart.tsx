@@ -3,7 +3,7 @@
 // it, drag to pan, Ctrl+wheel (or a pinch) to zoom around the pointer, Shift+wheel or a sideways
 // wheel to pan; keys are the view's (TimeOrderView.tsx). Hover shows the frame (DOM, no redraw).
 import { useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import { fitLabel, FONT, ROW_H, TEXT } from '../../charts/flameCanvas';
+import { fitLabel, FONT, ROW_H, sizedContext, TEXT } from '../../charts/flameCanvas';
 import { MERGED } from '../../logic/flame';
 import { boxAt, rowCount, visibleBoxes, type TimeBoxes, type TimeRect } from '../../logic/flameTime';
 
@@ -69,17 +69,9 @@ export function TimeChart({ boxes, from, to, onWindow, fill, tooltip, onMenu, on
   useLayoutEffect(() => {
     const c = canvas.current;
     if (!c || width === 0) return;
-    const dpr = window.devicePixelRatio || 1;
-    if (c.width !== Math.round(width * dpr) || c.height !== Math.round(height * dpr)) {
-      c.width = Math.round(width * dpr);
-      c.height = Math.round(height * dpr);
-      c.style.width = `${width}px`;
-      c.style.height = `${height}px`;
-    }
-    const ctx = c.getContext('2d');
+    const ctx = sizedContext(c, width, height);
     if (!ctx) return;
     const t0 = performance.now();
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, width, height);
     ctx.font = FONT;
     if (!charWidth) charWidth = ctx.measureText('MMMMMMMMMM').width / 10 || 6.6;
