@@ -40,9 +40,9 @@ import time
 from typing import Dict, List, Optional, Tuple
 
 from . import perfrec
-from .perfrec import Artifact, Perf, PerfError, Session, TracepointProbe
+from .perfrec import Artifact, Perf, PerfError, RunProbe, Session, Start, TracepointProbe
 
-__all__ = ["BlockProbe", "BlockError", "resolve_device", "RECORD_EVENTS", "OPTIONAL_EVENTS", "dev_filter"]
+__all__ = ["BlockProbe", "BlockError", "resolve_device", "RECORD_EVENTS", "OPTIONAL_EVENTS", "dev_filter", "add_options", "enabled", "check", "start"]
 
 RECORD_EVENTS = ("block:block_rq_insert", "block:block_rq_issue", "block:block_rq_complete")
 OPTIONAL_EVENTS = ("block:block_rq_requeue", "block:block_rq_merge", "block:block_bio_backmerge",
@@ -212,6 +212,10 @@ class Blktrace(Session):
 
 class BlockProbe(TracepointProbe):
     name = "block"
+
+    @property
+    def records(self) -> bool:  # a perf.data only when perf records (blktrace writes its own files)
+        return self.source == "perf"
     what = "block events"
     stat_file = "perf-stat-block.csv"
     stat_kind = "perf-stat-block"
@@ -392,3 +396,43 @@ class BlockProbe(TracepointProbe):
                 f"({perfrec.human_bytes(info.get('perf_data_bytes_per_s'))}/s), block.script.gz "
                 f"{perfrec.human_bytes(info.get('bytes'))}, perf {perfrec.or_q(info.get('perf_cpu_s'))} CPU-s "
                 f"({info.get('perf_cpu_pct', '?')}%)")
+
+
+# -- the probe's options, checks and start (probes.py calls these for every module of PROBES) --
+PERF, TRACEFS = True, True
+
+
+def add_options(g, positive) -> None:
+    g.add_argument("--block", metavar="DEV",
+                   help="block-layer events of device DEV (loop0, /dev/vda, 7:0): blktrace + "
+                        "blkparse where the kernel allows it (kind blkparse), else perf record of the "
+                        "block:block_rq_* tracepoints filtered to DEV (kind perf-block) plus perf stat "
+                        "of the same (kind perf-stat-block) (default: off)")
+
+
+def enabled(o) -> bool:
+    return o.block is not None
+
+
+def check(o, root: str) -> Optional[Dict[str, object]]:
+    """The device of --block (BlockError, a ValueError, when there is none such)."""
+    return resolve_device(o.block, root) if o.block is not None else None
+
+
+def start(o, ctx: Start, device: Dict[str, object]) -> Optional[RunProbe]:
+    """blktrace needs neither perf nor tracefs: BlockProbe chooses its source and says why."""
+    p = BlockProbe(ctx.perf, device, ctx.events_dir, ctx.max_mb, perf_problem=ctx.perf_problem,
+                   tracefs_problem=ctx.tracefs_problem, root=ctx.root)
+    problem = p.setup()
+    if problem:
+        ctx.note(problem)
+        for extra in p.teardown():
+            ctx.note(extra)
+        return None
+    note = p.setup_note()
+    if note:
+        ctx.note(note)
+    if device.get("note"):
+        ctx.note(f"block: {device['note']}")
+    ctx.say(f"block: recording {device['name']} ({device['dev']}) with {p.source}")
+    return p

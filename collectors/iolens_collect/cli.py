@@ -9,8 +9,7 @@ from typing import List, Optional
 
 from . import __version__
 from .capture import EXIT_INTERRUPTED, CaptureError, Options, run
-from .probes import DEFAULT_MAX_MB, Settings
-from .stacks import CALL_GRAPHS, DEFAULT_FREQ
+from .probes import DEFAULT_MAX_MB, Settings, add_options
 
 RUN_DESCRIPTION = """\
 Run an fio workload on this host, --repeat times, and write a capture bundle
@@ -108,45 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     g = r.add_argument_group(
         "perf probes (per repeat, all CPUs; perf 5.10+, root or perf_event_paranoid <= -1; "
         "what cannot be captured is noted in the manifest and the capture goes on)")
-    g.add_argument("--stacks", action="store_true",
-                   help="call stacks for flame graphs: perf record -a -g around each repeat, then "
-                        "perf script -F +pid gzip-compressed into runs/rNNN/perf.script.gz, kind "
-                        "perf-script (default: off)")
-    g.add_argument("--freq", type=_positive, metavar="HZ",
-                   help=f"--stacks sampling frequency per CPU (default: {DEFAULT_FREQ})")
-    g.add_argument("--call-graph", choices=CALL_GRAPHS, metavar="MODE",
-                   help="--stacks unwinding: fp (frame pointers), dwarf (copies 8 kB of stack per "
-                        "sample: large), lbr (Intel hardware only) (default: fp)")
-    g.add_argument("--sched", action="store_true",
-                   help="scheduler events: perf record of sched_switch/wakeup/waking/migrate_task "
-                        "into runs/rNNN/sched.script.gz (kind perf-sched) and perf stat -I 1000 -A of "
-                        "context-switches, cpu-migrations, task-clock and the same tracepoints into "
-                        "runs/rNNN/perf-stat.csv (kind perf-stat) (default: off)")
-    g.add_argument("--offcpu", action="store_true",
-                   help="off-CPU and wakeup stacks: perf record -a -g of sched_switch and sched_waking "
-                        "into runs/rNNN/offcpu.script.gz (kind perf-offcpu; the server weighs each stack "
-                        "of a task switching out by the time until it runs again) and perf stat -I 1000 "
-                        "-A of the same into runs/rNNN/perf-stat-offcpu.csv (kind perf-stat-offcpu) "
-                        "(default: off)")
-    g.add_argument("--offcpu-stacks", choices=("all", "kernel"), metavar="WHICH",
-                   help="--offcpu frames: all (kernel and user) or kernel (perf record --kernel-callchains: "
-                        "about a third of the text on a machine full of deep user stacks) (default: all)")
-    g.add_argument("--block", metavar="DEV",
-                   help="block-layer events of device DEV (loop0, /dev/vda, 7:0): blktrace + "
-                        "blkparse where the kernel allows it (kind blkparse), else perf record of the "
-                        "block:block_rq_* tracepoints filtered to DEV (kind perf-block) plus perf stat "
-                        "of the same (kind perf-stat-block) (default: off)")
-    g.add_argument("--trace", action="append", metavar="SYS:EVENT[:FILTER]",
-                   help="any tracepoint, repeatable (xfs:xfs_ail_insert, 'writeback:*', "
-                        "'block:block_rq_issue:nr_sector > 8'): perf record into runs/rNNN/trace.script.gz "
-                        "(kind perf-trace), every field typed (perf-trace-fields), the formats, and perf stat "
-                        "of the same to flag lost events (default: off)")
-    g.add_argument("--monitors", action="store_true",
-                   help="sample /proc/vmstat, /proc/meminfo, /proc/stat (per-CPU), /proc/fs/xfs/stat, "
-                        "/sys/fs/ext4/DEV/* and /proc/slabinfo during each repeat into runs/rNNN/monitors/ "
-                        "(kind monitor) (default: off)")
-    g.add_argument("--monitor-interval", type=_positive, metavar="MSEC",
-                   help="--monitors sampling interval in ms (default: 1000)")
+    add_options(g, _positive)  # every probe of probes.PROBES that has its own module adds its options
     g.add_argument("--probe-max-mb", type=_positive, metavar="MB",
                    help=f"cap on each perf recording per run: perf record --max-size (default: "
                         f"{DEFAULT_MAX_MB})")
@@ -217,11 +178,8 @@ def options_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace,
         allow_destructive=getattr(args, "allow_destructive", False), keep_files=getattr(args, "keep_files", False),
         force=args.force, argv=argv,
         lock_stat=args.lock_stat, lock_stat_snapshot=args.lock_stat_snapshot,
-        probes=Settings(stacks=args.stacks, freq=args.freq, call_graph=args.call_graph, sched=args.sched,
-                        offcpu=args.offcpu, offcpu_stacks=args.offcpu_stacks,
-                        block=args.block, cgroup=args.cgroup, cpu_weight=args.cpu_weight, cpus=args.cpus,
-                        probe_max_mb=args.probe_max_mb, trace=args.trace, monitors=args.monitors,
-                        monitor_interval=args.monitor_interval),
+        probes=Settings(values=vars(args), cgroup=args.cgroup, cpu_weight=args.cpu_weight, cpus=args.cpus,
+                        probe_max_mb=args.probe_max_mb),
         fio_logs=getattr(args, "fio_logs", None),
         kernel_config=getattr(args, "kernel_config", None), lab_facts=getattr(args, "lab_facts", None),
     )

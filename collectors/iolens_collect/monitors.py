@@ -34,9 +34,9 @@ import threading
 import time
 from typing import Dict, List, Optional, Tuple
 
-from .perfrec import Artifact, RunProbe
+from .perfrec import Artifact, RunProbe, Start
 
-__all__ = ["MonitorProbe", "SOURCES", "MARK"]
+__all__ = ["MonitorProbe", "SOURCES", "MARK", "add_options", "enabled", "check", "start"]
 
 MARK = "#@iolens-monitor"
 SOURCES: Tuple[Tuple[str, str], ...] = (
@@ -86,6 +86,7 @@ def read_ext4(top: str) -> Optional[bytes]:
 
 class MonitorProbe(RunProbe):
     name = "monitors"
+    records = False  # reads /proc itself: no perf.data
 
     def __init__(self, interval_ms: int = 1000, root: str = "/"):
         super().__init__()
@@ -185,3 +186,38 @@ class MonitorProbe(RunProbe):
     def summary(run_id: str, info: Dict[str, object]) -> str:
         return (f"{run_id}  monitors  {info.get('samples')} samples every {info.get('interval_ms')} ms of "
                 f"{', '.join(info.get('sources') or [])} ({info.get('read_s')} s reading)")  # type: ignore[arg-type]
+
+
+# -- the probe's options, checks and start (probes.py calls these for every module of PROBES) --
+PERF, TRACEFS = False, False
+
+
+def add_options(g, positive) -> None:
+    g.add_argument("--monitors", action="store_true",
+                   help="sample /proc/vmstat, /proc/meminfo, /proc/stat (per-CPU), /proc/fs/xfs/stat, "
+                        "/sys/fs/ext4/DEV/* and /proc/slabinfo during each repeat into runs/rNNN/monitors/ "
+                        "(kind monitor) (default: off)")
+    g.add_argument("--monitor-interval", type=positive, metavar="MSEC",
+                   help="--monitors sampling interval in ms (default: 1000)")
+
+
+def enabled(o) -> bool:
+    return bool(o.monitors)
+
+
+def check(o, root: str) -> None:
+    if o.monitor_interval is not None and not o.monitors:
+        raise ValueError("--monitor-interval needs --monitors")
+    if o.monitor_interval is not None and not 10 <= o.monitor_interval <= 60000:
+        raise ValueError(f"--monitor-interval {o.monitor_interval}: expected 10-60000 ms")
+
+
+def start(o, ctx: Start, checked: None) -> Optional[RunProbe]:
+    p = MonitorProbe(o.monitor_interval or 1000, root=ctx.root)
+    problem = p.setup()
+    if problem:
+        ctx.note(problem)
+        return None
+    if p.missing:
+        ctx.note(f"monitors: this host has no {', '.join(p.missing)} (or it is not readable); sampled the others")
+    return p

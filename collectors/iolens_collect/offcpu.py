@@ -31,9 +31,9 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from . import perfrec
-from .perfrec import Perf, TracepointProbe
+from .perfrec import Perf, RunProbe, Start, TracepointProbe
 
-__all__ = ["OffcpuProbe", "RECORD_EVENTS", "SCRIPT_FIELDS", "MMAP_PAGES", "STACKS"]
+__all__ = ["OffcpuProbe", "RECORD_EVENTS", "SCRIPT_FIELDS", "MMAP_PAGES", "STACKS", "add_options", "enabled", "check", "start"]
 
 RECORD_EVENTS = ("sched:sched_switch", "sched:sched_waking")
 SCRIPT_FIELDS = "trace:comm,pid,tid,cpu,time,event,trace,ip,sym,dso"
@@ -94,3 +94,43 @@ class OffcpuProbe(TracepointProbe):
                 f"{perfrec.human_bytes(info.get('perf_data_bytes'))}, offcpu.script.gz "
                 f"{perfrec.human_bytes(info.get('bytes'))}, perf {perfrec.or_q(info.get('perf_cpu_s'))} CPU-s "
                 f"({info.get('perf_cpu_pct', '?')}%), perf script {info.get('script_s')} s")
+
+
+# -- the probe's options, checks and start (probes.py calls these for every module of PROBES) --
+PERF, TRACEFS = True, True
+
+
+def add_options(g, positive) -> None:
+    g.add_argument("--offcpu", action="store_true",
+                   help="off-CPU and wakeup stacks: perf record -a -g of sched_switch and sched_waking "
+                        "into runs/rNNN/offcpu.script.gz (kind perf-offcpu; the server weighs each stack "
+                        "of a task switching out by the time until it runs again) and perf stat -I 1000 "
+                        "-A of the same into runs/rNNN/perf-stat-offcpu.csv (kind perf-stat-offcpu) "
+                        "(default: off)")
+    g.add_argument("--offcpu-stacks", choices=STACKS, metavar="WHICH",
+                   help="--offcpu frames: all (kernel and user) or kernel (perf record --kernel-callchains: "
+                        "about a third of the text on a machine full of deep user stacks) (default: all)")
+
+
+def enabled(o) -> bool:
+    return bool(o.offcpu)
+
+
+def check(o, root: str) -> None:
+    if o.offcpu_stacks is not None and not o.offcpu:
+        raise ValueError("--offcpu-stacks needs --offcpu")
+    if o.offcpu_stacks is not None and o.offcpu_stacks not in STACKS:
+        raise ValueError(f"--offcpu-stacks must be one of {', '.join(STACKS)}")
+
+
+def start(o, ctx: Start, checked: None) -> Optional[RunProbe]:
+    if not ctx.ready("offcpu", "off-CPU stacks"):
+        return None
+    p = OffcpuProbe(ctx.perf, ctx.events_dir, ctx.max_mb, o.offcpu_stacks or "all")
+    problem = p.setup()
+    if problem:
+        ctx.note(problem)
+        return None
+    if p.missing:
+        ctx.note(f"offcpu: this kernel has no {', '.join(p.missing)}; recorded the others")
+    return p

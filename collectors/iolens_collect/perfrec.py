@@ -30,7 +30,7 @@ import subprocess
 import time
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
-__all__ = ["PerfError", "Perf", "Session", "RunProbe", "Artifact", "overhead", "human_bytes", "find_perf", "ensure_tracefs", "missing_tracepoints",
+__all__ = ["PerfError", "Perf", "Session", "RunProbe", "Start", "Artifact", "overhead", "human_bytes", "find_perf", "ensure_tracefs", "missing_tracepoints",
            "script_to_gzip", "count_stat_csv", "is_root", "TRACEFS", "permission_hint"]
 
 TRACEFS = "/sys/kernel/tracing"
@@ -461,8 +461,33 @@ class Artifact:
         self.extra = extra
 
 
+class Start:
+    """What a probe module's start() gets (probes.py builds it once for all probes): perf (None
+    when unusable, perf_problem says why), the tracepoint directory (None when tracefs is not
+    there, tracefs_problem says why), the cap of each recording, the fake root of tests, and
+    note()/say() for what the capture lacks or does."""
+
+    def __init__(self, perf: Optional["Perf"], perf_problem: Optional[str], events_dir: Optional[str],
+                 tracefs_problem: Optional[str], max_mb: int, root: str,
+                 note: Callable[[str], None], say: Callable[[str], None]):
+        self.perf, self.perf_problem = perf, perf_problem
+        self.events_dir, self.tracefs_problem = events_dir, tracefs_problem
+        self.max_mb, self.root, self.note, self.say = max_mb, root, note, say
+
+    def ready(self, name: str, lost: str, tracefs: bool = True) -> bool:
+        """perf (and tracefs) usable; else a note "NAME: why; no LOST in this capture"."""
+        if self.perf is None:
+            self.note(f"{name}: {self.perf_problem}; no {lost} in this capture")
+            return False
+        if tracefs and self.events_dir is None:
+            self.note(f"{name}: {self.tracefs_problem}; no {lost} in this capture")
+            return False
+        return True
+
+
 class RunProbe:
     name = "probe"
+    records = True  # writes a perf.data (counts toward the scratch space: probes.py)
 
     def __init__(self) -> None:
         self.sessions: List[Session] = []

@@ -1,6 +1,7 @@
-"""The per-repeat probes of `iolens-collect run` put together: --stacks (stacks.py), --sched
-(sched.py), --offcpu (offcpu.py), --block (block.py), and the workload's placement, --cgroup/--cpu-weight
-(cgroup.py) and --cpus. capture.py calls, in this order:
+"""The per-repeat probes of `iolens-collect run` put together: every module of PROBES that drives a
+probe (stacks.py, sched.py, offcpu.py, block.py, trace.py, monitors.py: each owns its options, their
+checks and its start), and the workload's placement, --cgroup/--cpu-weight (cgroup.py) and --cpus.
+capture.py calls, in this order:
 
     Probes(settings)          checks the options; nothing runs (bad input -> ProbeError, exit 2)
     .start(host_facts, say)   finds perf, mounts tracefs if needed, chooses the block source,
@@ -18,22 +19,16 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Tuple
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from . import block as block_mod
+from . import block, monitors, offcpu, perfrec, sched, stacks, trace
 from . import cgroup as cgroup_mod
-from . import perfrec
-from .monitors import MonitorProbe
-from .offcpu import STACKS as OFFCPU_STACKS
-from .offcpu import OffcpuProbe
-from .perfrec import PerfError, RunProbe
-from .sched import SchedProbe
-from .stacks import CALL_GRAPHS, DEFAULT_FREQ, StacksProbe
-from .trace import TraceProbe, parse_spec
+from .perfrec import PerfError, RunProbe, Start
 
 __all__ = ["Settings", "Probes", "ProbeError", "DEFAULT_MAX_MB", "scratch_base", "ProbeSpec", "PROBES",
-           "WORKLOAD_KINDS", "KINDS"]
+           "WORKLOAD_KINDS", "KINDS", "add_options"]
 
 DEFAULT_MAX_MB = 512
 
@@ -46,25 +41,32 @@ class ProbeError(ValueError):
 class ProbeSpec:
     """One probe of `iolens-collect run`: its name (the key of runs[].probes and of its notes), the
     options that turn it on or tune it (cli.py), the artifact kinds it writes (each one must be in
-    the server's list, backend/iolens/bundle/kinds.py: a test checks it), its module, and what a
-    capture lacks when the probe cannot run."""
+    the server's list, backend/iolens/bundle/kinds.py: a test checks it), its module, what a
+    capture lacks when the probe cannot run, and, for a probe that Probes drives, the module
+    itself: it has PERF and TRACEFS (what it needs), add_options(group, positive) (its argparse
+    options), enabled(o) and check(o, root) (ValueError: bad input, exit 2; what it returns is
+    handed to start) and start(o, ctx, checked) -> RunProbe or None (with a note saying why).
+    `o` holds the parsed options of `run`."""
 
     name: str
     flags: Tuple[str, ...]
     kinds: Tuple[str, ...]
     module: str
     lost: str
+    probe: Optional[ModuleType] = None
 
 
 # Every probe, one line each (docs/architecture.md, "Adding a probe").
 PROBES: Tuple[ProbeSpec, ...] = (
-    ProbeSpec("stacks", ("--stacks", "--freq", "--call-graph"), ("perf-script",), "stacks.py", "stacks"),
-    ProbeSpec("sched", ("--sched",), ("perf-sched", "perf-stat"), "sched.py", "scheduler events"),
-    ProbeSpec("offcpu", ("--offcpu", "--offcpu-stacks"), ("perf-offcpu", "perf-stat-offcpu"), "offcpu.py", "off-CPU stacks"),
-    ProbeSpec("block", ("--block",), ("blkparse", "perf-block", "perf-stat-block"), "block.py", "block events"),
+    ProbeSpec("stacks", ("--stacks", "--freq", "--call-graph"), ("perf-script",), "stacks.py", "stacks", stacks),
+    ProbeSpec("sched", ("--sched",), ("perf-sched", "perf-stat"), "sched.py", "scheduler events", sched),
+    ProbeSpec("offcpu", ("--offcpu", "--offcpu-stacks"), ("perf-offcpu", "perf-stat-offcpu"), "offcpu.py",
+              "off-CPU stacks", offcpu),
+    ProbeSpec("block", ("--block",), ("blkparse", "perf-block", "perf-stat-block"), "block.py", "block events",
+              block),
     ProbeSpec("trace", ("--trace",), ("perf-trace", "perf-trace-fields", "tracepoint-formats", "perf-stat"),
-              "trace.py", "traced events"),
-    ProbeSpec("monitors", ("--monitors", "--monitor-interval"), ("monitor",), "monitors.py", "monitors"),
+              "trace.py", "traced events", trace),
+    ProbeSpec("monitors", ("--monitors", "--monitor-interval"), ("monitor",), "monitors.py", "monitors", monitors),
     ProbeSpec("lock_stat", ("--lock-stat", "--lock-stat-snapshot"), ("lock-stat",), "lockstat.py", "lock statistics"),
     ProbeSpec("fio_logs", ("--fio-logs",), ("fio-log",), "fiologs.py", "fio logs"),
     ProbeSpec("kernel_config", ("--kernel-config",), ("kernel-config",), "kconfig.py", "kernel configuration"),
@@ -76,29 +78,44 @@ WORKLOAD_KINDS: Tuple[str, ...] = ("fio-json", "fio-output", "fio-stderr", "stdo
 # Every artifact kind this collector writes.
 KINDS: Tuple[str, ...] = tuple(dict.fromkeys(WORKLOAD_KINDS + tuple(k for p in PROBES for k in p.kinds)))
 _LOST = {p.name: p.lost for p in PROBES}
+_DRIVEN: Tuple[ProbeSpec, ...] = tuple(p for p in PROBES if p.probe is not None)
+# Started in PROBES order, block last (as before the modules owned their start: notes keep their order).
+_STARTED: Tuple[ProbeSpec, ...] = tuple(sorted(_DRIVEN, key=lambda p: p.name == "block"))
+
+
+def add_options(group, positive: Callable[[str], int]) -> None:
+    """Every driven probe's options, in PROBES order, into the argparse group of perf probes (cli.py)."""
+    for p in _DRIVEN:
+        p.probe.add_options(group, positive)
+
+
+class _Values:
+    """The parsed options of `run` as attributes; one not given (Settings() in tests) reads as None."""
+
+    def __init__(self, values: Dict[str, Any]):
+        self.__dict__.update(values)
+
+    def __getattr__(self, name: str) -> Any:
+        return None
 
 
 @dataclass
 class Settings:
-    stacks: bool = False
-    freq: Optional[int] = None
-    call_graph: Optional[str] = None
-    sched: bool = False
-    offcpu: bool = False  # --offcpu: call chains at sched_switch and sched_waking (offcpu.py)
-    offcpu_stacks: Optional[str] = None  # --offcpu-stacks all|kernel
-    block: Optional[str] = None
+    values: Dict[str, Any] = field(default_factory=dict)  # the parsed options (cli.py: vars(args)), per probe module
     cgroup: Optional[str] = None
     cpu_weight: Optional[int] = None
     cpus: Optional[str] = None
     probe_max_mb: Optional[int] = None
-    trace: Optional[List[str]] = None  # --trace SYS:EVENT[:FILTER], repeatable (trace.py)
-    monitors: bool = False  # --monitors: /proc/vmstat, meminfo, stat, xfs, ext4, slabinfo sampled (monitors.py)
-    monitor_interval: Optional[int] = None  # --monitor-interval MSEC
     root: str = "/"  # tests: a fake tree for /proc and /sys
 
     @property
+    def options(self) -> _Values:
+        return _Values(self.values)
+
+    @property
     def any_perf(self) -> bool:
-        return self.stacks or self.sched or self.offcpu or self.block is not None or bool(self.trace)
+        o = self.options
+        return any(p.probe.PERF and p.probe.enabled(o) for p in _DRIVEN)
 
 
 def scratch_base(need_bytes: int = 0) -> Optional[str]:
@@ -121,31 +138,18 @@ def scratch_base(need_bytes: int = 0) -> Optional[str]:
 class Probes:
     def __init__(self, s: Settings):
         self.s = s
-        if s.freq is not None and not s.stacks:
-            raise ProbeError("--freq needs --stacks")
-        if s.call_graph is not None and not s.stacks:
-            raise ProbeError("--call-graph needs --stacks")
-        if s.call_graph is not None and s.call_graph not in CALL_GRAPHS:
-            raise ProbeError(f"--call-graph must be one of {', '.join(CALL_GRAPHS)}")
-        if s.freq is not None and not 1 <= s.freq <= 100000:
-            raise ProbeError(f"--freq {s.freq}: expected 1-100000 Hz")
+        self.o = s.options
+        self._checked: Dict[str, Any] = {}
+        for p in _DRIVEN:
+            try:
+                self._checked[p.name] = p.probe.check(self.o, s.root)
+            except ValueError as exc:
+                raise ProbeError(str(exc)) from None
         if s.cpu_weight is not None and s.cgroup is None:
             raise ProbeError("--cpu-weight needs --cgroup NAME (the cgroup the workload runs in)")
         if s.probe_max_mb is not None and not s.any_perf:
-            raise ProbeError("--probe-max-mb needs --stacks, --sched, --offcpu, --block or --trace")
-        if s.offcpu_stacks is not None and not s.offcpu:
-            raise ProbeError("--offcpu-stacks needs --offcpu")
-        if s.offcpu_stacks is not None and s.offcpu_stacks not in OFFCPU_STACKS:
-            raise ProbeError(f"--offcpu-stacks must be one of {', '.join(OFFCPU_STACKS)}")
-        if s.monitor_interval is not None and not s.monitors:
-            raise ProbeError("--monitor-interval needs --monitors")
-        if s.monitor_interval is not None and not 10 <= s.monitor_interval <= 60000:
-            raise ProbeError(f"--monitor-interval {s.monitor_interval}: expected 10-60000 ms")
-        for spec in s.trace or []:
-            try:
-                parse_spec(spec)
-            except ValueError as exc:
-                raise ProbeError(str(exc)) from None
+            perf = [p.flags[0] for p in _DRIVEN if p.probe.PERF]
+            raise ProbeError(f"--probe-max-mb needs {', '.join(perf[:-1])} or {perf[-1]}")
         self.max_mb = s.probe_max_mb or DEFAULT_MAX_MB
         self.cpus: Optional[List[int]] = None
         if s.cpus is not None:
@@ -165,12 +169,6 @@ class Probes:
                 self.cg.plan()
             except cgroup_mod.CgroupError as exc:
                 raise ProbeError(str(exc)) from None
-        self.device: Optional[Dict[str, object]] = None
-        if s.block is not None:
-            try:
-                self.device = block_mod.resolve_device(s.block, s.root)
-            except block_mod.BlockError as exc:
-                raise ProbeError(str(exc)) from None
         self.active: List[RunProbe] = []
         self.notes: List[str] = []
         self.tracefs_mounted = False
@@ -182,95 +180,27 @@ class Probes:
 
     # -- before the first repeat ---------------------------------------------------------
     def start(self, host_facts: dict, say: Callable[[str], None]) -> None:
-        s = self.s
+        s, o = self.s, self.o
+        wanted = [p for p in _STARTED if p.probe.enabled(o)]
         perf = events_dir = None
         perf_problem = tracefs_problem = None
         if s.any_perf:
             perf, perf_problem = perfrec.find_perf()
             if perf is None:
                 perf_problem = (perf_problem or "perf unusable") + perfrec.permission_hint(s.root)
-        if perf is not None and (s.sched or s.offcpu or s.block is not None or s.trace):
+        if perf is not None and any(p.probe.TRACEFS for p in wanted):
             events_dir, tracefs_problem, self.tracefs_mounted = perfrec.ensure_tracefs(s.root)
             if self.tracefs_mounted:
                 self._note(f"tracefs: was not mounted; mounted at {perfrec.TRACEFS} for this capture "
                            "and unmounted at the end", say)
-        if s.stacks:
-            if perf is None:
-                self._note(f"stacks: {perf_problem}; no stacks in this capture", say)
-            else:
-                self.active.append(StacksProbe(perf, s.freq or DEFAULT_FREQ, s.call_graph or "fp", self.max_mb))
-        if s.sched:
-            if perf is None:
-                self._note(f"sched: {perf_problem}; no scheduler events in this capture", say)
-            elif events_dir is None:
-                self._note(f"sched: {tracefs_problem}; no scheduler events in this capture", say)
-            else:
-                p = SchedProbe(perf, events_dir, self.max_mb)
-                problem = p.setup()
-                if problem:
-                    self._note(problem, say)
-                else:
-                    if p.missing:
-                        self._note(f"sched: this kernel has no {', '.join(p.missing)}; recorded the others", say)
-                    self.active.append(p)
-        if s.offcpu:
-            if perf is None:
-                self._note(f"offcpu: {perf_problem}; no off-CPU stacks in this capture", say)
-            elif events_dir is None:
-                self._note(f"offcpu: {tracefs_problem}; no off-CPU stacks in this capture", say)
-            else:
-                op = OffcpuProbe(perf, events_dir, self.max_mb, s.offcpu_stacks or "all")
-                problem = op.setup()
-                if problem:
-                    self._note(problem, say)
-                else:
-                    if op.missing:
-                        self._note(f"offcpu: this kernel has no {', '.join(op.missing)}; recorded the others", say)
-                    self.active.append(op)
-        if s.trace:
-            if perf is None:
-                self._note(f"trace: {perf_problem}; no traced events in this capture", say)
-            elif events_dir is None:
-                self._note(f"trace: {tracefs_problem}; no traced events in this capture", say)
-            else:
-                tp = TraceProbe(perf, events_dir, s.trace, self.max_mb)
-                problem = tp.setup()
-                if problem:
-                    self._note(problem, say)
-                else:
-                    if tp.missing:
-                        self._note(f"trace: this kernel has no tracepoint {', '.join(tp.missing)}; traced the others", say)
-                    say("trace: " + ", ".join(e + (f" (filter {f})" if f else "") for e, f in tp.events))
-                    self.active.append(tp)
-        if s.monitors:
-            mp = MonitorProbe(s.monitor_interval or 1000, root=s.root)
-            problem = mp.setup()
-            if problem:
-                self._note(problem, say)
-            else:
-                if mp.missing:
-                    self._note(f"monitors: this host has no {', '.join(mp.missing)} (or it is not readable); "
-                               "sampled the others", say)
-                self.active.append(mp)
-        if self.device is not None:
-            p = block_mod.BlockProbe(perf, self.device, events_dir, self.max_mb, perf_problem=perf_problem,
-                                     tracefs_problem=tracefs_problem, root=s.root)
-            problem = p.setup()
-            if problem:
-                self._note(problem, say)
-                for extra in p.teardown():
-                    self._note(extra, say)
-            else:
-                note = p.setup_note()
-                if note:
-                    self._note(note, say)
-                if self.device.get("note"):
-                    self._note(f"block: {self.device['note']}", say)
-                say(f"block: recording {self.device['name']} ({self.device['dev']}) with {p.source}")
-                self.active.append(p)
+        ctx = Start(perf, perf_problem, events_dir, tracefs_problem, self.max_mb, s.root,
+                    note=lambda text: self._note(text, say), say=say)
+        for p in wanted:
+            started = p.probe.start(o, ctx, self._checked.get(p.name))
+            if started is not None:
+                self.active.append(started)
         if self.active:
-            recordings = sum(1 for p in self.active if not isinstance(p, (block_mod.BlockProbe, MonitorProbe))
-                             or isinstance(p, block_mod.BlockProbe) and p.source == "perf")
+            recordings = sum(1 for p in self.active if p.records)
             base = scratch_base(recordings * self.max_mb * 1024 * 1024)
             self._scratch = tempfile.mkdtemp(prefix="iolens-probes-", dir=base)
             say("probes: " + ", ".join(p.name for p in self.active) + f" (perf.data in {self._scratch}, "

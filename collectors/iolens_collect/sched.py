@@ -26,9 +26,9 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from . import perfrec
-from .perfrec import LOSS_THRESHOLD, Perf, TracepointProbe, compare
+from .perfrec import LOSS_THRESHOLD, Perf, RunProbe, Start, TracepointProbe, compare
 
-__all__ = ["SchedProbe", "RECORD_EVENTS", "STAT_EVENTS", "LOSS_THRESHOLD", "compare"]
+__all__ = ["SchedProbe", "RECORD_EVENTS", "STAT_EVENTS", "LOSS_THRESHOLD", "compare", "add_options", "enabled", "check", "start"]
 
 RECORD_EVENTS = ("sched:sched_switch", "sched:sched_wakeup", "sched:sched_wakeup_new", "sched:sched_waking",
                  "sched:sched_migrate_task")
@@ -90,3 +90,36 @@ class SchedProbe(TracepointProbe):
                 f"({perfrec.human_bytes(info.get('perf_data_bytes_per_s'))}/s), sched.script.gz "
                 f"{perfrec.human_bytes(info.get('bytes'))}, perf {perfrec.or_q(info.get('perf_cpu_s'))} CPU-s "
                 f"({info.get('perf_cpu_pct', '?')}%)")
+
+
+# -- the probe's options, checks and start (probes.py calls these for every module of PROBES) --
+PERF, TRACEFS = True, True
+
+
+def add_options(g, positive) -> None:
+    g.add_argument("--sched", action="store_true",
+                   help="scheduler events: perf record of sched_switch/wakeup/waking/migrate_task "
+                        "into runs/rNNN/sched.script.gz (kind perf-sched) and perf stat -I 1000 -A of "
+                        "context-switches, cpu-migrations, task-clock and the same tracepoints into "
+                        "runs/rNNN/perf-stat.csv (kind perf-stat) (default: off)")
+
+
+def enabled(o) -> bool:
+    return bool(o.sched)
+
+
+def check(o, root: str) -> None:
+    return None
+
+
+def start(o, ctx: Start, checked: None) -> Optional[RunProbe]:
+    if not ctx.ready("sched", "scheduler events"):
+        return None
+    p = SchedProbe(ctx.perf, ctx.events_dir, ctx.max_mb)
+    problem = p.setup()
+    if problem:
+        ctx.note(problem)
+        return None
+    if p.missing:
+        ctx.note(f"sched: this kernel has no {', '.join(p.missing)}; recorded the others")
+    return p

@@ -11,12 +11,12 @@ both commands, sample count, sizes, perf's CPU time and the data rate.
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from . import perfrec
-from .perfrec import Artifact, Perf, RunProbe, Session
+from .perfrec import Artifact, Perf, RunProbe, Session, Start
 
-__all__ = ["StacksProbe", "CALL_GRAPHS", "DEFAULT_FREQ"]
+__all__ = ["StacksProbe", "CALL_GRAPHS", "DEFAULT_FREQ", "add_options", "enabled", "check", "start"]
 
 CALL_GRAPHS = ("fp", "dwarf", "lbr")
 DEFAULT_FREQ = 99
@@ -88,3 +88,39 @@ class StacksProbe(RunProbe):
                 f"perf.script.gz {perfrec.human_bytes(info.get('bytes'))}, "
                 f"perf {perfrec.or_q(info.get('perf_cpu_s'))} CPU-s ({info.get('perf_cpu_pct', '?')}%), "
                 f"perf script {info.get('script_s')} s")
+
+# -- the probe's options, checks and start (probes.py calls these for every module of PROBES) --
+PERF, TRACEFS = True, False
+
+
+def add_options(g, positive) -> None:
+    g.add_argument("--stacks", action="store_true",
+                   help="call stacks for flame graphs: perf record -a -g around each repeat, then "
+                        "perf script -F +pid gzip-compressed into runs/rNNN/perf.script.gz, kind "
+                        "perf-script (default: off)")
+    g.add_argument("--freq", type=positive, metavar="HZ",
+                   help=f"--stacks sampling frequency per CPU (default: {DEFAULT_FREQ})")
+    g.add_argument("--call-graph", choices=CALL_GRAPHS, metavar="MODE",
+                   help="--stacks unwinding: fp (frame pointers), dwarf (copies 8 kB of stack per "
+                        "sample: large), lbr (Intel hardware only) (default: fp)")
+
+
+def enabled(o) -> bool:
+    return bool(o.stacks)
+
+
+def check(o, root: str) -> None:
+    if o.freq is not None and not o.stacks:
+        raise ValueError("--freq needs --stacks")
+    if o.call_graph is not None and not o.stacks:
+        raise ValueError("--call-graph needs --stacks")
+    if o.call_graph is not None and o.call_graph not in CALL_GRAPHS:
+        raise ValueError(f"--call-graph must be one of {', '.join(CALL_GRAPHS)}")
+    if o.freq is not None and not 1 <= o.freq <= 100000:
+        raise ValueError(f"--freq {o.freq}: expected 1-100000 Hz")
+
+
+def start(o, ctx: Start, checked: None) -> Optional[RunProbe]:
+    if not ctx.ready("stacks", "stacks", tracefs=False):
+        return None
+    return StacksProbe(ctx.perf, o.freq or DEFAULT_FREQ, o.call_graph or "fp", ctx.max_mb)

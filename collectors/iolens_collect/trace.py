@@ -34,9 +34,9 @@ import shutil
 from typing import Dict, List, Optional, Tuple
 
 from . import perfrec
-from .perfrec import Artifact, Perf, TracepointProbe
+from .perfrec import Artifact, Perf, RunProbe, Start, TracepointProbe
 
-__all__ = ["TraceProbe", "parse_spec", "expand", "FIELDS_SCRIPT"]
+__all__ = ["TraceProbe", "parse_spec", "expand", "FIELDS_SCRIPT", "add_options", "enabled", "check", "start"]
 
 SCRIPT_FIELDS = "trace:comm,pid,tid,cpu,time,event,trace"
 
@@ -211,3 +211,38 @@ class TraceProbe(TracepointProbe):
                 f"(recorded/counted: {', '.join(parts)}{more}), perf.data "
                 f"{perfrec.human_bytes(info.get('perf_data_bytes'))}, trace.script.gz "
                 f"{perfrec.human_bytes(info.get('bytes'))}, fields {perfrec.human_bytes(info.get('fields_bytes'))}")
+
+
+# -- the probe's options, checks and start (probes.py calls these for every module of PROBES) --
+PERF, TRACEFS = True, True
+
+
+def add_options(g, positive) -> None:
+    g.add_argument("--trace", action="append", metavar="SYS:EVENT[:FILTER]",
+                   help="any tracepoint, repeatable (xfs:xfs_ail_insert, 'writeback:*', "
+                        "'block:block_rq_issue:nr_sector > 8'): perf record into runs/rNNN/trace.script.gz "
+                        "(kind perf-trace), every field typed (perf-trace-fields), the formats, and perf stat "
+                        "of the same to flag lost events (default: off)")
+
+
+def enabled(o) -> bool:
+    return bool(o.trace)
+
+
+def check(o, root: str) -> None:
+    for spec in o.trace or []:
+        parse_spec(spec)  # ValueError names the spec
+
+
+def start(o, ctx: Start, checked: None) -> Optional[RunProbe]:
+    if not ctx.ready("trace", "traced events"):
+        return None
+    p = TraceProbe(ctx.perf, ctx.events_dir, o.trace, ctx.max_mb)
+    problem = p.setup()
+    if problem:
+        ctx.note(problem)
+        return None
+    if p.missing:
+        ctx.note(f"trace: this kernel has no tracepoint {', '.join(p.missing)}; traced the others")
+    ctx.say("trace: " + ", ".join(e + (f" (filter {f})" if f else "") for e, f in p.events))
+    return p
