@@ -5,7 +5,7 @@ draw through this table; a kind without an entry is exported as its name and a l
 
 from __future__ import annotations
 
-from . import block, events, fio, flame, lockstat, monitors, offcpu, sched, sweep
+from . import block, events, fio, flame, lockstat, monitors, offcpu, sched, sweep, timeline
 from .context import ViewExport
 
 VIEW_EXPORTS: dict[str, ViewExport] = {
@@ -20,4 +20,5 @@ VIEW_EXPORTS: dict[str, ViewExport] = {
     "events": events.EventsExport(),
     "flame": flame.FlameExport(),
     "offcpu": offcpu.OffcpuExport(),
+    "timeline": timeline.TimelineExport(),
 }

@@ -31,6 +31,6 @@ describe('cell states (testdata/vectors/cell-state.json)', () => {
     expect(def!.decode(def!.encode(state))).toEqual(state);
   });
   it('covers every kind the exports read', () => {
-    expect(Object.keys(v.kinds).sort()).toEqual(['block', 'events', 'fio', 'fiolog', 'flame', 'lockstat', 'monitors', 'offcpu', 'sched', 'sweep', 'sweepline']);
+    expect(Object.keys(v.kinds).sort()).toEqual(['block', 'events', 'fio', 'fiolog', 'flame', 'lockstat', 'monitors', 'offcpu', 'sched', 'sweep', 'sweepline', 'timeline']);
   });
 });
