@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { xfsStacksBundle } from './stackBundles';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const shots = process.env.IOLENS_SHOTS;
@@ -16,14 +17,7 @@ const tmp = process.env.IOLENS_E2E_TMP ?? fs.mkdtempSync('/tmp/iolens-e2e-');
 
 test.describe.configure({ mode: 'serial' });
 
-function xfsBundle(): string {
-  const dir = path.join(repo, 'datasets', 'stacks-xfs');
-  const found = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.iolens.tar.gz')) : [];
-  if (found.length) return path.join(dir, found[0]!);
-  const out = path.join(tmp, 'flame-bundles');
-  execFileSync('python3', [path.join(repo, 'frontend', 'e2e', 'make-flame-bundles.py'), out], { stdio: 'pipe' });
-  return path.join(out, 'dio-4k.iolens.tar.gz');
-}
+const xfsBundle = () => xfsStacksBundle(tmp);
 
 async function upload(page: Page, file: string): Promise<string> {
   const r = await page.request.post('/api/captures', { multipart: { file: { name: path.basename(file), mimeType: 'application/gzip', buffer: fs.readFileSync(file) } } });

@@ -5,29 +5,18 @@
 // Runs against a real `iolens serve` (playwright.config.ts); does not assume an empty library.
 // IOLENS_SHOTS=dir also saves a screenshot of every state.
 import { expect, test, type Page } from '@playwright/test';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { stacksBundlePair } from './stackBundles';
 import { syntheticTree } from '../src/testdata/flameSynthetic';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const shots = process.env.IOLENS_SHOTS;
 const tmp = process.env.IOLENS_E2E_TMP ?? fs.mkdtempSync('/tmp/iolens-e2e-');
 
 test.describe.configure({ mode: 'serial' });
 
-function stackBundles(): string[] {
-  const found = ['stacks-ext4', 'stacks-xfs'].flatMap((d) => {
-    const dir = path.join(repo, 'datasets', d);
-    return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.iolens.tar.gz')).map((f) => path.join(dir, f)) : [];
-  });
-  if (found.length >= 2) return found.slice(0, 2);
-  const out = path.join(tmp, 'flame-bundles');
-  execFileSync('python3', [path.join(repo, 'frontend', 'e2e', 'make-flame-bundles.py'), out], { stdio: 'pipe' });
-  return ['dio-4k', 'dio-16k'].map((b) => path.join(out, `${b}.iolens.tar.gz`));
-}
+const stackBundles = () => stacksBundlePair(tmp);
 
 async function upload(page: Page, file: string): Promise<string> {
   const r = await page.request.post('/api/captures', { multipart: { file: { name: path.basename(file), mimeType: 'application/gzip', buffer: fs.readFileSync(file) } } });

@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { xfsStacksBundle } from './stackBundles';
 import { A, B, C, captureList, comparison } from '../src/testdata/fixtures';
 import { lockComparison, lockPoints, lockStacks, lockTop } from '../src/testdata/lockStat';
 
@@ -163,14 +164,7 @@ test('a capture made here without lock_stat says why and points to perf lock con
   await shot(page, 'lockstat-06-none');
 });
 
-/** A capture with real call stacks: datasets/stacks-xfs, or, without it, one made from the recordings in backend/tests. */
-function stacksBundle(): string {
-  const shipped = bundlesIn('stacks-xfs');
-  if (shipped.length) return shipped[0]!;
-  const out = path.join(tmp, 'flame-bundles');
-  if (!fs.existsSync(path.join(out, 'dio-4k.iolens.tar.gz'))) execFileSync('python3', [path.join(repo, 'frontend', 'e2e', 'make-flame-bundles.py'), out], { stdio: 'pipe' });
-  return path.join(out, 'dio-4k.iolens.tar.gz');
-}
+const stacksBundle = () => xfsStacksBundle(tmp);
 
 test("a class's call sites in another capture's perf stacks, and the flame graph they open", async ({ page }) => {
   test.skip(!vanilla, 'needs the captures of the first test');

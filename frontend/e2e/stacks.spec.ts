@@ -3,25 +3,16 @@
 // of a function, the transforms; each kept in the URL and through a reload. Runs against a real
 // `iolens serve` (playwright.config.ts). IOLENS_SHOTS=dir also saves a screenshot of each view.
 import { expect, test, type Page } from '@playwright/test';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { xfsStacksBundle } from './stackBundles';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const shots = process.env.IOLENS_SHOTS;
 const tmp = process.env.IOLENS_E2E_TMP ?? fs.mkdtempSync('/tmp/iolens-e2e-');
 
 test.describe.configure({ mode: 'serial' });
 
-function bundle(): string {
-  const dir = path.join(repo, 'datasets', 'stacks-xfs');
-  const f = fs.existsSync(dir) ? fs.readdirSync(dir).find((x) => x.endsWith('.iolens.tar.gz')) : undefined;
-  if (f) return path.join(dir, f);
-  const out = path.join(tmp, 'flame-bundles');
-  execFileSync('python3', [path.join(repo, 'frontend', 'e2e', 'make-flame-bundles.py'), out], { stdio: 'pipe' });
-  return path.join(out, 'dio-4k.iolens.tar.gz');
-}
+const bundle = () => xfsStacksBundle(tmp);
 
 let url = '';
 const cell = (page: Page) => page.locator('section.cell[data-kind="flame"]');
