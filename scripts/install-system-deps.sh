@@ -36,6 +36,8 @@ command -v qemu-system-x86_64 >/dev/null 2>&1 || need+=(qemu-system-x86)
 command -v mkfs.xfs >/dev/null 2>&1 || need+=(xfsprogs)
 command -v mkfs.ext4 >/dev/null 2>&1 || need+=(e2fsprogs)
 command -v blktrace >/dev/null 2>&1 || need+=(blktrace)
+# depmod: the lab installs a Debian kernel's modules for its guests (iolens_lab/debian.py)
+command -v depmod >/dev/null 2>&1 || need+=(kmod)
 if [ "${LAB_BUILD:-0}" = 1 ]; then
     for pkg in build-essential flex bison bc libelf-dev libssl-dev ccache cpio kmod linux-source-6.12; do
         dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")

@@ -83,6 +83,10 @@ def debian_kernel(name: str, log: Callable[[str], None]) -> Dict[str, str]:
             raise PackageError(f"kernel {release}'s modules must be at {mods_dst} for the guest (its root is "
                                f"the host's): run the lab as root once, or copy {mods_src} there and run "
                                f"`depmod {release}`")
+        if shutil.which("depmod") is None:
+            raise PackageError(f"kernel {release}'s modules need `depmod` (Debian package kmod) to be installed "
+                               f"at {mods_dst} for the guest: run `make deps-system` as root, or "
+                               f"`apt-get install kmod`")
         log(f"installing {release}'s modules at {mods_dst} (for the guest) and running depmod ...")
         tmp = mods_dst + ".iolens-tmp"
         shutil.rmtree(tmp, ignore_errors=True)
