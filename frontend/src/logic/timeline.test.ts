@@ -26,6 +26,9 @@ describe('timeline layout', () => {
   it('round ticks', () => {
     expect(ticks(0, 10e9, 5)).toEqual({ t: [0, 2e9, 4e9, 6e9, 8e9, 10e9], step: 2e9 });
     expect(tickText(2e9, 2e9)).toBe('2 s');
+    // a narrow plot asks for 2 ticks of a 4.004 s run: a step of 2 s (5 s would leave '0 s' alone)
+    expect(ticks(0, 4.004e9, 2)).toEqual({ t: [0, 2e9, 4e9], step: 2e9 });
+    expect(ticks(0, 1.1e9, 2).t.length).toBeGreaterThanOrEqual(2);
     expect(tickText(1.5e9, 5e8)).toBe('1.5 s');
     expect(tickText(2e6, 1e6)).toBe('2 ms');
     expect(tickText(2_500_000, 500_000)).toBe('2.5 ms');

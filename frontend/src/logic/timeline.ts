@@ -52,6 +52,47 @@ export function layoutRows(tracks: TrackShape[]): { rows: RowSpec[]; height: num
   return { rows, height: y };
 }
 
+/** A text placed on the canvas: middle baseline at y; aligned at x on its left or right end. */
+export interface TextBox {
+  text: string;
+  x: number;
+  y: number;
+  align: 'left' | 'right';
+  colour: 'ink' | 'muted' | 'faint';
+}
+
+/** Text line height of the canvas's 11 px font. */
+export const LINE_H = 13;
+
+/** `text`, cut with an ellipsis to at most `maxW` px ('' when not even the ellipsis fits). */
+export function fitText(text: string, maxW: number, measure: (s: string) => number): string {
+  if (measure(text) <= maxW) return text;
+  let lo = 0;
+  let hi = text.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (measure(text.slice(0, mid).trimEnd() + '…') <= maxW) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo > 0 ? text.slice(0, lo).trimEnd() + '…' : measure('…') <= maxW ? '…' : '';
+}
+
+/** The texts of one row: its name in the label column, right-aligned; a chart row's scale (`value`,
+ *  "max 44.0") on a second line under the name, in the label column too, never over the bars; a
+ *  track without data its note in the plot, cut to the plot's width. */
+export function rowTexts(r: RowSpec, value: string | null, s: Scale, measure: (s: string) => number): TextBox[] {
+  const right = LABEL_W - 8;
+  const fit = (t: string) => fitText(t, right - 4, measure);
+  const mid = r.y + r.h / 2;
+  const out: TextBox[] = [];
+  if (value !== null && r.h >= 2 * LINE_H + 4) {
+    out.push({ text: fit(r.label), x: right, y: mid - LINE_H / 2, align: 'right', colour: 'ink' });
+    out.push({ text: fit(value), x: right, y: mid + LINE_H / 2, align: 'right', colour: 'muted' });
+  } else out.push({ text: fit(r.label), x: right, y: mid, align: 'right', colour: 'ink' });
+  if (r.empty !== null) out.push({ text: fitText(r.empty, s.width - 12, measure), x: s.left + 6, y: mid, align: 'left', colour: 'faint' });
+  return out.filter((b) => b.text !== '');
+}
+
 export const TRACK_NAMES: Record<TrackKind, string> = { cpu: 'CPUs (sched)', block: 'block device', fio: "fio's IOPS log", samples: 'perf samples' };
 
 export interface Scale {
@@ -72,11 +113,16 @@ export function brushed(s: Scale, x0: number, x1: number): [number, number] | nu
   return b > a ? [Math.max(0, a), b] : null;
 }
 
-/** Tick times: a round step (1, 2, 5 x 10^k ns) giving about n ticks. */
+/** Tick times: a round step (1, 2, 5 x 10^k ns) giving about n ticks, and never fewer than two
+ *  (4.004 s in 2 ticks: a step of 2 s, not 5 s, which would leave "0 s" alone). */
 export function ticks(from: number, to: number, n = 8): { t: number[]; step: number } {
   const raw = (to - from) / Math.max(1, n);
   const p = 10 ** Math.floor(Math.log10(Math.max(1, raw)));
-  const step = [1, 2, 5, 10].map((m) => m * p).find((v) => v >= raw) ?? 10 * p;
+  const steps = [0.5, 1, 2, 5, 10].map((m) => m * p);
+  let k = steps.findIndex((v) => v >= raw);
+  if (k < 0) k = steps.length - 1;
+  while (k > 0 && Math.floor(to / steps[k]!) - Math.ceil(from / steps[k]!) + 1 < 2) k--;
+  const step = steps[k]!;
   const out: number[] = [];
   for (let t = Math.ceil(from / step) * step; t <= to; t += step) out.push(t);
   return { t: out, step };

@@ -11,8 +11,9 @@ import { useQuery } from '../../api/useQuery';
 import { useDebounced, useWidth } from '../../charts/useWidth';
 import { ErrorBox } from '../../components/ErrorBox';
 import { fmtInt } from '../../logic/flameFormat';
-import { brushed, LABEL_W, layoutRows, taskColour, tickText, ticks, tOf, TRACK_NAMES, xOf, type RowSpec, type Scale, type TrackKind, type TrackShape } from '../../logic/timeline';
+import { AXIS_H, brushed, LABEL_W, layoutRows, taskColour, tOf, TRACK_NAMES, xOf, type RowSpec, type Scale, type TrackKind, type TrackShape } from '../../logic/timeline';
 import type { CellProps } from '../types';
+import { canvasWidth, drawAxis, drawRow } from './draw';
 import { sharedTimeText } from './shared';
 import type { TimelineState } from './state';
 import './timeline.css';
@@ -149,7 +150,7 @@ function Tracks({ cap, run, state, onSelect, onZoom }: { cap: string; run: Run; 
     if (!c || !g) return;
     const t0 = performance.now();
     const dpr = window.devicePixelRatio || 1;
-    const W = LABEL_W + plotW + 8;
+    const W = canvasWidth(plotW);
     c.width = Math.ceil(W * dpr);
     c.height = Math.ceil(height * dpr);
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -161,10 +162,10 @@ function Tracks({ cap, run, state, onSelect, onZoom }: { cap: string; run: Run; 
       const x0 = Math.max(scale.left, xOf(scale, sel[0]));
       const x1 = Math.min(scale.left + scale.width, xOf(scale, sel[1]));
       g.fillStyle = 'rgba(31, 95, 191, 0.16)';
-      g.fillRect(x0, AXIS, x1 - x0, height - AXIS);
+      g.fillRect(x0, AXIS_H, x1 - x0, height - AXIS_H);
       g.strokeStyle = '#1f5fbf';
       g.lineWidth = 1.5;
-      g.strokeRect(x0, AXIS, x1 - x0, height - AXIS);
+      g.strokeRect(x0, AXIS_H, x1 - x0, height - AXIS_H);
     }
     setDrawMs(performance.now() - t0);
     // eslint-disable-next-line react-hooks/exhaustive-deps -- data and scale are derived from these
@@ -189,7 +190,7 @@ function Tracks({ cap, run, state, onSelect, onZoom }: { cap: string; run: Run; 
         data-width={plotW}
         data-from={win[0]}
         data-to={win[1]}
-        style={{ width: LABEL_W + plotW + 8, height, cursor: 'crosshair', touchAction: 'none' }}
+        style={{ width: canvasWidth(plotW), height, cursor: 'crosshair', touchAction: 'none' }}
         role="img"
         aria-label={`Timeline of run ${run.id}: ${rows.map((r) => r.label).join(', ')}`}
         onPointerDown={(e) => {
@@ -233,93 +234,6 @@ function Tracks({ cap, run, state, onSelect, onZoom }: { cap: string; run: Run; 
     </div>
   );
 }
-
-const AXIS = 20;
-
-function drawAxis(g: CanvasRenderingContext2D, s: Scale, height: number) {
-  const { t, step } = ticks(s.from, s.to, Math.max(2, Math.floor(s.width / 110)));
-  g.font = '11px Inter Variable, system-ui, sans-serif';
-  g.textBaseline = 'top';
-  g.textAlign = 'center';
-  for (const v of t) {
-    const x = xOf(s, v);
-    g.fillStyle = '#eef0f3';
-    g.fillRect(x, AXIS, 1, height - AXIS);
-    g.fillStyle = '#5b6270';
-    g.fillText(tickText(v, step), x, 4);
-  }
-}
-
-function drawRow(g: CanvasRenderingContext2D, r: RowSpec, s: Scale, t: Track | undefined) {
-  g.font = '11px Inter Variable, system-ui, sans-serif';
-  g.textBaseline = 'middle';
-  g.textAlign = 'right';
-  g.fillStyle = '#3b4250';
-  g.fillText(r.label, LABEL_W - 8, r.y + r.h / 2);
-  g.fillStyle = '#f7f8fa';
-  g.fillRect(s.left, r.y, s.width, r.h);
-  g.textAlign = 'left';
-  if (r.empty !== null) {
-    g.fillStyle = '#8a909c';
-    g.fillText(r.empty, s.left + 6, r.y + r.h / 2);
-    return;
-  }
-  if (!t || !t.available) return;
-  const x = (i: number) => xOf(s, t.grid_lo_ns + i * t.bucket_ns);
-  const cw = Math.max(1, (t.bucket_ns / (s.to - s.from)) * s.width);
-  g.save();
-  g.beginPath();
-  g.rect(s.left, r.y, s.width, r.h);
-  g.clip();
-  if (r.track === 'cpu') {
-    const c = t.cpus?.find((v) => v.cpu === r.cpu);
-    const names = t.names ?? [];
-    if (c) {
-      for (let i = 0; i < c.busy.length; i++) {
-        const b = c.busy[i]!;
-        if (b <= 0) continue;
-        g.fillStyle = taskColour(c.task[i]!, names);
-        const h = Math.max(2, b * r.h);
-        g.fillRect(x(i), r.y + r.h - h, cw + 0.5, h);
-      }
-    }
-  } else {
-    let values: (number | null)[] = [];
-    let colour = '#3a6fb0';
-    if (r.series === 'depth') values = t.depth ?? [];
-    else if (r.series === 'iops') {
-      values = t.iops ?? [];
-      colour = '#2a8a57';
-    }
-    else if (r.track === 'fio') {
-      const n = t.buckets;
-      values = Array.from({ length: n }, (_, i) => {
-        const v = (t.ddirs ?? []).map((d) => d.iops[i]).filter((v): v is number => v !== null && v !== undefined);
-        return v.length ? v.reduce((a, b) => a + b, 0) : null;
-      });
-      colour = '#c0612b';
-    } else if (r.track === 'samples') {
-      values = t.counts ?? [];
-      colour = '#8a4fbf';
-    }
-    const max = Math.max(1e-9, ...values.map((v) => v ?? 0));
-    g.fillStyle = colour;
-    g.globalAlpha = 0.85;
-    for (let i = 0; i < values.length; i++) {
-      const v = values[i];
-      if (v === null || v === undefined || v <= 0) continue;
-      const h = Math.max(1, (v / max) * (r.h - 4));
-      g.fillRect(x(i), r.y + r.h - h, cw + 0.5, h);
-    }
-    g.globalAlpha = 1;
-    g.fillStyle = '#5b6270';
-    g.textBaseline = 'top';
-    g.fillText(`max ${fmtNum(max)}`, s.left + 4, r.y + 2);
-  }
-  g.restore();
-}
-
-const fmtNum = (v: number) => (v >= 100 ? fmtInt(v) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
 
 function Hover({ row, t, track }: { row: RowSpec; t: number; track: Track | undefined }) {
   const head = <div className="tt-name">{row.label} · {(t / 1e9).toFixed(4)} s</div>;
