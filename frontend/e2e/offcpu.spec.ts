@@ -42,6 +42,46 @@ test('upload; the off-CPU cell lists fio first with the run line', async ({ page
   await expect(first.locator('td.strong-num')).toHaveText(/s$/);
 });
 
+test("the threads table: fio's threads, the others folded behind one row whose figures add up to the run's; side A / side B fill the pair", async ({ page }) => {
+  test.skip(!cap.id, 'needs the upload');
+  await page.goto(`/compare?v=1&captures=${cap.id}&baseline=${cap.id}&cell=offcpu`);
+  const cell = page.locator('section.cell[data-kind="offcpu"]');
+  const table = cell.getByTestId('offcpu-threads');
+  const others = table.getByTestId('offcpu-others');
+  await expect(others).toContainText(/▸ \d+ other threads/);
+  // folded: only fio's rows above it
+  const rows = table.locator('tbody tr');
+  const n = await rows.count();
+  for (let i = 0; i < n - 1; i++) await expect(rows.nth(i).locator('td').first()).toContainText('fio');
+  // fio's waits + the others' = the run's total (every thread, listed or not)
+  const num = async (l: ReturnType<typeof table.locator>) => Number(((await l.textContent()) ?? '').replace(/,/g, ''));
+  let fioWaits = 0;
+  for (let i = 0; i < n - 1; i++) fioWaits += await num(rows.nth(i).locator('td').nth(2));
+  const total = table.getByTestId('offcpu-total');
+  expect(fioWaits + (await num(others.locator('td').nth(1)))).toBe(await num(total.locator('td').nth(1)));
+  await expect(total).toContainText(/all \d+ threads of r000 \(the run's totals: fio's \d+ \+ \d+ other\)/);
+  if (shots) await cell.screenshot({ path: path.join(shots, 'offcpu-00-threads.png') });
+  await others.getByRole('button').click();
+  await expect(others).toContainText('▾');
+  await expect(rows).toHaveCount(n + Number((/(\d+) other/.exec((await others.textContent()) ?? '') ?? [])[1]));
+  // a filter lists the matching threads of both groups
+  await cell.getByLabel('Filter threads').fill('kworker');
+  await expect(cell.getByTestId('offcpu-matched')).toContainText(/threads? listed match/);
+  for (const t of await rows.locator('td:nth-child(2)').allTextContents()) expect(t).toBe('kworker/*');
+  await cell.getByLabel('Filter threads').fill('');
+  // the actions say what they do: side A and side B of the pair form
+  const fio = rows.first();
+  const tid = (/\[(\d+)\]/.exec((await fio.locator('td').first().textContent()) ?? '') ?? [])[1]!;
+  await fio.getByRole('button', { name: 'side A' }).click();
+  await expect(cell.getByLabel('side A', { exact: true })).toHaveValue(tid);
+  await expect(fio.getByRole('button', { name: 'side A' })).toHaveAttribute('aria-pressed', 'true');
+  await cell.getByLabel('side B', { exact: true }).fill('kworker/*');
+  if (shots) await cell.screenshot({ path: path.join(shots, 'offcpu-00-threads-open.png') });
+  await cell.getByRole('button', { name: 'show A and B side by side' }).click();
+  await expect(cell.getByTestId('offcpu-side-a')).toContainText(/^A\s*fio/);
+  await expect(cell.getByTestId('offcpu-side-b')).toContainText(/^B\s*kworker/);
+});
+
 test('the flame cell draws event offcpu as time off the CPU', async ({ page }) => {
   test.skip(!cap.id, 'needs the upload');
   await page.goto(`/compare?v=1&captures=${cap.id}&baseline=${cap.id}&cell=flame:ev=offcpu;comm=fio`);

@@ -34,6 +34,8 @@ class OffcpuRun(BaseModel):
     in_at_start: int = Field(description="Switch-ins of threads off the CPU since before the recording: no stack.")
     unpaired: int = Field(description="Switch-outs or switch-ins whose partner was lost: not weighted.")
     duration_ns: int | None = Field(description="First to last event of the recording.")
+    threads: int = Field(description="Threads with at least one weighted wait: intervals and blocked_ns are their "
+                                     "totals (the summary lists at most its limit of them).")
     events_lost: bool
     warnings: list[str]
     checks: list[OffcpuCheck]
@@ -62,7 +64,8 @@ class OffcpuSummary(BaseModel):
     events_lost: bool
     warnings: list[str]
     workload_comm: str | None = Field(description="The workload's task name ('fio'), when known.")
-    tasks: list[OffcpuTaskRow] = Field(description="The workload's threads first, then most time off the CPU first.")
+    tasks: list[OffcpuTaskRow] = Field(description="Per run at most `limit` threads: the workload's first, then most "
+                                                   "time off the CPU first (each run's totals: its row in runs).")
 
 
 class OffcpuSide(BaseModel):

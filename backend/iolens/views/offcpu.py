@@ -37,7 +37,9 @@ def _runs(store: Store, cid: str) -> list[models.OffcpuRun]:
     # one row per run; checks as a list of structs
     rows = store.query(
         """SELECT r.run_id, r.switches, r.wakings, r.intervals, r.blocked_ns, r.open_at_end, r.open_at_end_ns,
-                  r.in_at_start, r.unpaired, r.last_ts_ns - r.first_ts_ns AS duration_ns, r.events_lost, r.warnings
+                  r.in_at_start, r.unpaired, r.last_ts_ns - r.first_ts_ns AS duration_ns, r.events_lost, r.warnings,
+                  (SELECT count(DISTINCT i.tid) FROM offcpu_intervals i
+                   WHERE i.capture_id = r.capture_id AND i.run_id = r.run_id)::BIGINT AS threads
            FROM offcpu_runs r JOIN runs USING (capture_id, run_id)
            WHERE r.capture_id = ? ORDER BY runs.run_index""", [cid]).rows
     if not rows:
@@ -51,12 +53,13 @@ def _runs(store: Store, cid: str) -> list[models.OffcpuRun]:
                                                                 ratio=ratio, ok=ok, detail=detail))
     return [models.OffcpuRun(run_id=r[0], switches=r[1], wakings=r[2], intervals=r[3], blocked_ns=r[4],
                              open_at_end=r[5], open_at_end_ns=r[6], in_at_start=r[7], unpaired=r[8],
-                             duration_ns=r[9], events_lost=r[10], warnings=json.loads(r[11]),
+                             duration_ns=r[9], events_lost=r[10], warnings=json.loads(r[11]), threads=r[12],
                              checks=checks.get(r[0], [])) for r in rows]
 
 
 def summary(store: Store, cid: str, run: str | None = None, limit: int = TASK_LIMIT) -> models.OffcpuSummary:
-    """Each run's recording and the threads with the most time off the CPU."""
+    """Each run's recording and, per run, its threads: the workload's first, then the most time off the
+    CPU first, at most ``limit`` of each run (each run's totals over all its threads are in its row)."""
     ref = _ref(store, cid)
     runs = _runs(store, cid)
     if run is not None and run not in {r.run_id for r in runs}:
@@ -76,7 +79,9 @@ def summary(store: Store, cid: str, run: str | None = None, limit: int = TASK_LI
                (SELECT json_group_object(st.state, st.ns) FROM st WHERE st.run_id = i.run_id AND st.tid = i.tid),
                any_value(wk.waker), bool_or(i.wl) AS wl
         FROM i LEFT JOIN wk ON wk.run_id = i.run_id AND wk.tid = i.tid
-        GROUP BY i.run_id, i.tid ORDER BY wl DESC, ns DESC, i.run_id, i.tid LIMIT $limit""", params).rows
+        GROUP BY i.run_id, i.tid
+        QUALIFY row_number() OVER (PARTITION BY i.run_id ORDER BY bool_or(i.wl) DESC, sum(i.blocked_ns) DESC, i.tid) <= $limit
+        ORDER BY wl DESC, ns DESC, i.run_id, i.tid""", params).rows
     tasks = [models.OffcpuTaskRow(run_id=r[0], tid=r[1], pid=r[2], comm=r[3], group=r[4], workload=r[10],
                                   intervals=r[5], blocked_ns=r[6], max_ns=r[7],
                                   states=json.loads(r[8]) if r[8] else {}, top_waker=r[9]) for r in rows]

@@ -3755,6 +3755,11 @@ export interface components {
              */
             switches: number;
             /**
+             * Threads
+             * @description Threads with at least one weighted wait: intervals and blocked_ns are their totals (the summary lists at most its limit of them).
+             */
+            threads: number;
+            /**
              * Unpaired
              * @description Switch-outs or switch-ins whose partner was lost: not weighted.
              */
@@ -3829,7 +3834,7 @@ export interface components {
             runs: components["schemas"]["OffcpuRun"][];
             /**
              * Tasks
-             * @description The workload's threads first, then most time off the CPU first.
+             * @description Per run at most `limit` threads: the workload's first, then most time off the CPU first (each run's totals: its row in runs).
              */
             tasks: components["schemas"]["OffcpuTaskRow"][];
             /** Warnings */
@@ -7127,7 +7132,7 @@ export interface operations {
             query?: {
                 /** @description One run (default: every run with off-CPU stacks). */
                 run?: string | null;
-                /** @description Threads to list. */
+                /** @description Threads to list per run (the workload's first). */
                 limit?: number;
             };
             header?: never;

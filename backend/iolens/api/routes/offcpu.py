@@ -23,7 +23,7 @@ router = APIRouter()
             tags=["offcpu"])
 def offcpu_summary(capture_id: str, s: StoreDep,
                    run: Annotated[str | None, Query(description="One run (default: every run with off-CPU stacks).")] = None,
-                   limit: Annotated[int, Query(ge=1, le=5000, description="Threads to list.")] = offcpu_view.TASK_LIMIT):
+                   limit: Annotated[int, Query(ge=1, le=5000, description="Threads to list per run (the workload's first).")] = offcpu_view.TASK_LIMIT):
     return _call(offcpu_view.summary, s, capture_id, run, limit)
 
 

@@ -13,6 +13,7 @@ import { defaultFlameState } from '../flame/state';
 import type { CellProps } from '../types';
 import { useOffcpuPair, useOffcpuSummary, type OffcpuRunInfo, type OffcpuSide, type OffcpuSummary } from './queries';
 import type { OffcpuState } from './state';
+import { threadTable, type ThreadRow } from './threads';
 import './offcpu.css';
 
 const ms = (ns: number) => formatValue(ns, 'ns');
@@ -132,10 +133,62 @@ function StatesBar({ states, total }: { states: Record<string, number>; total: n
   );
 }
 
+/** A side's pair button: sets the thread as side A or B of the pair form (pressed when it is). */
+function SideButton({ slot, tid, value, set }: { slot: 'A' | 'B'; tid: number; value: string; set: (v: string) => void }) {
+  const on = value === String(tid);
+  return (
+    <button
+      type="button"
+      className={`toggle${on ? ' on' : ''}`}
+      aria-pressed={on}
+      title={`${on ? 'Side' : 'Set it as side'} ${slot} of the pair above ("show A and B side by side": where each blocked and what woke it)`}
+      onClick={() => set(on ? '' : String(tid))}
+    >
+      side {slot}
+    </button>
+  );
+}
+
 function Threads({ data, run, onPair, onFlame }: { data: OffcpuSummary; run: string | null; onPair: (a: string, b: string) => void; onFlame: (tid: number) => void }) {
   const [a, setA] = useState('');
   const [b, setB] = useState('');
-  const rows = data.tasks.filter((t) => run === null || t.run_id === run);
+  const [filter, setFilter] = useState('');
+  const [open, setOpen] = useState(false);
+  const info = data.runs.find((r) => r.run_id === run) ?? data.runs[0];
+  if (!info) return <p className="muted">No run with off-CPU stacks.</p>;
+  const tb = threadTable(data.tasks, info, filter);
+  const work = data.workload_comm ?? 'the workload';
+  // the others are folded when the workload has threads here; a filter shows every match
+  const folded = !filter.trim() && !open && tb.workloadSum.threads > 0 && tb.others.length > 0;
+  const row = (t: ThreadRow) => (
+    <tr key={`${t.run_id}:${t.tid}`} className={t.workload ? 'offcpu-workload' : undefined}>
+      <td>
+        {t.comm} <span className="muted">[{t.tid}]</span>
+      </td>
+      <td className="muted">{t.group}</td>
+      <td className="num">{fmtInt(t.intervals)}</td>
+      <td className="num strong-num">{ms(t.blocked_ns)}</td>
+      <td>
+        <StatesBar states={t.states} total={t.blocked_ns} />
+      </td>
+      <td className="num muted">{ms(t.max_ns)}</td>
+      <td>{t.top_waker ?? '–'}</td>
+      <td className="actions">
+        <button type="button" className="toggle" title="Its off-CPU flame graph (where it blocked, weighted by time off the CPU) in a new flame cell" onClick={() => onFlame(t.tid)}>
+          flame graph
+        </button>
+        <SideButton slot="A" tid={t.tid} value={a} set={setA} />
+        <SideButton slot="B" tid={t.tid} value={b} set={setB} />
+      </td>
+    </tr>
+  );
+  const sumCells = (s: { intervals: number; blocked_ns: number }) => (
+    <>
+      <td className="num">{fmtInt(s.intervals)}</td>
+      <td className="num strong-num">{ms(s.blocked_ns)}</td>
+    </>
+  );
+  const plural = (n: number, w: string) => `${fmtInt(n)} ${w}${n === 1 ? '' : 's'}`;
   return (
     <>
       <form
@@ -145,13 +198,22 @@ function Threads({ data, run, onPair, onFlame }: { data: OffcpuSummary; run: str
           if (a && b && a !== b) onPair(a, b);
         }}
       >
-        Pair: <input value={a} onChange={(e) => setA(e.target.value)} placeholder="thread id or group (fio)" aria-label="first side" /> ⇄{' '}
-        <input value={b} onChange={(e) => setB(e.target.value)} placeholder="kworker/*" aria-label="second side" />{' '}
-        <button type="submit" disabled={!a || !b || a === b}>
-          show both sides
+        Pair: <span className="offcpu-side-tag">A</span> <input value={a} onChange={(e) => setA(e.target.value)} placeholder="thread id or group (fio)" aria-label="side A" /> ⇄{' '}
+        <span className="offcpu-side-tag">B</span> <input value={b} onChange={(e) => setB(e.target.value)} placeholder="kworker/*" aria-label="side B" />{' '}
+        <button type="submit" className="toggle" disabled={!a || !b || a === b}>
+          show A and B side by side
         </button>
-        <span className="muted"> · or a "stacks" link of the scheduler cell's ping-pong table</span>
+        <span className="muted"> · pick them with a thread's "side A" / "side B", or a "stacks" link of the scheduler cell's ping-pong table</span>
       </form>
+      <div className="offcpu-filter">
+        <input type="search" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="filter threads: command, group or id" aria-label="Filter threads" />
+        {tb.matched && (
+          <span className="muted" data-testid="offcpu-matched">
+            {' '}
+            {plural(tb.matched.threads, 'thread')} listed match{tb.matched.threads === 1 ? 'es' : ''}: {fmtInt(tb.matched.intervals)} waits, {ms(tb.matched.blocked_ns)} off the CPU
+          </span>
+        )}
+      </div>
       <table className="offcpu-table" data-testid="offcpu-threads">
         <thead>
           <tr>
@@ -162,37 +224,42 @@ function Threads({ data, run, onPair, onFlame }: { data: OffcpuSummary; run: str
             <th title="time off the CPU by the state it left in: S sleeping, D uninterruptible, R preempted, I idle kthread">by state</th>
             <th className="num">longest</th>
             <th title="the task group whose wakeup ended its waits most often">woken most by</th>
-            <th />
+            <th title="its off-CPU flame graph in a new cell; side A / side B of the pair view">open</th>
           </tr>
         </thead>
         <tbody>
-          {rows.map((t) => (
-            <tr key={`${t.run_id}:${t.tid}`}>
-              <td>
-                {t.comm} <span className="muted">[{t.tid}]</span>
-              </td>
-              <td className="muted">{t.group}</td>
-              <td className="num">{fmtInt(t.intervals)}</td>
-              <td className="num strong-num">{ms(t.blocked_ns)}</td>
-              <td>
-                <StatesBar states={t.states} total={t.blocked_ns} />
-              </td>
-              <td className="num muted">{ms(t.max_ns)}</td>
-              <td>{t.top_waker ?? '–'}</td>
-              <td className="actions">
-                <button type="button" className="link" title="its off-CPU flame graph in a flame cell" onClick={() => onFlame(t.tid)}>
-                  flame
+          {tb.workload.map(row)}
+          {tb.othersSum.threads > 0 && !filter.trim() && tb.workloadSum.threads > 0 && (
+            <tr className="offcpu-others" data-testid="offcpu-others">
+              <td colSpan={2}>
+                <button type="button" className="link" aria-expanded={!folded} onClick={() => setOpen(!open)}>
+                  {folded ? '▸' : '▾'} {plural(tb.othersSum.threads, 'other thread')}
                 </button>{' '}
-                <button type="button" className="link" title="set it as the first side of a pair" onClick={() => setA(String(t.tid))}>
-                  as a
-                </button>{' '}
-                <button type="button" className="link" title="set it as the second side" onClick={() => setB(String(t.tid))}>
-                  as b
-                </button>
+                <span className="muted">not {work}'s (other processes on the host)</span>
+              </td>
+              {sumCells(tb.othersSum)}
+              <td colSpan={4} className="muted">
+                {folded ? 'folded: click to list them' : tb.unlisted > 0 ? `the ${fmtInt(tb.others.length)} with the most time are listed below` : ''}
               </td>
             </tr>
-          ))}
+          )}
+          {!folded && tb.others.map(row)}
         </tbody>
+        <tfoot>
+          <tr className="offcpu-total" data-testid="offcpu-total">
+            <td colSpan={2}>
+              all {plural(tb.total.threads, 'thread')} of {info.run_id}
+              <span className="muted">
+                {' '}
+                (the run's totals{tb.workloadSum.threads > 0 ? `: ${work}'s ${fmtInt(tb.workloadSum.threads)} + ${fmtInt(tb.othersSum.threads)} other` : ''})
+              </span>
+            </td>
+            {sumCells(tb.total)}
+            <td colSpan={4} className="muted">
+              {tb.unlisted > 0 ? `${plural(tb.unlisted, 'thread')} with the least time not listed; counted here and in the other threads' row` : ''}
+            </td>
+          </tr>
+        </tfoot>
       </table>
     </>
   );
@@ -218,7 +285,7 @@ function Side({ s, other, slot, icicle }: { s: OffcpuSide; other: OffcpuSide; sl
   return (
     <section className="offcpu-side" data-testid={`offcpu-side-${slot}`}>
       <h4>
-        {s.label} <span className="muted">({s.selector === s.label ? `${s.tids.length} threads` : s.selector})</span>
+        <span className="offcpu-side-tag">{slot.toUpperCase()}</span> {s.label} <span className="muted">({s.selector === s.label ? `${s.tids.length} threads` : s.selector})</span>
       </h4>
       <p className="offcpu-side-facts">
         <strong>{ms(s.blocked_ns)}</strong> off the CPU in {fmtInt(s.intervals)} waits

@@ -10,7 +10,7 @@ export type OffcpuRunInfo = components['schemas']['OffcpuRun'];
 
 export function useOffcpuSummary(cap: string | null) {
   return useQuery(cap === null ? null : `offcpu:${cap}`, () =>
-    unwrap(api.GET('/api/captures/{capture_id}/offcpu', { params: { path: { capture_id: cap! }, query: { limit: 40 } } })),
+    unwrap(api.GET('/api/captures/{capture_id}/offcpu', { params: { path: { capture_id: cap! }, query: { limit: 200 } } })),
   );
 }
 

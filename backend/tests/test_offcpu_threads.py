@@ -1,0 +1,58 @@
+"""The off-CPU summary's threads over real HTTP, on datasets/offcpu-xfs-dio (a busy host: fio's 4
+threads among 70 others): the limit is per run, the workload's threads come first, and each run
+says how many threads its totals are over, so the cell's "other threads" row can add up to them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from server import running_server
+
+REPO = Path(__file__).resolve().parents[2]
+BUNDLES = sorted((REPO / "datasets" / "offcpu-xfs-dio").glob("*.iolens.tar.gz"))
+
+
+@pytest.fixture(scope="module")
+def api(tmp_path_factory):
+    if not BUNDLES:
+        pytest.skip("datasets/offcpu-xfs-dio is not in this checkout")
+    tmp = tmp_path_factory.mktemp("offcpu-threads")
+    with running_server(tmp / "data") as client:
+        with BUNDLES[0].open("rb") as f:
+            r = client.post("/api/captures", files={"file": (BUNDLES[0].name, f, "application/gzip")}, timeout=300)
+        assert r.status_code == 201, r.text
+        client.cid = r.json()["id"]  # type: ignore[attr-defined]
+        yield client
+
+
+def _summary(api, **params) -> dict:
+    r = api.get(f"/api/captures/{api.cid}/offcpu", params=params)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_each_run_counts_its_threads_and_their_totals_add_up(api):
+    s = _summary(api, limit=5000)
+    for run in s["runs"]:
+        rows = [t for t in s["tasks"] if t["run_id"] == run["run_id"]]
+        assert run["threads"] == len(rows) == len({t["tid"] for t in rows}) > 10
+        assert run["intervals"] == sum(t["intervals"] for t in rows)
+        assert run["blocked_ns"] == sum(t["blocked_ns"] for t in rows)
+
+
+def test_the_limit_is_per_run_and_keeps_the_workload_first(api):
+    every = _summary(api, limit=5000)
+    s = _summary(api, limit=6)
+    assert s["runs"] == every["runs"]  # the totals do not depend on the listing
+    for run in s["runs"]:
+        rows = [t for t in s["tasks"] if t["run_id"] == run["run_id"]]
+        assert len(rows) == 6 < run["threads"]
+        flags = [t["workload"] for t in rows]
+        assert flags[0] and flags == sorted(flags, reverse=True)  # fio's threads, then the others
+        assert [t["comm"] for t in rows if t["workload"]] == ["fio"] * sum(flags)
+        others = [t["blocked_ns"] for t in rows if not t["workload"]]
+        assert others == sorted(others, reverse=True)
+    # one run asked for: the same rows as that run's share of the whole
+    r0 = s["runs"][0]["run_id"]
+    assert _summary(api, limit=6, run=r0)["tasks"] == [t for t in s["tasks"] if t["run_id"] == r0]
