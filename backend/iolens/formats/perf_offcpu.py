@@ -40,7 +40,7 @@ from .perf_script import (
     with_module_fallback,
 )
 
-__all__ = ["OffcpuSwitch", "OffcpuWaking", "OffcpuReader", "iter_offcpu_events", "frame_name"]
+__all__ = ["OffcpuSwitch", "OffcpuWaking", "OffcpuReader", "iter_offcpu_events", "frame_name", "line_error"]
 
 
 class OffcpuSwitch(NamedTuple):
@@ -84,6 +84,20 @@ _HEAD = re.compile(
 _OFFSET = re.compile(r"\+0x[0-9a-fA-F]+$")
 
 
+def line_error(source: str, lineno: int, kind: str, text: str) -> FormatError:
+    """The error for a line the reader rejects. kind: "chain" (a chain line before any event line),
+    "header" (not an event line), "switch" / "waking" (the event's trace text not as expected);
+    text: the line, or the trace text. (The native pass of ingest/offcpu_native.py reports its
+    errors as these (line, kind, text) and raises the same errors.)"""
+    if kind == "chain":
+        return FormatError(source, f"a call chain line without an event line before it: {text.strip()[:80]!r}",
+                           line=lineno)
+    if kind == "header":
+        return FormatError(source, f"not a perf script event line: {text.strip()[:80]!r}", line=lineno, field="header")
+    event = "sched_switch" if kind == "switch" else "sched_waking"
+    return FormatError(source, f"{event} fields not as expected: {text.strip()[:80]!r}", line=lineno, field="trace")
+
+
 def frame_name(line: str) -> str | None:
     """One chain line -> its frame as inferno names it; None for a frame inferno drops."""
     parts = stack_line_parts(line)
@@ -109,9 +123,6 @@ class OffcpuReader:
         self.lines = 0
         self.chainless = 0
 
-    def _error(self, lineno: int, message: str, fieldname: str | None = None) -> FormatError:
-        return FormatError(self.source, message, line=lineno, field=fieldname)
-
     def events(self, lines: Iterable[str]) -> Iterator[OffcpuEvent]:
         head: tuple | None = None   # (lineno, ts, cpu, pid, tid, comm, event, trace) of the open event
         frames: list[str] = []
@@ -127,7 +138,7 @@ class OffcpuReader:
                 continue
             if line[0] in " \t":
                 if head is None:
-                    raise self._error(lineno, f"a call chain line without an event line before it: {line.strip()[:80]!r}")
+                    raise line_error(self.source, lineno, "chain", line)
                 f = frame_name(line)
                 if f is not None:
                     frames.append(f)
@@ -149,7 +160,7 @@ class OffcpuReader:
     def _head(self, lineno: int, line: str) -> tuple:
         m = _HEAD.match(line)
         if m is None:
-            raise self._error(lineno, f"not a perf script event line: {line.strip()[:80]!r}", "header")
+            raise line_error(self.source, lineno, "header", line)
         comm = m.group("comm")
         if m.group("tid") is None:  # a lone tid
             pid, tid = None, int(m.group("pid"))
@@ -169,7 +180,7 @@ class OffcpuReader:
         if event == "sched:sched_switch":
             m = SWITCH_TRACE.match(trace)
             if m is None:
-                raise self._error(lineno, f"sched_switch fields not as expected: {trace.strip()[:80]!r}", "trace")
+                raise line_error(self.source, lineno, "switch", trace)
             pc, pp, _ppr, ps, nc, np, _npr = m.groups()
             if folded is None:
                 self.chainless += 1
@@ -177,7 +188,7 @@ class OffcpuReader:
         if event == "sched:sched_waking":
             m = WAKE_TRACE.match(trace)
             if m is None:
-                raise self._error(lineno, f"sched_waking fields not as expected: {trace.strip()[:80]!r}", "trace")
+                raise line_error(self.source, lineno, "waking", trace)
             c, p, _pr, t = m.groups()
             if folded is None:
                 self.chainless += 1

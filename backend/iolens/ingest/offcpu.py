@@ -23,22 +23,39 @@ sched_waking of the thread after its switch-out (as sched_delays takes it).
 
 Lost events: the one rule (store/rules/lost_events.py) on recorded vs perf stat's count of each
 tracepoint, and on paired vs all switch-ins of threads already seen (offcpu_checks).
+
+Two implementations of the same pass, which gives four CSV files (offcpu_intervals,
+offcpu_wakings, perf_stacks, perf_samples: `OffcpuFiles`, loaded with Writer.insert_csv) and the
+counters (`OffcpuPass`): the native one, `iolens_native.offcpu_csv` (Rust, backend/native/
+iolens_native/src/offcpu.rs: read with gzip on a second thread, parse, pair, write), used at
+ingest; and the Python reference, `read_offcpu` + `write_offcpu_csv`, used when the native module
+is missing, when IOLENS_OFFCPU_NATIVE=0, and when the native pass answers "fallback" (an event line
+with non-ASCII text, where Python's regex classes are Unicode; times beyond 64 bits; read or gzip
+errors). backend/tests/test_offcpu_native.py checks that both write the same bytes and counts.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..bundle import Artifact, BundleError, OpenBundle
-from ..formats.perf_offcpu import OffcpuReader, OffcpuSwitch
+from ..formats.perf_offcpu import OffcpuReader, OffcpuSwitch, line_error
 from ..formats.perf_stat import parse_perf_stat_csv
 from ..store.derived import OFFCPU_EVENT, OFFCPU_STACK_BASE, WAKEUP_EVENT
 from ..store.rules.lost_events import LOSS_THRESHOLD, recorded_short
-from .parsed import Parsed
+from .parsed import BulkCsv, Parsed
 from .sched import open_member, task_group_sql, workload_comm
+
+try:
+    import iolens_native as _native
+except ImportError:  # pragma: no cover - the package is built by `uv sync`
+    _native = None
 
 if TYPE_CHECKING:
     from ..store.db import Writer
@@ -56,10 +73,55 @@ INTERVAL_COLUMNS = ("capture_id", "run_id", "tid", "pid", "comm", "grp", "state"
                     "t_in_ns", "blocked_ns", "stack_id", "waker_tid", "waker_comm", "waker_grp")
 WAKING_COLUMNS = ("capture_id", "run_id", "ts_ns", "cpu", "waker_tid", "waker_pid", "waker_comm", "waker_grp",
                   "wakee_tid", "wakee_comm", "wakee_grp", "target_cpu", "stack_id")
-STACK_COLUMNS = ("capture_id", "run_id", "stack_id", "folded_stack")
-SAMPLE_COLUMNS = ("capture_id", "run_id", "ts_ns", "cpu", "pid", "tid", "comm", "stack_id", "weight", "event")
 TABLE_COLUMNS = {"offcpu_runs": RUN_COLUMNS, "offcpu_checks": CHECK_COLUMNS, "offcpu_intervals": INTERVAL_COLUMNS,
                  "offcpu_wakings": WAKING_COLUMNS}
+
+# The CSV files of the pass (headerless; strings always quoted, '"' doubled; NULL an empty field),
+# as (column, DuckDB type) in file order; the other columns are constants of the load.
+INTERVAL_CSV = (("tid", "INTEGER"), ("pid", "INTEGER"), ("comm", "VARCHAR"), ("state", "VARCHAR"),
+                ("cpu_out", "INTEGER"), ("t_out_ns", "BIGINT"), ("cpu_in", "INTEGER"), ("t_in_ns", "BIGINT"),
+                ("blocked_ns", "BIGINT"), ("stack_id", "INTEGER"), ("waker_tid", "INTEGER"), ("waker_comm", "VARCHAR"))
+WAKING_CSV = (("ts_ns", "BIGINT"), ("cpu", "INTEGER"), ("waker_tid", "INTEGER"), ("waker_pid", "INTEGER"),
+              ("waker_comm", "VARCHAR"), ("wakee_tid", "INTEGER"), ("wakee_comm", "VARCHAR"), ("target_cpu", "INTEGER"),
+              ("stack_id", "INTEGER"))
+STACK_CSV = (("stack_id", "INTEGER"), ("folded_stack", "VARCHAR"))
+SAMPLE_CSV = (("ts_ns", "BIGINT"), ("cpu", "INTEGER"), ("pid", "INTEGER"), ("tid", "INTEGER"), ("comm", "VARCHAR"),
+              ("stack_id", "INTEGER"), ("weight", "BIGINT"), ("event", "VARCHAR"))
+NATIVE_ENV = "IOLENS_OFFCPU_NATIVE"
+
+
+class OffcpuFiles(NamedTuple):
+    """Where one pass writes its rows: INTERVAL_CSV, WAKING_CSV, STACK_CSV, SAMPLE_CSV."""
+
+    intervals: Path
+    wakings: Path
+    stacks: Path
+    samples: Path
+
+    @classmethod
+    def in_dir(cls, d: Path) -> OffcpuFiles:
+        return cls(d / "offcpu_intervals.csv", d / "offcpu_wakings.csv", d / "perf_stacks.csv", d / "perf_samples.csv")
+
+
+@dataclass(frozen=True)
+class OffcpuPass:
+    """The counters of one pass (both implementations), as offcpu_runs and offcpu_checks use them."""
+
+    lines: int
+    switches: int
+    n_wakings: int
+    blocked_ns: int
+    open_at_end: int
+    open_at_end_ns: int
+    in_at_start: int
+    unpaired_out: int
+    unpaired_in: int
+    paired: int
+    chainless: int
+    stacks: int                 # distinct stacks (ids OFFCPU_STACK_BASE ... + stacks - 1)
+    first_ts_ns: int | None
+    last_ts_ns: int | None
+    skipped: dict[str, int]     # other events, in order of first sight
 
 
 def state_frame(state: str) -> str:
@@ -94,12 +156,18 @@ class OffcpuRun:
     first_ts_ns: int | None = None
     last_ts_ns: int | None = None
     skipped: dict[str, int] = field(default_factory=dict)
+    lines: int = 0
 
     def stack_id(self, folded: str) -> int:
         sid = self.stacks.get(folded)
         if sid is None:
             sid = self.stacks[folded] = OFFCPU_STACK_BASE + len(self.stacks)
         return sid
+
+    def counts(self) -> OffcpuPass:
+        return OffcpuPass(self.lines, self.switches, self.n_wakings, self.blocked_ns, self.open_at_end,
+                          self.open_at_end_ns, self.in_at_start, self.unpaired_out, self.unpaired_in, self.paired,
+                          self.chainless, len(self.stacks), self.first_ts_ns, self.last_ts_ns, dict(self.skipped))
 
 
 def read_offcpu(lines, source: str, cid: str, run_id: str) -> OffcpuRun:
@@ -153,13 +221,82 @@ def read_offcpu(lines, source: str, cid: str, run_id: str) -> OffcpuRun:
     out.first_ts_ns, out.last_ts_ns = reader.first_ts_ns, reader.last_ts_ns
     out.chainless = reader.chainless
     out.skipped = dict(reader.skipped)
+    out.lines = reader.lines
     end = out.last_ts_ns or 0
     out.open_at_end = len(pending)
     out.open_at_end_ns = sum(end - p[0] for p in pending.values())
     return out
 
 
-def checks(run: OffcpuRun, counted: dict[str, int | None] | None, stat_path: str | None) -> list[tuple]:
+def _q(s: str) -> str:
+    return '"' + s.replace('"', '""') + '"'
+
+
+def _n(v: int | None) -> str:
+    return "" if v is None else str(v)
+
+
+def write_offcpu_csv(run: OffcpuRun, files: OffcpuFiles) -> None:
+    """The reference's rows as the four CSV files (the layout the native pass writes)."""
+    with files.intervals.open("w", encoding="utf-8", newline="") as f:
+        f.writelines(f"{r[2]},{_n(r[3])},{_q(r[4])},{_q(r[6])},{r[7]},{r[8]},{r[9]},{r[10]},{r[11]},{r[12]},"
+                     f"{_n(r[13])},{'' if r[14] is None else _q(r[14])}\n" for r in run.intervals)
+    with files.wakings.open("w", encoding="utf-8", newline="") as f:
+        f.writelines(f"{r[2]},{r[3]},{r[4]},{_n(r[5])},{_q(r[6])},{r[8]},{_q(r[9])},{_n(r[11])},{r[12]}\n"
+                     for r in run.wakings)
+    with files.stacks.open("w", encoding="utf-8", newline="") as f:
+        f.writelines(f"{sid},{_q(folded)}\n" for folded, sid in run.stacks.items())
+    with files.samples.open("w", encoding="utf-8", newline="") as f:
+        f.writelines(f"{r[2]},{r[3]},{_n(r[4])},{r[5]},{_q(r[6])},{r[7]},{r[8]},{_q(r[9])}\n" for r in run.samples)
+
+
+class Fallback(Exception):
+    """The native pass cannot read this input as the reference does (the reason is the message)."""
+
+
+def native_available() -> bool:
+    return _native is not None and hasattr(_native, "offcpu_csv")
+
+
+def native_enabled() -> bool:
+    """Ingest uses the native pass: available, and not turned off with IOLENS_OFFCPU_NATIVE=0."""
+    return native_available() and os.environ.get(NATIVE_ENV, "1").strip() not in ("0", "false", "no", "off")
+
+
+def native_pass(member: Path | bytes, source: str, files: OffcpuFiles, *, chunk_bytes: int = 0) -> OffcpuPass:
+    """`iolens_native.offcpu_csv` on `member` (a path, gzip detected, or the text as bytes). Raises
+    FormatError as the reference does (`source` names the file), Fallback, OSError."""
+    if not native_available():
+        raise Fallback("iolens_native.offcpu_csv is not available")
+    src = member if isinstance(member, bytes) else os.fspath(member)
+    d = _native.offcpu_csv(src, *(os.fspath(p) for p in files), stack_base=OFFCPU_STACK_BASE,
+                           chunk_bytes=chunk_bytes)
+    if "fallback" in d:
+        raise Fallback(d["fallback"])
+    if "error" in d:
+        raise line_error(source, *d["error"])
+    return OffcpuPass(d["lines"], d["switches"], d["wakings"], d["blocked_ns"], d["open_at_end"], d["open_at_end_ns"],
+                      d["in_at_start"], d["unpaired_out"], d["unpaired_in"], d["paired"], d["chainless"], d["stacks"],
+                      d["first_ts_ns"], d["last_ts_ns"], dict(d["skipped"]))
+
+
+def offcpu_pass(member: Path, source: str, files: OffcpuFiles, *, native: bool | None = None) -> OffcpuPass:
+    """One perf-offcpu file -> the four CSV files and the counters: native unless turned off or
+    answered with Fallback, else the reference."""
+    if native is None:
+        native = native_enabled()
+    if native:
+        try:
+            return native_pass(member, source, files)
+        except Fallback:
+            pass
+    with open_member(member) as f:
+        run = read_offcpu(f, source, "", "")
+    write_offcpu_csv(run, files)
+    return run.counts()
+
+
+def checks(run: OffcpuRun | OffcpuPass, counted: dict[str, int | None] | None, stat_path: str | None) -> list[tuple]:
     """(name, event, recorded, expected, ratio, ok, detail) by the one lost-events rule."""
     rows: list[tuple] = []
     recorded = {"sched:sched_switch": run.switches, "sched:sched_waking": run.n_wakings}
@@ -209,8 +346,9 @@ def offcpu_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out: 
     if any(r[1] == run_id for r in out.rows.get("offcpu_runs", [])):
         raise BundleError(f"run {run_id} has more than one {KIND} artifact", where, 422)
     cid = bundle.capture_id
-    with open_member(bundle.path(art.path)) as f:
-        run = read_offcpu(f, art.path, cid, run_id)
+    tmp = Path(tempfile.mkdtemp(prefix=".iolens-offcpu-", dir=bundle.root))
+    files = OffcpuFiles.in_dir(tmp)
+    run = offcpu_pass(bundle.path(art.path), art.path, files)
     counted, stat_path = _counted(bundle, run_id)
     check_rows = checks(run, counted, stat_path)
     warnings = [c[6] for c in check_rows if c[5] is False]
@@ -231,20 +369,22 @@ def offcpu_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out: 
                              bool(warnings),
                              json.dumps(warnings))])
     out.add("offcpu_checks", [(cid, run_id, *c[:4], c[4], LOSS_THRESHOLD, c[5], c[6]) for c in check_rows])
-    out.add("offcpu_intervals", run.intervals)
-    out.add("offcpu_wakings", run.wakings)
-    # perf_stacks / perf_samples are written in the transaction's derive steps, not as rows of
-    # `out`, so that the perf-script and folded-stacks handlers' one-artifact-per-run checks on
-    # those tables see only their own kinds.
-    out.derive.append(partial(_write_stacks, [(cid, run_id, sid, folded) for folded, sid in run.stacks.items()],
-                              run.samples))
+    const = (("capture_id", cid), ("run_id", run_id))
+    out.bulk.append(BulkCsv("offcpu_intervals", files.intervals, INTERVAL_CSV,
+                            (*const, ("grp", ""), ("waker_grp", None))))
+    out.bulk.append(BulkCsv("offcpu_wakings", files.wakings, WAKING_CSV,
+                            (*const, ("waker_grp", ""), ("wakee_grp", ""))))
+    # perf_stacks / perf_samples are loaded in the transaction's derive steps, not as bulk files
+    # of `out`, so that the perf-script and folded-stacks handlers' one-artifact-per-run checks
+    # on those tables see only their own kinds.
+    out.derive.append(partial(_load_stacks, files, const))
     if not any(step is _derive_groups for step in out.derive):
         out.derive.append(_derive_groups)
 
 
-def _write_stacks(stacks: list[tuple[Any, ...]], samples: list[tuple[Any, ...]], w: Writer) -> None:
-    w.insert("perf_stacks", STACK_COLUMNS, stacks)
-    w.insert("perf_samples", SAMPLE_COLUMNS, samples)
+def _load_stacks(files: OffcpuFiles, const: tuple[tuple[str, Any], ...], w: Writer) -> None:
+    w.insert_csv("perf_stacks", files.stacks, STACK_CSV, const)
+    w.insert_csv("perf_samples", files.samples, SAMPLE_CSV, const)
 
 
 def _derive_groups(w: Writer) -> None:

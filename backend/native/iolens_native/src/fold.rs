@@ -559,7 +559,7 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 /// massage function name to be nicer: "[unknown]" -> "[module]" (or "[module <pc>]" with
 /// --addrs); written into `buf`.
 #[inline]
-fn with_module_fallback(
+pub(crate) fn with_module_fallback(
     buf: &mut Vec<u8>,
     module: &str,
     func: &str,
@@ -594,7 +594,7 @@ fn with_module_fallback(
 /// Go methods ("net/http.(*Client).Do") and C++ "(anonymous namespace)", and parentheses nested
 /// in <...>, {...}, [...].
 #[inline]
-fn tidy_generic(buf: &mut Vec<u8>, start: usize) {
+pub(crate) fn tidy_generic(buf: &mut Vec<u8>, start: usize) {
     let s = &mut buf[start..];
     let mut from = 0;
     while let Some(i) = memchr::memchr(b';', &s[from..]) {

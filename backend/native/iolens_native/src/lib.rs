@@ -6,6 +6,8 @@
 //!   event, written as CSV for DuckDB (see tables.rs).
 //! - `block_perf_csv`: `perf script` text of the block tracepoints -> one CSV row per I/O, parsed
 //!   and matched in one pass (see block/mod.rs).
+//! - `offcpu_csv`: `perf script` text of sched_switch / sched_waking with call chains -> the
+//!   off-CPU tables as CSV, parsed and paired in one pass (see offcpu.rs).
 //!
 //! The Python wrappers with the documented API are iolens/formats/perf_script_native.py and
 //! iolens/formats/perf_block_native.py; the pure-Python references of the same rules are
@@ -15,6 +17,7 @@ pub mod block;
 pub mod compact;
 pub mod fold;
 pub mod fxhash;
+pub mod offcpu;
 pub mod stream;
 pub mod tables;
 
@@ -322,6 +325,7 @@ fn iolens_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(block_lat_bin, m)?)?;
     m.add_function(wrap_pyfunction!(fold_write, m)?)?;
     m.add_function(wrap_pyfunction!(write_tables, m)?)?;
+    m.add_function(wrap_pyfunction!(offcpu::offcpu_csv_py, m)?)?;
     m.add("DEFAULT_CHUNK_BYTES", DEFAULT_CHUNK_BYTES)?;
     m.add("INFERNO_VERSION", "0.12.8")?;
     Ok(())

@@ -35,4 +35,5 @@ mod text;
 
 pub use matcher::{lat_bin, MatchCounts};
 pub use parser::{Counted, ReaderCounts, Stop};
+pub(crate) use reader::{lines_of, reader};
 pub use reader::{perf_block_csv, Outcome, Summary, DEFAULT_BLOCK_CHUNK};

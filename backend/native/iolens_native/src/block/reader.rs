@@ -15,7 +15,12 @@ const QUEUE_DEPTH: usize = 4;
 
 /// Reads (and decompresses) on its own thread; sends blocks that end at a line end (or at the
 /// end of the input), so that no "\r\n" is cut in two. Emptied blocks come back on `back`.
-fn reader(src: Source, chunk: usize, tx: SyncSender<io::Result<Vec<u8>>>, back: Receiver<Vec<u8>>) {
+pub(crate) fn reader(
+    src: Source,
+    chunk: usize,
+    tx: SyncSender<io::Result<Vec<u8>>>,
+    back: Receiver<Vec<u8>>,
+) {
     let mut r = match stream::open(src) {
         Ok(r) => r,
         Err(e) => {
@@ -82,7 +87,7 @@ pub enum Outcome {
     Stopped(Stop),
 }
 
-fn lines_of(
+pub(crate) fn lines_of(
     rx: &Receiver<io::Result<Vec<u8>>>,
     back: &Sender<Vec<u8>>,
     mut f: impl FnMut(&str, bool) -> Result<(), Stop>,
