@@ -173,11 +173,25 @@ test('the differential flame graph of two captures, swapped, with its table of c
   await expect(command).toHaveValue('fio');
   await expect(command.locator('option:checked')).toHaveText('fio (the workload)');
   await expect(cell.getByTestId('flame-diff-summary')).toBeVisible();
+  // its exports are of what it shows: fio's tasks (the SVG and folded links carry comm=fio)
+  const exportHrefs = async () => {
+    await cell.locator('.flame-export button').first().click();
+    const hrefs = await cell.locator('.flame-export .menu-link').evaluateAll((els) => els.map((e) => e.getAttribute('href') ?? ''));
+    await page.keyboard.press('Escape');
+    return hrefs.slice(0, 2).map((h) => new URL(h, 'http://x').searchParams);
+  };
+  for (const q of await exportHrefs()) expect(q.get('comm')).toBe('fio');
   await command.selectOption({ label: 'All tasks' });
   await expect(page).toHaveURL(/cell=flame:v=diff;comm=\*/);
   await expect(command).toHaveValue('');
+  for (const q of await exportHrefs()) expect(q.get('comm')).toBeNull(); // all tasks: no filter, not comm=*
   await page.reload();
   await expect(cell.getByLabel('Command, both sides')).toHaveValue('');
+  // "All tasks" kept when going back to one capture's graph: every sample, not none
+  await cell.getByRole('button', { name: 'Flame graph', exact: true }).click();
+  await expect(page).toHaveURL(/cell=flame:comm=\*/);
+  await expect(cell.getByTestId('flame-summary').locator('strong').first()).not.toHaveText('0');
+  await expect(cell.getByLabel('Task', { exact: true })).toHaveValue('all');
 });
 
 test('draws a 500k-node tree in under 16 ms a frame', async ({ page }) => {

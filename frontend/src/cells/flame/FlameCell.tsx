@@ -103,8 +103,9 @@ export function FlameCell({ ctx, state, setState }: CellProps<FlameState>) {
           items={[
             ...(diff && b
               ? [
-                  { label: 'SVG image (for a mailing list)', href: exportUrl('svg', state, { a, b }) },
-                  { label: 'Folded difference (difffolded.pl format)', href: exportUrl('folded', state, { a, b }) },
+                  // the pair's scope as drawn (the workload's own tasks by default), not the bare state
+                  { label: 'SVG image (for a mailing list)', href: exportUrl('svg', pairState, { a, b }) },
+                  { label: 'Folded difference (difffolded.pl format)', href: exportUrl('folded', pairState, { a, b }) },
                 ]
               : [
                   { label: `SVG image (for a mailing list)${state.transforms.length ? ', with the transforms' : ''}`, href: exportUrl('svg', state, { cap }) },

@@ -3,12 +3,12 @@ import { useEffect, useState } from 'react';
 import { parseSeconds, runOptions, runOptionValue, secondsText } from '../../logic/flameSelect';
 import { fmtInt } from '../../logic/flameFormat';
 import type { FlameGraphData } from './queries';
-import type { FlameState } from './state';
+import { ALL_TASKS, type FlameState } from './state';
 
 export function SelectionBar({ data, state, set }: { data: FlameGraphData; state: FlameState; set: (p: Partial<FlameState>) => void }) {
   const runs = runOptions(data.runs.map((r) => ({ id: r.id, repeat: r.repeat, params: r.params as Record<string, unknown> })));
   const runValue = runOptionValue(runs, state.runs);
-  const task = state.tid !== null ? `tid:${state.tid}` : state.comm !== null ? `comm:${state.comm}` : 'all';
+  const task = state.tid !== null ? `tid:${state.tid}` : state.comm !== null && state.comm !== ALL_TASKS ? `comm:${state.comm}` : 'all';
   const longest = Math.max(0, ...data.runs.map((r) => r.duration_ns ?? 0));
   return (
     <div className="flame-selection">
@@ -76,7 +76,7 @@ export function SelectionBar({ data, state, set }: { data: FlameGraphData; state
               </option>
             ))}
           </optgroup>
-          {state.comm !== null && !data.comms.some((c) => c.comm === state.comm) && <option value={`comm:${state.comm}`}>{state.comm}</option>}
+          {state.comm !== null && state.comm !== ALL_TASKS && !data.comms.some((c) => c.comm === state.comm) && <option value={`comm:${state.comm}`}>{state.comm}</option>}
           {state.tid !== null && !data.tasks.some((t) => t.tid === state.tid) && <option value={`tid:${state.tid}`}>thread {state.tid}</option>}
         </select>
       </label>

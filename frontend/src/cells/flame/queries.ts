@@ -3,7 +3,7 @@
 import { api, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
 import { useQuery } from '../../api/useQuery';
-import type { FlameState } from './state';
+import { ALL_TASKS, type FlameState } from './state';
 
 export type FlameGraphData = components['schemas']['FlameGraph'];
 export type FlameDiffData = components['schemas']['FlameDiff'];
@@ -27,7 +27,7 @@ export function flameParams(s: FlameState, forDiff: boolean): FlameParams {
   if (!forDiff && s.runs) q.runs = s.runs.join(',');
   if (s.cpus) q.cpus = s.cpus.join(',');
   if (!forDiff && s.tid !== null) q.tid = s.tid;
-  if (s.comm !== null) q.comm = s.comm;
+  if (s.comm !== null && s.comm !== ALL_TASKS) q.comm = s.comm; // '*': the user chose all tasks, no filter
   if (s.from !== null) q.from_ns = s.from;
   if (s.to !== null) q.to_ns = s.to;
   return q;
