@@ -213,3 +213,25 @@ def test_a_bad_line_fails_the_ingest_with_nothing_stored(tmp_path):
     assert "sched_switch fields not as expected" in str(err.value)
     for table in ("captures", "offcpu_runs", "offcpu_intervals", "offcpu_wakings", "perf_samples", "perf_stacks"):
         assert store.query(f"SELECT count(*) FROM {table}").scalar() == 0, table
+
+
+def test_a_truncated_gzip_file_is_a_clear_error(tmp_path):
+    """The native pass leaves a damaged gzip stream to the reference, whose error names the file
+    and the line it stopped after; nothing is stored."""
+    from iolens.bundle import BundleError
+    from iolens.ingest import loose
+    from iolens.ingest.pipeline import ingest_file
+    from iolens.store.db import Store
+
+    gz = gzip.compress(dataset_text())
+    path = tmp_path / "cut.gz"
+    path.write_bytes(gz[: len(gz) // 2])
+    with pytest.raises(Fallback, match="read error"):
+        native_pass(path, "cut.gz", OffcpuFiles.in_dir(tmp_path))
+    p = loose.plan([("offcpu.script.gz", gz[: len(gz) // 2])], "cut off-CPU", find_perf=False)
+    bundle = tmp_path / "cut.iolens.tar.gz"
+    loose.write(p, bundle)
+    store = Store(tmp_path / "db" / "x.duckdb")
+    with pytest.raises(BundleError, match=r"offcpu\.script\.gz line \d+: cannot read the text after line \d+"):
+        ingest_file(store, bundle, bundles_dir=tmp_path / "db" / "bundles")
+    assert store.query("SELECT count(*) FROM captures").scalar() == 0

@@ -39,12 +39,15 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import zlib
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..bundle import Artifact, BundleError, OpenBundle
+from ..formats.errors import FormatError
 from ..formats.perf_offcpu import OffcpuReader, OffcpuSwitch, line_error
 from ..formats.perf_stat import parse_perf_stat_csv
 from ..store.derived import OFFCPU_EVENT, OFFCPU_STACK_BASE, WAKEUP_EVENT
@@ -290,8 +293,19 @@ def offcpu_pass(member: Path, source: str, files: OffcpuFiles, *, native: bool |
             return native_pass(member, source, files)
         except Fallback:
             pass
-    with open_member(member) as f:
-        run = read_offcpu(f, source, "", "")
+    read = 0
+
+    def counted(f: Iterable[str]) -> Iterator[str]:
+        nonlocal read
+        for line in f:
+            read += 1
+            yield line
+
+    try:
+        with open_member(member) as f:
+            run = read_offcpu(counted(f), source, "", "")
+    except (EOFError, OSError, zlib.error) as exc:  # a damaged or truncated gzip stream
+        raise FormatError(source, f"cannot read the text after line {read}: {exc}", line=read + 1) from exc
     write_offcpu_csv(run, files)
     return run.counts()
 
