@@ -11,11 +11,15 @@ shifted), so the recorded-vs-counted check runs too. The bundle is labelled as r
 
 Steps, each timed: build the text (not part of the figures), ingest the bundle into a new DuckDB
 file (parse + CSV + load + derive, in `iolens ingest`'s code path), then each view (median of
-IOLENS_BENCH_RUNS calls, default 5, after one warm-up call).
+IOLENS_BENCH_RUNS calls, default 5, after one warm-up call), then the table views under a time
+range (the notebook's timeline selection, views/sched_range.py: counted from the events and slices
+of the range) of 1 s and 10 s in the middle of the trace, and over the whole trace forced through
+the same path (the worst case: every row).
 
 Environment: IOLENS_BENCH_DIR (default /var/tmp/iolens-bench-sched; the text and DB live there,
-kept for reruns), IOLENS_BENCH_COPIES (default 41 -> 5.1M events). Prints the figures; record them
-in bench/README.md. Needs no root and no perf.
+kept for reruns), IOLENS_BENCH_COPIES (default 41 -> 5.1M events), IOLENS_BENCH_REUSE=1 (skip the
+parse and ingest, time the views on the DB of the previous run). Prints the figures with the load
+average; record them in bench/README.md. Needs no root and no perf.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from iolens.ingest import ingest_file  # noqa: E402
 from iolens.ingest.sched import read_sched_trace  # noqa: E402
 from iolens.store.db import Store  # noqa: E402
 from iolens.views import sched as views  # noqa: E402
+from iolens.views import sched_range  # noqa: E402
 
 SAMPLES = REPO / "backend" / "tests" / "formats" / "samples" / "sched"
 SEED = SAMPLES / "fio-pinned.perf-script.txt.gz"
@@ -126,8 +131,16 @@ def main() -> int:
         build_text(text)
         log(f"built in {time.perf_counter() - start:.1f} s")
     archive = DIR / f"sched-x{COPIES}.iolens.tar"
-    bundle(archive, text)
     db = DIR / "bench.duckdb"
+    if os.environ.get("IOLENS_BENCH_REUSE") == "1" and db.exists():
+        store = Store(db)
+        cid = store.query("SELECT capture_id FROM captures ORDER BY ingested_at DESC LIMIT 1").scalar()
+        print(f"machine: nproc {os.cpu_count()}, {platform.system()} {platform.release()}, "
+              f"python {platform.python_version()}, load average {os.getloadavg()[0]:.1f}; DB of the previous run")
+        ranges(store, cid)
+        store.close()
+        return 0
+    bundle(archive, text)
     for p in (db, db.with_suffix(".duckdb.wal")):
         p.unlink(missing_ok=True)
     shutil.rmtree(DIR / "bundles", ignore_errors=True)
@@ -180,8 +193,37 @@ def main() -> int:
     pp = views.pingpong(store, cid, limit=1).rows[0]
     print(f"\ntop ping-pong: CPU {pp.cpu} {pp.a.comm}[{pp.a.pid}] <-> {pp.b.comm}[{pp.b.pid}] "
           f"{pp.round_trips:,} round trips, {pp.per_s:,.0f}/s")
+    ranges(store, cid)
     store.close()
     return 0
+
+
+def ranges(store: Store, cid: str) -> None:
+    """The table views under a time range: 1 s and 10 s in the middle of the trace, and the whole
+    trace counted from the events (the summaries would answer it: forced here, the worst case)."""
+    dur = views.context(store, cid).runs[0].duration_ns
+    mid = dur // 2 // 1_000_000_000 * 1_000_000_000
+    spans = [("1 s", (mid, mid + 1_000_000_000)), ("10 s", (mid - 5_000_000_000, mid + 5_000_000_000)),
+             ("whole trace, from the events", (1, dur + 1))]
+    calls = [
+        ("tasks", "cpus=all, group_by=task", views.tasks, {}),
+        ("pairs", "cpus=all, group_by=task", views.pairs, {}),
+        ("pingpong", "window_us=1000, group_by=task", views.pingpong, {}),
+        ("delays", "group_by=group, cpus=all", views.delays, {}),
+        ("runtime", "cpus=workload", views.runtime, {}),
+        ("compare", "two captures (the same one twice)", lambda s, c, span: views.compare(s, [c, c], span=span), {}),
+    ]
+    print(f"\nUnder a time range (the timeline selection; trace {dur / 1e9:.1f} s):\n")
+    print("| view | call | range | median | max | load |")
+    print("|---|---|---|---|---|---|")
+    for label, span in spans:
+        for name, desc, fn, kwargs in calls:
+            med, worst, res = timed(fn, store, cid, span=span, **kwargs)
+            print(f"| {name} | {desc} | {label} | {med * 1000:.0f} ms | {worst * 1000:.0f} ms | "
+                  f"{os.getloadavg()[0]:.1f} |")
+    one = views.tasks(store, cid, span=spans[0][1], limit=5000).rows
+    assert sched_range.bounds([("r000", 0, dur)], spans[2][1]) is not None
+    print(f"\n1 s range: {sum(r.switched_in for r in one):,} switches in its task rows")
 
 
 if __name__ == "__main__":

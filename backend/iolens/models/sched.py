@@ -57,6 +57,10 @@ class SchedViewBase(BaseModel):
     runs: list[SchedRun] = Field(description="The runs this answer covers, in run order.")
     events_lost: bool = Field(description="Some run lost events: show `warnings` with the figures.")
     warnings: list[str]
+    from_ns: int | None = Field(default=None, description=(
+        "The time range counted, [from_ns, to_ns) in ns since each run's first sched event (the notebook's "
+        "timeline selection); null: whole runs. Rates divide by the part of the range each trace covers."))
+    to_ns: int | None = Field(default=None, description="End of the range counted (exclusive); null: whole runs.")
 
 
 class SchedTask(BaseModel):
@@ -253,3 +257,7 @@ class SchedComparison(BaseModel):
     pingpong: dict[str, list[SchedPingPongRow]] = Field(
         description="Keyed by capture id: top ping-pong pairs on the workload's CPUs, task groups (kworker/*).")
     loss_threshold: float
+    from_ns: int | None = Field(default=None, description=(
+        "The time range counted, [from_ns, to_ns) in ns since each run's first sched event; null: whole runs. "
+        "Under a range the metrics from perf stat's and fio's own whole-run counts are left out."))
+    to_ns: int | None = Field(default=None, description="End of the range counted (exclusive); null: whole runs.")

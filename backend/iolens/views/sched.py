@@ -33,6 +33,8 @@ from ..store.db import Store
 from ..store.derived import BUCKET_NS, MAX_WINDOW_US
 from ..store.rules.bin_percentile import nearest_rank_sql
 from ..store.rules.lost_events import LOSS_THRESHOLD
+from . import sched_range
+from .sched_range import Span
 
 GroupBy = Literal["task", "group"]
 DelayReason = Literal["all", "woken", "preempted"]
@@ -62,10 +64,11 @@ class BadQuery(ValueError):
 @dataclass
 class RunCtx:
     info: models.SchedRun
-    duration_s: float
+    duration_s: float   # the trace's, or under a range the part of it the range covers: rates divide by it
     first_ts_ns: int
     cpus: list[int]
     workload_cpus: list[int] | None
+    duration_ns: int = 0  # the whole trace's
 
 
 @dataclass
@@ -74,6 +77,10 @@ class Ctx:
     label: str
     runs: list[RunCtx]
     warnings: list[str]
+    # the time range counted (ns since each run's first event; views/sched_range.py), and its bounds
+    # per run on the perf clock (None: whole runs, the summaries answer)
+    span: Span | None = None
+    bounds: list[sched_range.RunBounds] | None = None
 
     def base(self) -> dict[str, Any]:
         return {
@@ -82,7 +89,13 @@ class Ctx:
             "runs": [r.info for r in self.runs],
             "events_lost": any(r.info.events_lost for r in self.runs),
             "warnings": self.warnings,
+            "from_ns": self.span[0] if self.span else None,
+            "to_ns": self.span[1] if self.span else None,
         }
+
+    def sql(self, text: str) -> str:
+        """A view's SQL over this context's range (the summary tables computed for it), if any."""
+        return sched_range.spanned(text, self.bounds)
 
     def run_ids(self) -> list[str]:
         return [r.info.id for r in self.runs]
@@ -105,7 +118,11 @@ FROM sched_checks WHERE capture_id = $cid ORDER BY run_id, name, event
 """
 
 
-def context(store: Store, capture_id: str, run: str | None = None) -> Ctx:
+def context(store: Store, capture_id: str, run: str | None = None, span: Span | None = None) -> Ctx:
+    """The runs of a capture with a trace (`run`: some of them), and the time range `span` they are
+    counted over (ns since each run's first event; None: whole runs)."""
+    if (why := sched_range.check(span)) is not None:
+        raise BadQuery(why)
     label = store.query("SELECT label FROM captures WHERE capture_id = ?", [capture_id]).scalar()
     if label is None:
         raise UnknownCapture([capture_id])
@@ -138,9 +155,11 @@ def context(store: Store, capture_id: str, run: str | None = None) -> Ctx:
             workload_cpus_source=r["workload_cpus_source"], workload_comm=r["workload_comm"],
             events_lost=r["events_lost"], checks=checks.get(r["run_id"], []), warnings=run_warnings,
         )
-        runs.append(RunCtx(info, duration_s, r["first_ts_ns"], list(r["cpus"]),
-                           list(r["workload_cpus"]) if r["workload_cpus"] else None))
-    return Ctx(capture_id, label, runs, warnings)
+        runs.append(RunCtx(info, sched_range.covered_ns(r["duration_ns"] or 0, span) / 1e9, r["first_ts_ns"],
+                           list(r["cpus"]), list(r["workload_cpus"]) if r["workload_cpus"] else None,
+                           r["duration_ns"] or 0))
+    b = sched_range.bounds([(r.info.id, r.first_ts_ns, r.duration_ns) for r in runs], span)
+    return Ctx(capture_id, label, runs, warnings, span, b)
 
 
 def select_cpus(ctx: Ctx, cpus: str) -> tuple[list[str], list[int]]:
@@ -217,8 +236,8 @@ def _query_sel(store: Store, ctx: Ctx, cpus: str, sql: str, limit: int,
     """The rows of a view's `sql` over the CPUs that `cpus` selects in ctx's runs (parameters cid,
     sel_runs, sel_cpus, limit and `params`), and the run of each selected CPU."""
     sel_runs, sel_cpus = select_cpus(ctx, cpus)
-    rows = store.query(sql, {"cid": ctx.capture_id, "sel_runs": sel_runs, "sel_cpus": sel_cpus, **params,
-                             "limit": _limit(limit)}).dicts()
+    rows = store.query(ctx.sql(sql), {"cid": ctx.capture_id, "sel_runs": sel_runs, "sel_cpus": sel_cpus, **params,
+                                      "limit": _limit(limit)}).dicts()
     return rows, sel_runs
 
 
@@ -361,8 +380,8 @@ def _tasks_sql(group_by: GroupBy) -> str:
 
 
 def tasks(store: Store, capture_id: str, run: str | None = None, cpus: str = "all", group_by: GroupBy = "task",
-          limit: int = DEFAULT_LIMIT) -> models.SchedTasks:
-    ctx = context(store, capture_id, run)
+          limit: int = DEFAULT_LIMIT, span: Span | None = None) -> models.SchedTasks:
+    ctx = context(store, capture_id, run, span)
     rows, _ = _query_sel(store, ctx, cpus, _tasks_sql(group_by), limit)
     wc, dur = _workload_comms(ctx), _duration(ctx)
     out = []
@@ -397,8 +416,8 @@ def _pairs_sql(group_by: GroupBy) -> str:
 
 
 def pairs(store: Store, capture_id: str, run: str | None = None, cpus: str = "all", group_by: GroupBy = "task",
-          limit: int = DEFAULT_LIMIT) -> models.SchedPairs:
-    ctx = context(store, capture_id, run)
+          limit: int = DEFAULT_LIMIT, span: Span | None = None) -> models.SchedPairs:
+    ctx = context(store, capture_id, run, span)
     rows, _ = _query_sel(store, ctx, cpus, _pairs_sql(group_by), limit)
     wc, dur = _workload_comms(ctx), _duration(ctx)
     out = [models.SchedPairRow(
@@ -465,10 +484,10 @@ SELECT run_id, cpu, sum(switches) AS switches FROM sched_cpu_rate WHERE capture_
 
 
 def pingpong(store: Store, capture_id: str, run: str | None = None, cpus: str = "all", group_by: GroupBy = "task",
-             window_us: int = DEFAULT_WINDOW_US, limit: int = 20) -> models.SchedPingPong:
+             window_us: int = DEFAULT_WINDOW_US, limit: int = 20, span: Span | None = None) -> models.SchedPingPong:
     if window_us < 1 or window_us > MAX_WINDOW_US:
         raise BadQuery(f"window_us: between 1 and {MAX_WINDOW_US}")
-    ctx = context(store, capture_id, run)
+    ctx = context(store, capture_id, run, span)
     rows = _pingpong_rows(store, ctx, cpus, group_by, window_us, limit)
     return models.SchedPingPong(**ctx.base(), cpus=cpus, group_by=group_by, window_us=window_us, rows=rows)
 
@@ -476,7 +495,7 @@ def pingpong(store: Store, capture_id: str, run: str | None = None, cpus: str = 
 def _pingpong_rows(store: Store, ctx: Ctx, cpus: str, group_by: GroupBy, window_us: int,
                    limit: int) -> list[models.SchedPingPongRow]:
     rows, _ = _query_sel(store, ctx, cpus, _pingpong_sql(group_by), limit, window_us=window_us)
-    totals = {(r, c): n for r, c, n in store.query(_CPU_SWITCHES_SQL, {"cid": ctx.capture_id}).rows}
+    totals = {(r, c): n for r, c, n in store.query(ctx.sql(_CPU_SWITCHES_SQL), {"cid": ctx.capture_id}).rows}
     wc, dur = _workload_comms(ctx), _duration(ctx)
     first = {r.info.id: r.first_ts_ns for r in ctx.runs}
     out = []
@@ -533,8 +552,8 @@ def _delays_sql(group_by: GroupBy, reason: DelayReason) -> str:
 
 
 def delays(store: Store, capture_id: str, run: str | None = None, cpus: str = "all", group_by: GroupBy = "group",
-           reason: DelayReason = "all", limit: int = DEFAULT_LIMIT) -> models.SchedDelays:
-    ctx = context(store, capture_id, run)
+           reason: DelayReason = "all", limit: int = DEFAULT_LIMIT, span: Span | None = None) -> models.SchedDelays:
+    ctx = context(store, capture_id, run, span)
     rows, _ = _query_sel(store, ctx, cpus, _delays_sql(group_by, reason), limit)
     wc = _workload_comms(ctx)
 
@@ -575,8 +594,8 @@ def _runtime_sql(group_by: GroupBy) -> str:
 
 
 def runtime(store: Store, capture_id: str, run: str | None = None, cpus: str = "workload",
-            group_by: GroupBy = "task", limit: int = DEFAULT_LIMIT) -> models.SchedRuntime:
-    ctx = context(store, capture_id, run)
+            group_by: GroupBy = "task", limit: int = DEFAULT_LIMIT, span: Span | None = None) -> models.SchedRuntime:
+    ctx = context(store, capture_id, run, span)
     rows, sel_runs = _query_sel(store, ctx, cpus, _runtime_sql(group_by), limit)
     n_cpus: dict[str, int] = {}
     for rid in sel_runs:
@@ -650,6 +669,17 @@ def _on_trace(table: str, alias: str, where: str | None = None) -> str:
     """FROM text: the rows of `table` (as `alias`) in capture $cid, each joined to its run's row of
     `t`, and matching `where` when given."""
     return f"{table} {alias} JOIN t USING (run_id) WHERE {alias}.capture_id = $cid{f' AND {where}' if where else ''}"
+
+
+# Under a time range (views/sched_range.py): the part of the range each trace covers, and the
+# migrations in it.
+_TRACES_SPAN_CTE = """t AS (
+    SELECT tr.run_id, greatest(least($to_ns, tr.duration_ns) - greatest($from_ns, 0), 0) / 1e9 AS dur_s,
+           coalesce(tr.workload_cpus, tr.cpus) AS wl, tr.workload_comm,
+           (SELECT count(*) FROM sched_migrate m WHERE m.capture_id = $cid AND m.run_id = tr.run_id
+              AND m.ts_ns >= tr.first_ts_ns + $from_ns AND m.ts_ns < tr.first_ts_ns + $to_ns) AS n_migrate
+    FROM sched_traces tr WHERE tr.capture_id = $cid
+)"""
 
 
 # Per run: the trace's figures for METRICS, from the derived tables. Output columns: run_id, then
@@ -771,9 +801,21 @@ GROUP BY run_id
 """
 
 
-def run_metrics(store: Store, capture_id: str) -> dict[str, dict[str, float | None]]:
-    """run_id -> metric key -> value (None when not available), for every run with a trace."""
+# The metrics that come from perf stat's and fio's own counts of whole runs: not under a range.
+WHOLE_RUN_METRICS = ("switches_workload_counted", "switches_all_counted", "task_clock_cpus", "fio_ctx_per_s")
+
+
+def run_metrics(store: Store, capture_id: str, ctx: Ctx | None = None) -> dict[str, dict[str, float | None]]:
+    """run_id -> metric key -> value (None when not available), for every run with a trace; over
+    ctx's time range when it has one (then without WHOLE_RUN_METRICS)."""
     out: dict[str, dict[str, float | None]] = {}
+    if ctx is not None and ctx.span is not None:
+        sql = ctx.sql(_TRACE_METRICS_SQL.replace(_TRACES_CTE, _TRACES_SPAN_CTE, 1))
+        params = {"cid": capture_id, "from_ns": ctx.span[0], "to_ns": ctx.span[1]}
+        for row in store.query(sql, params).dicts():
+            rid = row.pop("run_id")
+            out[rid] = {k: (None if v is None else float(v)) for k, v in row.items()}
+        return out
     for row in store.query(_TRACE_METRICS_SQL, {"cid": capture_id}).dicts():
         rid = row.pop("run_id")
         out[rid] = {k: (None if v is None else float(v)) for k, v in row.items()}
@@ -786,9 +828,9 @@ def run_metrics(store: Store, capture_id: str) -> dict[str, dict[str, float | No
     return out
 
 
-def overview(store: Store, capture_id: str, run: str | None = None) -> models.SchedOverview:
-    ctx = context(store, capture_id, run)
-    per_run = run_metrics(store, capture_id)
+def overview(store: Store, capture_id: str, run: str | None = None, span: Span | None = None) -> models.SchedOverview:
+    ctx = context(store, capture_id, run, span)
+    per_run = run_metrics(store, capture_id, ctx)
     ids = ctx.run_ids()
     metrics = [models.SchedRunMetric(
         key=m.key, label=m.label, unit=m.unit, better=m.better, description=m.description,
@@ -799,7 +841,10 @@ def overview(store: Store, capture_id: str, run: str | None = None) -> models.Sc
                                 loss_threshold=LOSS_THRESHOLD)
 
 
-def compare(store: Store, capture_ids: Sequence[str], baseline: str | None = None) -> models.SchedComparison:
+def compare(store: Store, capture_ids: Sequence[str], baseline: str | None = None,
+            span: Span | None = None) -> models.SchedComparison:
+    """The captures side by side (METRICS per run, mean over runs, ratio to the baseline), over the
+    time range `span` (ns since each run's first event) when given."""
     ids = list(dict.fromkeys(capture_ids))
     if baseline is not None and baseline not in ids:
         raise BadQuery(f"baseline {baseline} is not one of the captures compared")
@@ -813,10 +858,10 @@ def compare(store: Store, capture_ids: Sequence[str], baseline: str | None = Non
     contexts: dict[str, Ctx] = {}
     for cid in ids:
         try:
-            contexts[cid] = context(store, cid)
+            contexts[cid] = context(store, cid, span=span)
         except NoSchedData as exc:  # compared all the same: no cells, and the status says why
-            contexts[cid] = Ctx(cid, found[cid][1], [], [str(exc)])
-    values = {cid: run_metrics(store, cid) for cid in ids}
+            contexts[cid] = Ctx(cid, found[cid][1], [], [str(exc)], span)
+    values = {cid: run_metrics(store, cid, contexts[cid]) for cid in ids}
     rows = []
     for m in METRICS:
         cells: dict[str, models.StatCell] = {}
@@ -847,6 +892,8 @@ def compare(store: Store, capture_ids: Sequence[str], baseline: str | None = Non
         pingpong={cid: _pingpong_rows(store, contexts[cid], "workload", "group", DEFAULT_WINDOW_US, 3)
                   if contexts[cid].runs else [] for cid in ids},
         loss_threshold=LOSS_THRESHOLD,
+        from_ns=span[0] if span else None,
+        to_ns=span[1] if span else None,
     )
 
 

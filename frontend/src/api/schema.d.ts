@@ -4117,6 +4117,11 @@ export interface components {
              * @description In the order asked for.
              */
             captures: components["schemas"]["ComparedCapture"][];
+            /**
+             * From Ns
+             * @description The time range counted, [from_ns, to_ns) in ns since each run's first sched event; null: whole runs. Under a range the metrics from perf stat's and fio's own whole-run counts are left out.
+             */
+            from_ns?: number | null;
             /** Loss Threshold */
             loss_threshold: number;
             /**
@@ -4138,6 +4143,11 @@ export interface components {
             status: {
                 [key: string]: components["schemas"]["SchedCaptureStatus"];
             };
+            /**
+             * To Ns
+             * @description End of the range counted (exclusive); null: whole runs.
+             */
+            to_ns?: number | null;
         };
         /**
          * SchedCountedSeries
@@ -4243,6 +4253,11 @@ export interface components {
              */
             events_lost: boolean;
             /**
+             * From Ns
+             * @description The time range counted, [from_ns, to_ns) in ns since each run's first sched event (the notebook's timeline selection); null: whole runs. Rates divide by the part of the range each trace covers.
+             */
+            from_ns?: number | null;
+            /**
              * Group By
              * @enum {string}
              */
@@ -4261,6 +4276,11 @@ export interface components {
              * @description The runs this answer covers, in run order.
              */
             runs: components["schemas"]["SchedRun"][];
+            /**
+             * To Ns
+             * @description End of the range counted (exclusive); null: whole runs.
+             */
+            to_ns?: number | null;
             /** Warnings */
             warnings: string[];
         };
@@ -4273,6 +4293,11 @@ export interface components {
              * @description Some run lost events: show `warnings` with the figures.
              */
             events_lost: boolean;
+            /**
+             * From Ns
+             * @description The time range counted, [from_ns, to_ns) in ns since each run's first sched event (the notebook's timeline selection); null: whole runs. Rates divide by the part of the range each trace covers.
+             */
+            from_ns?: number | null;
             /** Label */
             label: string;
             /**
@@ -4292,6 +4317,11 @@ export interface components {
              * @description The runs this answer covers, in run order.
              */
             runs: components["schemas"]["SchedRun"][];
+            /**
+             * To Ns
+             * @description End of the range counted (exclusive); null: whole runs.
+             */
+            to_ns?: number | null;
             /** Warnings */
             warnings: string[];
         };
@@ -4334,6 +4364,11 @@ export interface components {
              */
             events_lost: boolean;
             /**
+             * From Ns
+             * @description The time range counted, [from_ns, to_ns) in ns since each run's first sched event (the notebook's timeline selection); null: whole runs. Rates divide by the part of the range each trace covers.
+             */
+            from_ns?: number | null;
+            /**
              * Group By
              * @enum {string}
              */
@@ -4347,6 +4382,11 @@ export interface components {
              * @description The runs this answer covers, in run order.
              */
             runs: components["schemas"]["SchedRun"][];
+            /**
+             * To Ns
+             * @description End of the range counted (exclusive); null: whole runs.
+             */
+            to_ns?: number | null;
             /** Warnings */
             warnings: string[];
         };
@@ -4361,6 +4401,11 @@ export interface components {
              * @description Some run lost events: show `warnings` with the figures.
              */
             events_lost: boolean;
+            /**
+             * From Ns
+             * @description The time range counted, [from_ns, to_ns) in ns since each run's first sched event (the notebook's timeline selection); null: whole runs. Rates divide by the part of the range each trace covers.
+             */
+            from_ns?: number | null;
             /**
              * Group By
              * @enum {string}
@@ -4378,6 +4423,11 @@ export interface components {
              * @description The runs this answer covers, in run order.
              */
             runs: components["schemas"]["SchedRun"][];
+            /**
+             * To Ns
+             * @description End of the range counted (exclusive); null: whole runs.
+             */
+            to_ns?: number | null;
             /** Warnings */
             warnings: string[];
             /** Window Us */
@@ -4537,6 +4587,11 @@ export interface components {
              */
             events_lost: boolean;
             /**
+             * From Ns
+             * @description The time range counted, [from_ns, to_ns) in ns since each run's first sched event (the notebook's timeline selection); null: whole runs. Rates divide by the part of the range each trace covers.
+             */
+            from_ns?: number | null;
+            /**
              * Group By
              * @enum {string}
              */
@@ -4550,6 +4605,11 @@ export interface components {
              * @description The runs this answer covers, in run order.
              */
             runs: components["schemas"]["SchedRun"][];
+            /**
+             * To Ns
+             * @description End of the range counted (exclusive); null: whole runs.
+             */
+            to_ns?: number | null;
             /** Warnings */
             warnings: string[];
         };
@@ -4607,6 +4667,11 @@ export interface components {
              * @description Some run lost events: show `warnings` with the figures.
              */
             events_lost: boolean;
+            /**
+             * From Ns
+             * @description The time range counted, [from_ns, to_ns) in ns since each run's first sched event (the notebook's timeline selection); null: whole runs. Rates divide by the part of the range each trace covers.
+             */
+            from_ns?: number | null;
             /** Label */
             label: string;
             /**
@@ -4618,6 +4683,11 @@ export interface components {
             series: components["schemas"]["SchedSwitchSeries"][];
             /** Step Ms */
             step_ms: number;
+            /**
+             * To Ns
+             * @description End of the range counted (exclusive); null: whole runs.
+             */
+            to_ns?: number | null;
             /** Warnings */
             warnings: string[];
         };
@@ -4756,6 +4826,11 @@ export interface components {
              */
             events_lost: boolean;
             /**
+             * From Ns
+             * @description The time range counted, [from_ns, to_ns) in ns since each run's first sched event (the notebook's timeline selection); null: whole runs. Rates divide by the part of the range each trace covers.
+             */
+            from_ns?: number | null;
+            /**
              * Group By
              * @enum {string}
              */
@@ -4769,6 +4844,11 @@ export interface components {
              * @description The runs this answer covers, in run order.
              */
             runs: components["schemas"]["SchedRun"][];
+            /**
+             * To Ns
+             * @description End of the range counted (exclusive); null: whole runs.
+             */
+            to_ns?: number | null;
             /** Warnings */
             warnings: string[];
         };
@@ -7278,6 +7358,10 @@ export interface operations {
             query?: {
                 /** @description Run id, or several comma-separated; default: every run with a trace. */
                 run?: string | null;
+                /** @description Count only the time range [from_ns, to_ns), ns since each run's first sched event (the notebook's timeline selection); with to_ns. Default: whole runs. */
+                from_ns?: number | null;
+                /** @description End of the time range (exclusive), with from_ns. */
+                to_ns?: number | null;
             };
             header?: never;
             path: {
@@ -7356,6 +7440,10 @@ export interface operations {
                 reason?: "all" | "woken" | "preempted";
                 /** @description Most rows returned (1-5000). */
                 limit?: number;
+                /** @description Count only the time range [from_ns, to_ns), ns since each run's first sched event (the notebook's timeline selection); with to_ns. Default: whole runs. */
+                from_ns?: number | null;
+                /** @description End of the time range (exclusive), with from_ns. */
+                to_ns?: number | null;
             };
             header?: never;
             path: {
@@ -7432,6 +7520,10 @@ export interface operations {
                 group_by?: "task" | "group";
                 /** @description Most rows returned (1-5000). */
                 limit?: number;
+                /** @description Count only the time range [from_ns, to_ns), ns since each run's first sched event (the notebook's timeline selection); with to_ns. Default: whole runs. */
+                from_ns?: number | null;
+                /** @description End of the time range (exclusive), with from_ns. */
+                to_ns?: number | null;
             };
             header?: never;
             path: {
@@ -7510,6 +7602,10 @@ export interface operations {
                 window_us?: number;
                 /** @description Most rows returned (1-5000). */
                 limit?: number;
+                /** @description Count only the time range [from_ns, to_ns), ns since each run's first sched event (the notebook's timeline selection); with to_ns. Default: whole runs. */
+                from_ns?: number | null;
+                /** @description End of the time range (exclusive), with from_ns. */
+                to_ns?: number | null;
             };
             header?: never;
             path: {
@@ -7586,6 +7682,10 @@ export interface operations {
                 group_by?: "task" | "group";
                 /** @description Most rows returned (1-5000). */
                 limit?: number;
+                /** @description Count only the time range [from_ns, to_ns), ns since each run's first sched event (the notebook's timeline selection); with to_ns. Default: whole runs. */
+                from_ns?: number | null;
+                /** @description End of the time range (exclusive), with from_ns. */
+                to_ns?: number | null;
             };
             header?: never;
             path: {
@@ -7736,6 +7836,10 @@ export interface operations {
                 group_by?: "task" | "group";
                 /** @description Most rows returned (1-5000). */
                 limit?: number;
+                /** @description Count only the time range [from_ns, to_ns), ns since each run's first sched event (the notebook's timeline selection); with to_ns. Default: whole runs. */
+                from_ns?: number | null;
+                /** @description End of the time range (exclusive), with from_ns. */
+                to_ns?: number | null;
             };
             header?: never;
             path: {
@@ -8502,6 +8606,10 @@ export interface operations {
                 captures: string;
                 /** @description Capture id of the baseline (default: the first). */
                 baseline?: string | null;
+                /** @description Count only the time range [from_ns, to_ns), ns since each run's first sched event (the notebook's timeline selection); with to_ns. Default: whole runs. */
+                from_ns?: number | null;
+                /** @description End of the time range (exclusive), with from_ns. */
+                to_ns?: number | null;
             };
             header?: never;
             path?: never;

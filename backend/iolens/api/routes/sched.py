@@ -16,14 +16,27 @@ SchedCpusQ = Annotated[str, Query(description="'all', 'workload' (the CPUs it wa
 SchedGroupQ = Annotated[Literal["task", "group"], Query(
     description="task: per thread (pid and comm); group: per task group (kworker/*, ksoftirqd/*, comm).")]
 SchedLimitQ = Annotated[int, Query(description="Most rows returned (1-5000).")]
+SchedFromQ = Annotated[int | None, Query(description=(
+    "Count only the time range [from_ns, to_ns), ns since each run's first sched event (the notebook's timeline "
+    "selection); with to_ns. Default: whole runs."))]
+SchedToQ = Annotated[int | None, Query(description="End of the time range (exclusive), with from_ns.")]
+
+
+def _span(from_ns: int | None, to_ns: int | None) -> tuple[int, int] | None:
+    if from_ns is None and to_ns is None:
+        return None
+    if from_ns is None or to_ns is None:
+        raise HTTPException(422, "from_ns and to_ns: give both (a time range) or neither (whole runs)")
+    return from_ns, to_ns
 
 router = APIRouter()
 
 
 @router.get("/api/captures/{capture_id}/sched", response_model=models.SchedOverview, responses=ERRORS,
          tags=["sched"])
-def sched_overview(capture_id: str, s: StoreDep, run: SchedRunQ = None):
-    return _sched(sched_view.overview, s, capture_id, run)
+def sched_overview(capture_id: str, s: StoreDep, run: SchedRunQ = None, from_ns: SchedFromQ = None,
+                   to_ns: SchedToQ = None):
+    return _sched(sched_view.overview, s, capture_id, run, _span(from_ns, to_ns))
 
 
 @router.get("/api/captures/{capture_id}/sched/switch-rate", response_model=models.SchedSwitchRate,
@@ -36,15 +49,17 @@ def sched_switch_rate(capture_id: str, s: StoreDep, run: SchedRunQ = None, cpus:
 @router.get("/api/captures/{capture_id}/sched/tasks", response_model=models.SchedTasks, responses=ERRORS,
          tags=["sched"])
 def sched_tasks(capture_id: str, s: StoreDep, run: SchedRunQ = None, cpus: SchedCpusQ = "all",
-                group_by: SchedGroupQ = "task", limit: SchedLimitQ = sched_view.DEFAULT_LIMIT):
-    return _sched(sched_view.tasks, s, capture_id, run, cpus, group_by, limit)
+                group_by: SchedGroupQ = "task", limit: SchedLimitQ = sched_view.DEFAULT_LIMIT,
+                from_ns: SchedFromQ = None, to_ns: SchedToQ = None):
+    return _sched(sched_view.tasks, s, capture_id, run, cpus, group_by, limit, _span(from_ns, to_ns))
 
 
 @router.get("/api/captures/{capture_id}/sched/pairs", response_model=models.SchedPairs, responses=ERRORS,
          tags=["sched"])
 def sched_pairs(capture_id: str, s: StoreDep, run: SchedRunQ = None, cpus: SchedCpusQ = "all",
-                group_by: SchedGroupQ = "task", limit: SchedLimitQ = sched_view.DEFAULT_LIMIT):
-    return _sched(sched_view.pairs, s, capture_id, run, cpus, group_by, limit)
+                group_by: SchedGroupQ = "task", limit: SchedLimitQ = sched_view.DEFAULT_LIMIT,
+                from_ns: SchedFromQ = None, to_ns: SchedToQ = None):
+    return _sched(sched_view.pairs, s, capture_id, run, cpus, group_by, limit, _span(from_ns, to_ns))
 
 
 @router.get("/api/captures/{capture_id}/sched/pingpong", response_model=models.SchedPingPong, responses=ERRORS,
@@ -53,9 +68,9 @@ def sched_pingpong(
     capture_id: str, s: StoreDep, run: SchedRunQ = None, cpus: SchedCpusQ = "all", group_by: SchedGroupQ = "task",
     window_us: Annotated[int, Query(description="Longest run of the brief task in a round trip, us.")]
     = sched_view.DEFAULT_WINDOW_US,
-    limit: SchedLimitQ = 20,
+    limit: SchedLimitQ = 20, from_ns: SchedFromQ = None, to_ns: SchedToQ = None,
 ):
-    return _sched(sched_view.pingpong, s, capture_id, run, cpus, group_by, window_us, limit)
+    return _sched(sched_view.pingpong, s, capture_id, run, cpus, group_by, window_us, limit, _span(from_ns, to_ns))
 
 
 @router.get("/api/captures/{capture_id}/sched/delays", response_model=models.SchedDelays, responses=ERRORS,
@@ -64,16 +79,17 @@ def sched_delays(
     capture_id: str, s: StoreDep, run: SchedRunQ = None, cpus: SchedCpusQ = "all", group_by: SchedGroupQ = "group",
     reason: Annotated[Literal["all", "woken", "preempted"], Query(
         description="woken: ready since a wakeup; preempted: ready since switched out runnable.")] = "all",
-    limit: SchedLimitQ = sched_view.DEFAULT_LIMIT,
+    limit: SchedLimitQ = sched_view.DEFAULT_LIMIT, from_ns: SchedFromQ = None, to_ns: SchedToQ = None,
 ):
-    return _sched(sched_view.delays, s, capture_id, run, cpus, group_by, reason, limit)
+    return _sched(sched_view.delays, s, capture_id, run, cpus, group_by, reason, limit, _span(from_ns, to_ns))
 
 
 @router.get("/api/captures/{capture_id}/sched/runtime", response_model=models.SchedRuntime, responses=ERRORS,
          tags=["sched"])
 def sched_runtime(capture_id: str, s: StoreDep, run: SchedRunQ = None, cpus: SchedCpusQ = "workload",
-                  group_by: SchedGroupQ = "task", limit: SchedLimitQ = sched_view.DEFAULT_LIMIT):
-    return _sched(sched_view.runtime, s, capture_id, run, cpus, group_by, limit)
+                  group_by: SchedGroupQ = "task", limit: SchedLimitQ = sched_view.DEFAULT_LIMIT,
+                  from_ns: SchedFromQ = None, to_ns: SchedToQ = None):
+    return _sched(sched_view.runtime, s, capture_id, run, cpus, group_by, limit, _span(from_ns, to_ns))
 
 
 @router.get("/api/compare/sched", response_model=models.SchedComparison, responses=ERRORS, tags=["compare"])
@@ -81,8 +97,9 @@ def compare_sched(
     s: StoreDep,
     captures: Annotated[str, Query(description="Comma-separated capture ids, in column order.")],
     baseline: Annotated[str | None, Query(description="Capture id of the baseline (default: the first).")] = None,
+    from_ns: SchedFromQ = None, to_ns: SchedToQ = None,
 ):
-    return _sched(sched_view.compare, s, split_ids(captures), baseline)
+    return _sched(sched_view.compare, s, split_ids(captures), baseline, _span(from_ns, to_ns))
 
 
 def _sched(fn, store: Store, *args):
