@@ -12,6 +12,9 @@ fio's own IOPS log on the run's clock (--fio-logs): fio's mean IOPS over the int
 covers wholly, next to the device's over the same intervals, and their ratio (device I/Os per fio
 I/O: below 1 when the block layer merged fio's I/Os into bigger requests, above 1 when it split
 them).
+
+The notebook's timeline selection (exports/selection.py), when there is one, is the window of every
+run instead of `t=`, as in the app (src/cells/block/BlockCell.tsx); the export says so first.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from dataclasses import dataclass, field
 from .. import models
 from ..store.rules.bin_percentile import percentile_of_bins
 from ..views import block as block_view
-from . import svg_block
+from . import selection, svg_block
 from . import textfmt as tf
 from .context import ExportContext, parse_state
 
@@ -87,6 +90,7 @@ class BlockData:
     hist: models.BlockLatencyHistogram | None = None
     sizes: models.BlockSizes | None = None
     last_ns: dict[tuple[str, str], int | None] = field(default_factory=dict)
+    time_note: str | None = None  # the timeline selection, the window of every run when set
 
 
 def _window(text: str) -> tuple[int, int] | None:
@@ -124,6 +128,9 @@ class BlockExport:
     def data(self, ctx: ExportContext, state: str) -> BlockData:
         read = self.read_state(state)
         window = tuple(read["range"]) if read["range"] else None
+        t = selection.shared_time(ctx)
+        if t is not None:  # the notebook's timeline selection is the window shown, every run from its start
+            window = (t.from_ns, t.to_ns)
         op = read["op"] if read["op"] != "all" else None
         dev = read["dev"]
         index = next((i for i, c in enumerate(ctx.doc.cells)
@@ -134,6 +141,9 @@ class BlockExport:
         data = BlockData(index, window, op, dev, without=[c for c in ids if c not in have],
                          charts=read["charts"], lat_measures=read["lat"], split=read["split"],
                          full_scale=read["scale"] == "full")
+        if t is not None:
+            data.time_note = selection.notice(ctx, t, "applied as the window of every run of each capture (time "
+                                                      "since each run's start)")
         if not have:
             return data
         lo, hi = window if window else (None, None)
@@ -203,7 +213,7 @@ class BlockExport:
         return f"{win}; {ops}; {dev}"
 
     def text(self, ctx: ExportContext, data: BlockData) -> list[str]:
-        lines: list[str] = []
+        lines: list[str] = tf.wrap(data.time_note, indent="    ") + [""] if data.time_note else []
         if not data.series:
             lines += tf.wrap("No block layer data in these captures (capture with iolens-collect run ... "
                              "--block DEV).", indent="    ")
@@ -246,7 +256,7 @@ class BlockExport:
                        for s in data.series if s.events_lost)
         without = (f'<p class="muted">Without block data: {e(", ".join(ctx.label(c) for c in data.without))}.</p>'
                    if data.without else "")
-        return (f'<p class="source muted">{e(self._scope(data))}. Per run of each capture; time since each run\'s '
+        return (selection.html_notice(data.time_note) + f'<p class="source muted">{e(self._scope(data))}. Per run of each capture; time since each run\'s '
                 f'start, so runs overlay from their starts.</p>{lost}'
                 + svg_block.charts(ctx, data) + without
                 + f'<p class="small muted">Zoom, pan, other percentiles and the sector scatter: '

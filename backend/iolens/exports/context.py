@@ -32,6 +32,8 @@ class ExportContext:
     # the cell being drawn (its position and state text), for what only its chart reads (html.py sets them)
     cell_index: int | None = None
     cell_state: str = ""
+    # what several cells read once per export (the shared time selection, runs' offsets: selection.py)
+    memo: dict[str, Any] = field(default_factory=dict)
 
     @property
     def doc(self) -> models.NotebookDocument:

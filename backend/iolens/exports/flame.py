@@ -16,6 +16,10 @@ and per side the capture, its runs and its sample count.
 Its state (src/cells/flame/state.ts): `v=`, `cap=`, `a=`, `b=`, `ev=`, `runs=`, `cpu=`, `tid=`,
 `comm=`, `t=`, `by=`, and `z=`, `q=`, `x=` (zoom, search and transforms: the table is of the whole
 selection, and says so when they are set).
+
+The notebook's timeline selection (exports/selection.py) applies to one capture's graph as in the
+app (src/cells/flame/sharedTime.tsx): that run only, over the range since its first sample; the
+export says so first, or why it is not applied (a difference, another capture, no samples).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from typing import Any
 
 from ..views import flame as flame_view
 from ..views.workload import pair_comm, workload_comm  # noqa: F401 - the rule lives in views
-from . import svg_flame
+from . import selection, svg_flame
 from . import textfmt as tf
 from .context import ExportContext, parse_state
 
@@ -92,6 +96,7 @@ class FlameData:
     missing: str | None = None     # why there is no table
     svg: str = ""                  # the graph, for the HTML export (svg_flame.py)
     range_b: tuple[int, int | None] | None = None  # two ranges of one capture: B's (window is A's)
+    time_note: str | None = None   # the timeline selection: applied (how) or not (why)
 
 
 class FlameExport:
@@ -141,13 +146,34 @@ class FlameExport:
         return out
 
     def data(self, ctx: ExportContext, state: str) -> FlameData:
-        data = self._table(ctx, state)
+        st = self.read_state(state)
+        data = self._table(ctx, st, state)  # applies the timeline selection to st
         if not data.missing:
-            data.svg = svg_flame.graph(ctx, data, self.read_state(state), state)
+            data.svg = svg_flame.graph(ctx, data, st, state)
         return data
 
-    def _table(self, ctx: ExportContext, state: str) -> FlameData:
-        st = self.read_state(state)
+    @staticmethod
+    def _apply_time(ctx: ExportContext, st: dict[str, Any], cap: str) -> str | None:
+        """The notebook's timeline selection on the state `st` of a graph of `cap` (as the app's
+        useSharedTime): its run and range since the run's first sample; the notice to show."""
+        t = selection.shared_time(ctx)
+        if t is None:
+            return None
+        if st["view"] == "diff" or t.capture != cap:
+            why = ("not applied to a difference of two captures (it is a range of one run)" if st["view"] == "diff"
+                   else "of another capture: not applied to this graph")
+            return selection.notice(ctx, t, why)
+        run = selection.timeline_runs(ctx, cap).get(t.run)
+        off = run.samples_offset_ns if run is not None else None
+        if off is None:
+            return selection.notice(ctx, t, f"run {t.run} has no perf samples: not applied")
+        lo = max(0, t.from_ns - off)
+        hi = max(lo + 1, t.to_ns - off)
+        st.update({"runs": [t.run], "from": lo or None, "to": hi, "rangeB": None})
+        return selection.notice(ctx, t, f"applied: run {t.run}, {lo / 1e9:.3f}-{hi / 1e9:.3f} s since its first "
+                                        f"sample (the flame graph's time 0, {selection.offset_text(off)})")
+
+    def _table(self, ctx: ExportContext, st: dict[str, Any], state: str) -> FlameData:
         index = next((i for i, c in enumerate(ctx.doc.cells)
                       if getattr(c, "kind", None) == "flame" and getattr(c, "state", None) == state), None)
         by = "total" if st["by"] == "total" else "self"
@@ -155,6 +181,7 @@ class FlameExport:
         with_stacks = [c.id for c in ctx.captures if "perf-script" in (c.artifact_kinds or ["perf-script"])]
         first = ctx.doc.baseline if ctx.doc.baseline in with_stacks else (with_stacks[0] if with_stacks else ctx.doc.baseline)
         data = FlameData(st["view"], index, by)
+        data.time_note = self._apply_time(ctx, st, st["cap"] if st["cap"] in caps else first)
         ignored = []
         if st["zoom"]:
             ignored.append("the zoom (" + " > ".join(st["zoom"][-2:]) + ")")
@@ -282,9 +309,10 @@ class FlameExport:
 
     def text(self, ctx: ExportContext, data: FlameData) -> list[str]:
         link = self._link(ctx, data)
+        head = tf.wrap(data.time_note, indent="    ") + [""] if data.time_note else []
         if data.missing:
-            return tf.wrap(data.missing, indent="    ") + tf.wrap("The flame graph:", indent="    ") + ["    " + link]
-        lines = tf.wrap(self._scope(data) + ".", indent="    ")
+            return head + tf.wrap(data.missing, indent="    ") + tf.wrap("The flame graph:", indent="    ") + ["    " + link]
+        lines = head + tf.wrap(self._scope(data) + ".", indent="    ")
         if data.view == "diff":
             a, b = data.sides
             lines += self._side_line(ctx, data, "A ", a) + self._side_line(ctx, data, "B ", b)
@@ -331,8 +359,9 @@ class FlameExport:
         """The graph (svg_flame.py), then the same table in HTML."""
         e = html.escape
         link = e(self._link(ctx, data))
+        notice = selection.html_notice(data.time_note)
         if data.missing:
-            return f'<p class="muted">{e(data.missing)} <a href="{link}">Open it in iolens</a>.</p>'
+            return notice + f'<p class="muted">{e(data.missing)} <a href="{link}">Open it in iolens</a>.</p>'
         sides = "; ".join(f"{'A' if i == 0 and data.view == 'diff' else 'B' if data.view == 'diff' else ''} "
                           f"{ctx.label(s.capture)}: {len(s.runs) or 'all'} runs, {s.samples:,} samples, {self._weight(data, s.weight)}"
                           for i, s in enumerate(data.sides))
@@ -352,7 +381,7 @@ class FlameExport:
             body = "".join(f"<tr><td><code>{e(r.name)}</code></td><td class=num>{_share(r.self_a)}</td>"
                            f"<td class=num>{_share(r.total_a)}</td><td class=num>{r.self_samples or 0:,}</td>"
                            f"<td class=num>{r.total_samples or 0:,}</td></tr>" for r in data.rows)
-        return (data.svg + ctx_p + f'<div class="scroll"><table class="fio numbers"><thead>{head}</thead><tbody>{body}'
+        return (notice + data.svg + ctx_p + f'<div class="scroll"><table class="fio numbers"><thead>{head}</thead><tbody>{body}'
                 f'</tbody></table></div><p class="small muted">Hover a frame for its figures. Zoom, search, the '
                 f'inverted tree and the sandwich: <a href="{link}">the flame graph in iolens</a>.</p>')
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import html as _html
 
 from .. import __version__, models
-from . import markdown, sql
+from . import markdown, selection, sql
 from .context import ExportContext, embedded_json
 from .registry import VIEW_EXPORTS
 
@@ -58,6 +58,7 @@ body>.scroll>table.caps td,.long-facts td{overflow-wrap:anywhere}body>.scroll>ta
 a{color:inherit}figure.chart{break-inside:avoid}.cell>header{break-after:avoid}}
 blockquote{margin:0;padding-left:10px;border-left:3px solid var(--border);color:var(--muted)}
 footer{margin-top:24px;color:var(--muted);font-size:11.5px}
+.time-applied{border:1px solid #b6c8f0;background:#eef3fd;border-radius:4px;padding:4px 10px;margin:2px 0 8px;font-size:12px}
 """
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -102,6 +103,16 @@ LONG_FACT = 120  # as the compare page: longer facts are listed last, folded
 
 def _long(values: dict) -> bool:
     return any(len(str(v or "")) > LONG_FACT for v in values.values())
+
+
+def _time(ctx: ExportContext) -> str:
+    """The notebook's timeline selection, said once at the top: the cells that follow it say how."""
+    t = selection.shared_time(ctx)
+    if t is None:
+        return ""
+    text = selection.notice(ctx, t, "followed by the flame graph, block layer and scheduler cells, as in the app; "
+                                    "each says how")
+    return f'<p class="time-applied">{e(text)} (<a href="#cell-{t.cell + 1}">the timeline</a>)</p>'
 
 
 def render(ctx: ExportContext) -> str:
@@ -160,6 +171,7 @@ def render(ctx: ExportContext) -> str:
 <p class="meta muted">iolens notebook <a href="{e(ctx.permalink)}">{e(ctx.permalink)}</a> &middot; version
 <code>{e(v.id)}</code>, saved {e(saved)}{parent}</p>
 {_captures_table(ctx)}
+{_time(ctx)}
 {f'<nav class="contents muted">Cells: {" &middot; ".join(contents)}</nav>' if len(contents) > 1 else ""}
 {"".join(cells_html)}
 <footer>Exported by iolens {e(__version__)} from {e(ctx.permalink)}. A static copy: the numbers are embedded

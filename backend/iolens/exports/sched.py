@@ -8,6 +8,11 @@ changes what the app shows. Per capture: its workload and CPUs, its runs, whethe
 (docs/sched.md "Lost events"); per key metric the mean over runs, spread, n and the change vs the
 baseline (the fio table's form); the pair with the most round trips on the workload's CPUs (task
 groups), and the first workload <-> kworker pair when it is not that one (issue 4's storm).
+
+Under the notebook's timeline selection (exports/selection.py) the figures and pairs count only its
+range, moved to the scheduler's time 0 (the trace's first event) as the app's cell does, in every
+run of each capture (views/sched_range.py); the export says so first. The metrics of perf stat's
+and fio's own whole-run counts are left out then.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from dataclasses import dataclass, field
 
 from .. import models
 from ..views import sched as sched_view
-from . import svg_misc
+from . import selection, svg_misc
 from . import textfmt as tf
 from .context import ExportContext, parse_state
 from .metric_table import HTML_LEGEND, baseline_first, html_table, text_block
@@ -45,6 +50,8 @@ class SchedData:
     pairs: list[CapturePairs] = field(default_factory=list)
     run: str | None = None    # the cell's run and CPU choices: the app's tables only, said in the text
     cpus: str | None = None
+    span: tuple[int, int] | None = None  # the range counted, ns since each trace's first event (the selection)
+    time_note: str | None = None         # the timeline selection: how it is applied, or why not
 
 
 def _window(state: dict[str, str]) -> int:
@@ -101,17 +108,36 @@ class SchedExport:
         return {"windowUs": _window(st), "run": run if run and _RUN.match(run) else None,
                 "cpus": cpus if cpus and (cpus in ("all", "workload") or _CPUS.match(cpus)) else None}
 
+    @staticmethod
+    def _time(ctx: ExportContext) -> tuple[tuple[int, int] | None, str | None]:
+        """The timeline selection as the scheduler's range (as the app's SchedShared: moved by the
+        brushed run's sched_offset_ns), and the notice saying so."""
+        t = selection.shared_time(ctx)
+        if t is None:
+            return None, None
+        run = selection.timeline_runs(ctx, t.capture).get(t.run)
+        off = run.sched_offset_ns if run is not None else None
+        if off is None:
+            return None, selection.notice(ctx, t, f"run {t.run} has no scheduler trace: the figures cover whole runs")
+        span = (max(0, t.from_ns - off), max(1, t.to_ns - off))
+        return span, selection.notice(
+            ctx, t, f"the figures and pairs below count only {span[0] / 1e9:.3f}-{span[1] / 1e9:.3f} s since each "
+                    f"trace's first event ({selection.offset_text(off)}), in every run of each capture; "
+                    "rates are per second of that range; perf stat's and fio's own counts cover whole runs and are "
+                    "left out")
+
     def data(self, ctx: ExportContext, state: str) -> SchedData:
         ids = [c.id for c in ctx.captures]
-        cmp = sched_view.compare(ctx.store, ids, ctx.doc.baseline)
+        span, note = self._time(ctx)
+        cmp = sched_view.compare(ctx.store, ids, ctx.doc.baseline, span=span)
         read = self.read_state(state)
         data = SchedData(cmp, int(read["windowUs"] or sched_view.DEFAULT_WINDOW_US),
-                         run=read["run"], cpus=read["cpus"])  # type: ignore[arg-type]
+                         run=read["run"], cpus=read["cpus"], span=span, time_note=note)  # type: ignore[arg-type]
         for cid in ids:
             p = CapturePairs(cid)
             if cmp.status[cid].runs:
                 rows = sched_view.pingpong(ctx.store, cid, cpus="workload", group_by="group",
-                                           window_us=data.window_us, limit=PAIRS_ASKED).rows
+                                           window_us=data.window_us, limit=PAIRS_ASKED, span=span).rows
                 p.top = rows[0] if rows else None
                 p.storm = next((r for r in rows[1:] if is_storm(r)), None)
             data.pairs.append(p)
@@ -126,11 +152,12 @@ class SchedExport:
         caps = baseline_first(cmp.captures, cmp.baseline)
         traced = [c for c in caps if cmp.status[c.id].runs]
         name = {c.id: tf.fit(ctx.name(c.id), 14) + (" *" if c.id == cmp.baseline else "") for c in caps}
+        head = tf.wrap(data.time_note, indent="    ") + [""] if data.time_note else []
         if not traced:
-            lines = tf.wrap("No scheduler trace in these captures. Record one with iolens-collect run ... "
+            lines = head + tf.wrap("No scheduler trace in these captures. Record one with iolens-collect run ... "
                             "--sched [--cgroup NAME --cpu-weight N --cpus LIST] (docs/sched.md).", indent="    ")
             return lines
-        lines = tf.wrap(
+        lines = head + tf.wrap(
             f"Scheduler traces (perf sched) of each capture's workload CPUs (listed below with the workload's "
             f"command; every task on them counts): mean over the capture's runs with a trace; spread: +-stddev when n >= 3, "
             f"min-max when n = 2; change vs the baseline {ctx.name(cmp.baseline)} (*); '~' means the repeats' "
@@ -194,7 +221,7 @@ class SchedExport:
         if not traced:
             return ('<p class="muted">No scheduler trace in these captures. Record one with <code>iolens-collect run '
                     '... --sched [--cgroup NAME --cpu-weight N --cpus LIST]</code>.</p>')
-        out = []
+        out = [selection.html_notice(data.time_note)] if data.time_note else []
         status = []
         for c in caps:
             st = cmp.status[c.id]
@@ -214,7 +241,7 @@ class SchedExport:
                 items = "".join(f"<li>{e(w)}</li>" for w in st.warnings)
                 out.append(f'<p class="error">&#9888; {e(c.label)} lost scheduler events: counts and rates from '
                            f'those runs are too low.</p><ul class="small">{items}</ul>')
-        out.append(svg_misc.sched(ctx, cmp, [c.id for c in traced]))
+        out.append(svg_misc.sched(ctx, cmp, [c.id for c in traced], data.span))
         out.append(html_table(self._rows(cmp), traced, cmp.baseline))
         prow = []
         for p in data.pairs:

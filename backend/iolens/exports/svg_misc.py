@@ -3,7 +3,8 @@
 the app draws them:
 
 - sched: context switches per second over time on the workload's CPUs, a line per capture and run
-  (src/cells/sched/SchedRate.tsx overlay), with perf stat's counted figure beside the trace's;
+  (src/cells/sched/SchedRate.tsx overlay), with perf stat's counted figure beside the trace's; under
+  the notebook's timeline selection, the intervals of its range only (the app's window);
 - monitors: the key of the cell (`k=`, or the row that moved most) over time, mean of the runs with
   the runs' range as a band (MonitorsCell.tsx);
 - events: the chosen event's rate over time per capture (EventsCell.tsx), and its counts per value
@@ -40,14 +41,31 @@ def _color(ctx: ExportContext, capture: str) -> str:
 
 # --- sched ---------------------------------------------------------------------------------------
 
-def sched(ctx: ExportContext, cmp: models.SchedComparison, traced: list[str]) -> str:
+def _in_span(rate: models.SchedSwitchRate, span: tuple[int, int]) -> models.SchedSwitchRate:
+    """The intervals of the series that overlap the range (ns since the trace's first event)."""
+    w = rate.step_ms * 1_000_000
+    series = []
+    for s in rate.series:
+        keep = [i for i, t in enumerate(s.t_s) if round(t * 1e9) + w > span[0] and round(t * 1e9) < span[1]]
+        cols = {k: [getattr(s, k)[i] for i in keep] for k in ("t_s", "switches", "involuntary", "voluntary",
+                                                              "from_idle", "wakeups", "migrations")}
+        series.append(s.model_copy(update=cols))
+    return rate.model_copy(update={"series": series})
+
+
+def sched(ctx: ExportContext, cmp: models.SchedComparison, traced: list[str],
+          span: tuple[int, int] | None = None) -> str:
     lines: list[Line] = []
     rows = []
     steps: set[int] = set()
     for cid in traced:
         try:
             rate = sched_view.switch_rate(ctx.store, cid, None, "workload", 1000)
-            if max((len(s.t_s) for s in rate.series), default=0) < 20:  # short runs: 100 ms intervals
+            if span is not None:
+                if max((len(s.t_s) for s in _in_span(rate, span).series), default=0) < 20:
+                    rate = sched_view.switch_rate(ctx.store, cid, None, "workload", 100)
+                rate = _in_span(rate, span)
+            elif max((len(s.t_s) for s in rate.series), default=0) < 20:  # short runs: 100 ms intervals
                 rate = sched_view.switch_rate(ctx.store, cid, None, "workload", 100)
         except (sched_view.BadQuery, LookupError):
             continue
@@ -71,17 +89,20 @@ def sched(ctx: ExportContext, cmp: models.SchedComparison, traced: list[str]) ->
             c = counted.get(run)
             cval = [v for v in (c.values if c else []) if v is not None]
             steps.add(step)
+            counted_cell = (sp.val(sum(cval) / len(cval), "/s") + (' <span class="muted">(whole run)</span>' if span else "")
+                            if cval else '<span class="muted">not recorded</span>')
             rows.append([sp.swatch(color, RUN_DASHES[k % len(RUN_DASHES)]) + e(f"{label} {run}")
                          + (' <span class="tone-worse">&#9888; events lost</span>' if cmp.status[cid].events_lost else ""),
                          e(cpus), sp.val(mean, "/s"), sp.val(max(total) if total else None, "/s"),
-                         "-" if share is None else f"{share:.1f} %",
-                         sp.val(sum(cval) / len(cval), "/s") if cval else '<span class="muted">not recorded</span>'])
+                         "-" if share is None else f"{share:.1f} %", counted_cell])
     if not lines:
         return ""
-    svg, note = sp.xy_chart(lines, TIME, Axis("context switches", "/s"), height=220,
+    x = TIME if span is None else Axis("time since the trace's first event", "s")
+    svg, note = sp.xy_chart(lines, x, Axis("context switches", "/s"), height=220,
                             label="context switches per second on the workload's CPUs")
     every = " and ".join(f"{x / 1000:g} s" for x in sorted(steps))
-    return sp.figure("sched-rate", "Context switches on the workload's CPUs", f"per second, {every} intervals, the "
+    where = "" if span is None else f", the intervals of {span[0] / 1e9:.3f}-{span[1] / 1e9:.3f} s (timeline selection)"
+    return sp.figure("sched-rate", "Context switches on the workload's CPUs", f"per second, {every} intervals{where}, the "
                      "workload's CPUs summed, a line per run", svg,
                      sp.legend([(ln.label, ln.color, ln.dash) for ln in lines], note),
                      sp.numbers(["run", "CPUs", "mean", "highest interval", "involuntary", "perf stat counted (mean)"],

@@ -6,7 +6,7 @@ beyond 72 columns."""
 from __future__ import annotations
 
 from .. import __version__, models
-from . import markdown, sql
+from . import markdown, selection, sql
 from . import textfmt as tf
 from .context import ExportContext
 from .registry import VIEW_EXPORTS
@@ -104,6 +104,10 @@ def _header(ctx: ExportContext) -> list[str]:
     if long:
         lines += [""] + tf.wrap(f"Command lines that differ (whole at the link): {', '.join(d.key for d in long)}",
                                 indent="", subsequent="  ")
+    t = selection.shared_time(ctx)
+    if t is not None:
+        lines += [""] + tf.wrap(selection.notice(ctx, t, f"set in cell [{t.cell + 1}], followed by the flame graph, "
+                                                         "block layer and scheduler cells as in the app; each says how"))
     return lines
 
 
