@@ -23,10 +23,11 @@ import {
 } from '../../logic/sched';
 import { sideOf } from '../offcpu/state';
 import { useTimelineOverview } from '../timeline/TimelineCell';
+import type { SharedTime } from '../timeline/shared';
 import { TimeApplied } from '../timeline/TimeApplied';
-import type { CellProps } from '../types';
+import type { CellProps, NotebookContext } from '../types';
 import { CapName, LossBanner, NoTrace } from './parts';
-import { useSchedComparison, useSchedDelays, useSchedOverviews, useSchedPairs, useSchedPingPong, useSchedRuntime, useSchedTasks, useSwitchRates, type Common, type Settled } from './queries';
+import { useSchedComparison, useSchedDelays, useSchedOverviews, useSchedPairs, useSchedPingPong, useSchedRuntime, useSchedTasks, useSwitchRates, type Common, type Settled, type Span } from './queries';
 import { RateMultiples, RateOverlayChart, SchedTimeWindow } from './SchedRate';
 import { DelaysViewWithLegend, PairsView, PingPongTable, PingPongView, RuntimeView, TasksView, type PairStacks } from './SchedTables';
 import { defaultCpus, defaultGroupBy, MEASURES, type SchedState, type SchedView } from './state';
@@ -54,7 +55,8 @@ const STEPS = [100, 200, 500, 1000, 2000, 5000, 10_000];
 const WINDOWS = [50, 100, 250, 500, 1000, 2000, 5000, 10_000];
 
 export function SchedCell({ ctx, state, setState, openCell }: CellProps<SchedState>) {
-  const q = useSchedComparison(ctx.captures, ctx.baseline);
+  const time = useSchedTime(ctx);
+  const q = useSchedComparison(ctx.captures, ctx.baseline, time.span, time.pending);
   const list = useCaptureList();
   // a ping-pong row of a capture recorded with --offcpu opens both sides' stacks (the offcpu cell)
   const stacks: PairStacks | undefined = useMemo(() => {
@@ -63,6 +65,7 @@ export function SchedCell({ ctx, state, setState, openCell }: CellProps<SchedSta
     return (cap) => (off.has(cap) ? (run, a, b) => openCell('offcpu', { cap, run, a: sideOf(a), b: sideOf(b), mode: 'flame' }) : null);
   }, [openCell, list.data]);
   const table = useMemo(() => (q.data ? buildSchedTable(q.data) : null), [q.data]);
+  if (time.pending) return <p className="muted">Reading the timeline selection's run…</p>;
   if (q.loading) return <p className="muted">Comparing scheduler traces…</p>;
   if (q.error) return <ErrorBox error={q.error} title="scheduler comparison" />;
   if (!table || !q.data) return null;
@@ -74,41 +77,71 @@ export function SchedCell({ ctx, state, setState, openCell }: CellProps<SchedSta
     );
   }
   return (
-    <SchedShared ctx={ctx}>
-      <SchedBody cmp={q.data} table={table} state={state} setState={setState} stacks={stacks} />
+    <SchedShared time={time} onClear={ctx.clearTime}>
+      <SchedBody cmp={q.data} table={table} state={state} setState={setState} stacks={stacks} span={time.span} />
     </SchedShared>
   );
 }
 
-/** The notebook's shared time selection (a timeline cell's brush): the window of the charts over
- *  time, moved to the traces' time 0 (their first event, sched_offset_ns after the run's start). */
-function SchedShared({ ctx, children }: { ctx: CellProps<SchedState>['ctx']; children: ReactNode }) {
+interface SchedTime {
+  t: SharedTime | null;
+  /** The selection on the traces' time (ns since each trace's first event), or null: whole runs. */
+  span: Span;
+  /** The brushed run's offset is loading: the range is not known yet. */
+  pending: boolean;
+  /** The brushed run has no scheduler trace (the selection is not applied). */
+  noTrace: boolean;
+}
+
+/** The notebook's shared time selection (a timeline cell's brush) moved to the traces' time 0 (their
+ *  first event, sched_offset_ns after the brushed run's start): the window of the charts over time
+ *  and the range the tables count, in every run (views/sched_range.py; the exports do the same). */
+function useSchedTime(ctx: NotebookContext): SchedTime {
   const t = ctx.time ?? null;
   const ov = useTimelineOverview(t ? t.capture : null);
-  if (!t) return <>{children}</>;
+  if (!t) return { t: null, span: null, pending: false, noTrace: false };
   const off = ov.data?.runs.find((r) => r.id === t.run)?.sched_offset_ns ?? null;
-  const win: [number, number] | null = off === null ? null : [Math.max(0, t.from - off), Math.max(1, t.to - off)];
+  const span: Span = off === null ? null : [Math.max(0, t.from - off), Math.max(1, t.to - off)];
+  return { t, span, pending: !ov.data && !ov.error, noTrace: !!ov.data && off === null };
+}
+
+function SchedShared({ time, onClear, children }: { time: SchedTime; onClear?: () => void; children: ReactNode }) {
+  const { t, span } = time;
+  if (!t) return <>{children}</>;
   return (
     <>
-      <TimeApplied time={t} onClear={ctx.clearTime}>
-        {win
-          ? `the charts over time show ${(win[0] / 1e9).toFixed(3)}–${(win[1] / 1e9).toFixed(3)} s since each trace's first event; the tables count whole runs`
-          : ov.data
-            ? `run ${t.run} has no scheduler trace: the charts show whole runs`
+      <TimeApplied time={t} onClear={onClear}>
+        {span
+          ? `the charts over time and the tables count ${(span[0] / 1e9).toFixed(3)}–${(span[1] / 1e9).toFixed(3)} s since each trace's first event, in every run; perf stat's and fio's own counts cover whole runs and are left out`
+          : time.noTrace
+            ? `run ${t.run} has no scheduler trace: the charts and tables show whole runs`
             : 'reading the run…'}
       </TimeApplied>
-      <SchedTimeWindow.Provider value={win}>{children}</SchedTimeWindow.Provider>
+      <SchedTimeWindow.Provider value={span}>{children}</SchedTimeWindow.Provider>
     </>
+  );
+}
+
+/** Under the timeline selection: what the tables below count. */
+function SpanNote({ span }: { span: Span }) {
+  if (!span) return null;
+  return (
+    <p className="muted small sched-span-note" data-testid="sched-span-note">
+      Counted over {(span[0] / 1e9).toFixed(3)}–{(span[1] / 1e9).toFixed(3)} s since each trace&apos;s first event (the timeline selection), in every run; rates per second of
+      that range.
+    </p>
   );
 }
 
 const ok = <T,>(s: Settled<T>[] | undefined): T[] => (s ?? []).flatMap((x) => (x.data ? [x.data] : []));
 
-function SchedBody({ cmp, table, state, setState, stacks }: { cmp: SchedComparison; table: SchedTable; state: SchedState; setState: (s: SchedState) => void; stacks?: PairStacks }) {
+function SchedBody({ cmp, table, state, setState, stacks, span }: { cmp: SchedComparison; table: SchedTable; state: SchedState; setState: (s: SchedState) => void; stacks?: PairStacks; span: Span }) {
   const traced = useMemo(() => table.columns.filter((c) => c.hasTrace), [table]);
+  const spanText = span ? `${span[0]}-${span[1]}` : '';
   const common: Common = useMemo(
-    () => ({ ids: traced.map((c) => c.id), runs: Object.fromEntries(traced.map((c) => [c.id, c.status?.runs ?? []])), run: state.run }),
-    [traced, state.run],
+    () => ({ ids: traced.map((c) => c.id), runs: Object.fromEntries(traced.map((c) => [c.id, c.status?.runs ?? []])), run: state.run, span }),
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `span` is new each render; spanText is its value
+    [traced, state.run, spanText],
   );
   const ov = useSchedOverviews(common);
   const overviews = ok(ov.data);
@@ -378,6 +411,7 @@ function SummaryView({ cmp, table, common, step, overviews }: { cmp: SchedCompar
   return (
     <>
       <LossBanner notes={statusLossNotes(table.columns)} />
+      <SpanNote span={common.span} />
       <MetricTable columns={table.columns} rows={table.rows} strips testId="sched-compare" />
       <Legend />
       {common.run && <p className="muted small sched-run-note">The table covers every run of each capture; the chart and pairs below, run {common.run} only.</p>}
@@ -457,6 +491,15 @@ interface SectionProps {
 
 /** A per-capture table view: each view asks for its own data (one component, so one hook, per view). */
 function TableSection({ view, ...p }: SectionProps & { view: SchedView }) {
+  return (
+    <>
+      <SpanNote span={p.common.span} />
+      <TableOf view={view} {...p} />
+    </>
+  );
+}
+
+function TableOf({ view, ...p }: SectionProps & { view: SchedView }) {
   switch (view) {
     case 'tasks':
       return <TasksSection {...p} />;

@@ -23,11 +23,18 @@ const path = (id: string) => ({ capture_id: id });
 /** A run filter only for the captures that have that run (others: every run, and the cell says so). */
 const runFor = (run: string | null, runs: Record<string, string[]>, id: string) => (run && (runs[id] ?? []).includes(run) ? run : undefined);
 
-export const fetchSchedComparison = (captures: string[], baseline: string) =>
-  unwrap(api.GET('/api/compare/sched', { params: { query: { captures: captures.join(','), baseline } } }));
+/** The time range the tables count, ns since each trace's first event (the notebook's timeline
+ *  selection; null: whole runs), as the API's from_ns and to_ns. */
+export type Span = [number, number] | null;
+const spanQuery = (span: Span) => (span ? { from_ns: Math.floor(span[0]), to_ns: Math.ceil(span[1]) } : {});
+const spanKey = (span: Span) => (span ? `${Math.floor(span[0])}-${Math.ceil(span[1])}` : '');
 
-export const useSchedComparison = (captures: string[], baseline: string) =>
-  useQuery(`sched:cmp:${captures.join(',')}|${baseline}`, () => fetchSchedComparison(captures, baseline));
+export const fetchSchedComparison = (captures: string[], baseline: string, span: Span = null) =>
+  unwrap(api.GET('/api/compare/sched', { params: { query: { captures: captures.join(','), baseline, ...spanQuery(span) } } }));
+
+/** `wait`: the range is not known yet (the timeline's offsets are loading): ask nothing. */
+export const useSchedComparison = (captures: string[], baseline: string, span: Span = null, wait = false) =>
+  useQuery(wait ? null : `sched:cmp:${captures.join(',')}|${baseline}|${spanKey(span)}`, () => fetchSchedComparison(captures, baseline, span));
 
 export interface Common {
   /** Captures with a trace, in column order. */
@@ -35,9 +42,13 @@ export interface Common {
   /** Runs with a trace per capture (the comparison's status). */
   runs: Record<string, string[]>;
   run: string | null;
+  /** The range the tables count (the timeline selection), or null: whole runs. */
+  span: Span;
 }
 
 const key = (name: string, c: Common, rest: unknown[]) => `sched:${name}:${c.ids.join(',')}|${c.run ?? ''}|${rest.join('|')}`;
+/** The key of a view that counts the range: the same with it. */
+const spanned = (name: string, c: Common, rest: unknown[]) => `${key(name, c, rest)}|${spanKey(c.span)}`;
 
 export const useSchedOverviews = (c: Common) =>
   useQuery<Settled<SchedOverview>[]>(c.ids.length ? key('ov', c, []) : null, () =>
@@ -52,42 +63,42 @@ export const useSwitchRates = (c: Common, stepMs: number | null) =>
   );
 
 export const useSchedTasks = (c: Common, cpus: string, groupBy: GroupBy) =>
-  useQuery<Settled<SchedTasks>[]>(c.ids.length ? key('tasks', c, [cpus, groupBy]) : null, () =>
+  useQuery<Settled<SchedTasks>[]>(c.ids.length ? spanned('tasks', c, [cpus, groupBy]) : null, () =>
     each(c.ids, (id) =>
-      unwrap(api.GET('/api/captures/{capture_id}/sched/tasks', { params: { path: path(id), query: { run: runFor(c.run, c.runs, id), cpus, group_by: groupBy, limit: SCHED_ROWS } } })),
+      unwrap(api.GET('/api/captures/{capture_id}/sched/tasks', { params: { path: path(id), query: { run: runFor(c.run, c.runs, id), cpus, group_by: groupBy, limit: SCHED_ROWS, ...spanQuery(c.span) } } })),
     ),
   );
 
 export const useSchedPairs = (c: Common, cpus: string, groupBy: GroupBy) =>
-  useQuery<Settled<SchedPairs>[]>(c.ids.length ? key('pairs', c, [cpus, groupBy]) : null, () =>
+  useQuery<Settled<SchedPairs>[]>(c.ids.length ? spanned('pairs', c, [cpus, groupBy]) : null, () =>
     each(c.ids, (id) =>
-      unwrap(api.GET('/api/captures/{capture_id}/sched/pairs', { params: { path: path(id), query: { run: runFor(c.run, c.runs, id), cpus, group_by: groupBy, limit: SCHED_ROWS } } })),
+      unwrap(api.GET('/api/captures/{capture_id}/sched/pairs', { params: { path: path(id), query: { run: runFor(c.run, c.runs, id), cpus, group_by: groupBy, limit: SCHED_ROWS, ...spanQuery(c.span) } } })),
     ),
   );
 
 export const useSchedPingPong = (c: Common, cpus: string, groupBy: GroupBy, windowUs: number) =>
-  useQuery<Settled<SchedPingPong>[]>(c.ids.length ? key('pp', c, [cpus, groupBy, windowUs]) : null, () =>
+  useQuery<Settled<SchedPingPong>[]>(c.ids.length ? spanned('pp', c, [cpus, groupBy, windowUs]) : null, () =>
     each(c.ids, (id) =>
       unwrap(
         api.GET('/api/captures/{capture_id}/sched/pingpong', {
-          params: { path: path(id), query: { run: runFor(c.run, c.runs, id), cpus, group_by: groupBy, window_us: windowUs, limit: SCHED_ROWS } },
+          params: { path: path(id), query: { run: runFor(c.run, c.runs, id), cpus, group_by: groupBy, window_us: windowUs, limit: SCHED_ROWS, ...spanQuery(c.span) } },
         }),
       ),
     ),
   );
 
 export const useSchedDelays = (c: Common, cpus: string, groupBy: GroupBy, reason: DelayReason) =>
-  useQuery<Settled<SchedDelays>[]>(c.ids.length ? key('delays', c, [cpus, groupBy, reason]) : null, () =>
+  useQuery<Settled<SchedDelays>[]>(c.ids.length ? spanned('delays', c, [cpus, groupBy, reason]) : null, () =>
     each(c.ids, (id) =>
       unwrap(
-        api.GET('/api/captures/{capture_id}/sched/delays', { params: { path: path(id), query: { run: runFor(c.run, c.runs, id), cpus, group_by: groupBy, reason, limit: SCHED_ROWS } } }),
+        api.GET('/api/captures/{capture_id}/sched/delays', { params: { path: path(id), query: { run: runFor(c.run, c.runs, id), cpus, group_by: groupBy, reason, limit: SCHED_ROWS, ...spanQuery(c.span) } } }),
       ),
     ),
   );
 
 export const useSchedRuntime = (c: Common, cpus: string, groupBy: GroupBy) =>
-  useQuery<Settled<SchedRuntime>[]>(c.ids.length ? key('runtime', c, [cpus, groupBy]) : null, () =>
+  useQuery<Settled<SchedRuntime>[]>(c.ids.length ? spanned('runtime', c, [cpus, groupBy]) : null, () =>
     each(c.ids, (id) =>
-      unwrap(api.GET('/api/captures/{capture_id}/sched/runtime', { params: { path: path(id), query: { run: runFor(c.run, c.runs, id), cpus, group_by: groupBy, limit: SCHED_ROWS } } })),
+      unwrap(api.GET('/api/captures/{capture_id}/sched/runtime', { params: { path: path(id), query: { run: runFor(c.run, c.runs, id), cpus, group_by: groupBy, limit: SCHED_ROWS, ...spanQuery(c.span) } } })),
     ),
   );
