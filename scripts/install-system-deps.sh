@@ -38,6 +38,10 @@ command -v mkfs.ext4 >/dev/null 2>&1 || need+=(e2fsprogs)
 command -v blktrace >/dev/null 2>&1 || need+=(blktrace)
 # depmod: the lab installs a Debian kernel's modules for its guests (iolens_lab/debian.py)
 command -v depmod >/dev/null 2>&1 || need+=(kmod)
+# busybox: virtme-ng builds the guest's initramfs from it when the kernel's disk drivers are modules
+# (Debian's kernels), and wants the static build: without it the guests stop at "a statically linked
+# busybox could not be found"
+dpkg -s busybox-static >/dev/null 2>&1 || need+=(busybox-static)
 if [ "${LAB_BUILD:-0}" = 1 ]; then
     for pkg in build-essential flex bison bc libelf-dev libssl-dev ccache cpio kmod linux-source-6.12; do
         dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")

@@ -78,6 +78,22 @@ def kernel_release_of(image: str) -> str:
     return text.split(" ", 1)[0]
 
 
+def static_elf(path: str) -> bool:
+    """True for a statically linked ELF executable: a dynamic one names its interpreter (PT_INTERP,
+    /lib64/ld-linux-x86-64.so.2) near its start."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1 << 16)
+    except OSError:
+        return False
+    return head.startswith(b"\x7fELF") and b"/ld-linux" not in head
+
+
+def _static_busybox() -> bool:
+    """virtme-ng's initramfs needs a static busybox; it looks where Debian's busybox-static puts it."""
+    return any(p and static_elf(p) for p in (shutil.which("busybox"), "/bin/busybox", "/usr/bin/busybox"))
+
+
 def check_plan(plan: LabPlan) -> None:
     """What can be checked without downloading or building: packages apt knows, kernel tools."""
     for k in plan.kernels:
@@ -92,6 +108,9 @@ def check_plan(plan: LabPlan) -> None:
                                    f"{src!r}: apt knows no such package")
     if not shutil.which(accel_mod.QEMU):
         raise LabError(f"{accel_mod.QEMU} is not installed (Debian: qemu-system-x86; `make lab-deps`)")
+    if not _static_busybox():
+        raise LabError("a statically linked busybox is not installed: virtme-ng builds the guests' initramfs "
+                       "from it (Debian: busybox-static; `make deps-system`)")
     try:
         vng_path()
     except BuildError as exc:

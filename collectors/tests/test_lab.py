@@ -397,3 +397,18 @@ def test_build_progress_expects_a_whole_build(tmp_path):
                                                                         "incremental_from": "4e1a"},
                            {"compiled": 1164}]) == 2669
     assert expected_steps([]) == 0
+
+
+def test_static_elf_tells_a_static_busybox_from_a_dynamic_program(tmp_path):
+    """The lab refuses to start without a static busybox (virtme-ng's initramfs): the check reads
+    the ELF itself, so a dynamic busybox (Debian's plain package) does not pass."""
+    from iolens_lab.runner import static_elf
+    dynamic = shutil.which("ls")
+    assert dynamic and not static_elf(dynamic)
+    (tmp_path / "text").write_text("#!/bin/sh\n")
+    assert not static_elf(str(tmp_path / "text"))
+    assert not static_elf(str(tmp_path / "missing"))
+    static = next((p for p in ("/bin/busybox", "/usr/bin/busybox") if os.path.exists(p)), None)
+    if static is None:
+        pytest.skip("no busybox here (make deps-system installs busybox-static)")
+    assert static_elf(static)
