@@ -153,7 +153,12 @@ export interface paths {
         /** List Captures */
         get: operations["list_captures_api_captures_get"];
         put?: never;
-        /** Upload Capture */
+        /**
+         * Upload Capture
+         * @description Upload a capture bundle (multipart form, the bundle in field `file`): 201 with the new capture,
+         *     200 when the same bundle was already ingested. The bundle is written to the server's data folder
+         *     once, as it arrives, and ingested from there.
+         */
         post: operations["upload_capture_api_captures_post"];
         delete?: never;
         options?: never;
@@ -1580,14 +1585,6 @@ export interface components {
              * @default []
              */
             sizes: string;
-        };
-        /** Body_upload_capture_api_captures_post */
-        Body_upload_capture_api_captures_post: {
-            /**
-             * File
-             * @description A capture bundle (.iolens.tar.gz)
-             */
-            file: string;
         };
         /** Body_upload_loose_api_captures_loose_post */
         Body_upload_loose_api_captures_loose_post: {
@@ -6103,7 +6100,14 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "multipart/form-data": components["schemas"]["Body_upload_capture_api_captures_post"];
+                "multipart/form-data": {
+                    /**
+                     * File
+                     * Format: binary
+                     * @description A capture bundle (.iolens.tar.gz)
+                     */
+                    file: string;
+                };
             };
         };
         responses: {

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Annotated
 
-from fastapi import APIRouter, File, HTTPException, UploadFile
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import FileResponse, JSONResponse
+from starlette.concurrency import run_in_threadpool
 
 from ... import models
 from ...bundle import BundleError
@@ -15,6 +15,7 @@ from ...ingest import ingest_file
 from ...views import captures as captures_view
 from ...views import headlines as headlines_view
 from ..deps import ERRORS, SettingsDep, StoreDep, WriteDep
+from ..upload import UPLOAD_BODY, receive_file
 
 router = APIRouter()
 
@@ -31,25 +32,19 @@ def list_captures(s: StoreDep) -> list[models.CapturePublic]:
     responses={200: {"model": models.CaptureCreated, "description": "Already ingested"}, **ERRORS,
                401: {"model": models.ErrorBody}},
     tags=["captures"],
+    openapi_extra=UPLOAD_BODY,
 )
-def upload_capture(s: StoreDep, settings: SettingsDep, _: WriteDep, file: Annotated[UploadFile, File(description="A capture bundle (.iolens.tar.gz)")]):
-    name = file.filename or "upload"
+async def upload_capture(request: Request, s: StoreDep, settings: SettingsDep, _: WriteDep):
+    """Upload a capture bundle (multipart form, the bundle in field `file`): 201 with the new capture,
+    200 when the same bundle was already ingested. The bundle is written to the server's data folder
+    once, as it arrives, and ingested from there."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=settings.data_dir, prefix=".upload-", delete=True) as tmp:
-        copied = 0
-        while chunk := file.file.read(1 << 20):
-            copied += len(chunk)
-            if copied > settings.max_upload_bytes:
-                raise BundleError(
-                    f"upload is larger than the limit of {settings.max_upload_bytes} bytes",
-                    {"file": name, "limit": settings.max_upload_bytes}, 413,
-                )
-            tmp.write(chunk)
-        tmp.flush()
-        if copied == 0:
+        name, size = await receive_file(request, tmp, settings.max_upload_bytes)
+        if size == 0:
             raise BundleError("the uploaded file is empty", {"file": name})
-        result = ingest_file(s, Path(tmp.name), bundles_dir=settings.bundles_dir, source=name,
-                             limits=settings.limits)
+        result = await run_in_threadpool(ingest_file, s, Path(tmp.name), bundles_dir=settings.bundles_dir, source=name,
+                                         limits=settings.limits)
     body = models.CaptureCreated(id=result.capture_id, label=result.label, created=result.created,
                                  runs=result.runs, warnings=result.warnings)
     return JSONResponse(status_code=201 if result.created else 200, content=body.model_dump())
