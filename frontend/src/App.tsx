@@ -1,19 +1,22 @@
-import { useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState } from 'react';
 import { fetchHealth } from './api/client';
 import { useQuery } from './api/useQuery';
 import { copyText } from './components/copy';
 import { installShortcuts, SHORTCUTS, useShortcut } from './components/shortcuts';
 import { flash, Toast } from './components/Toast';
-import { CapturePage } from './pages/CapturePage';
 import { ComparePage } from './pages/ComparePage';
 import { NotebookPage } from './pages/NotebookPage';
-import { NotebooksPage } from './pages/NotebooksPage';
 import { TokenDialog } from './components/TokenDialog';
 import { getToken } from './api/auth';
 import { BadUrlPage, NotFoundPage } from './pages/BadUrlPage';
-import { LibraryPage } from './pages/LibraryPage';
 import { Link, useLocation } from './components/router';
 import { parseUrl } from './state/url';
+
+// Pages other than the notebook's load when first opened: a notebook link's first script is the
+// notebook and its cells' registry (main.tsx, cells/lazy.ts).
+const LibraryPage = lazy(() => import('./pages/LibraryPage').then((m) => ({ default: m.LibraryPage })));
+const CapturePage = lazy(() => import('./pages/CapturePage').then((m) => ({ default: m.CapturePage })));
+const NotebooksPage = lazy(() => import('./pages/NotebooksPage').then((m) => ({ default: m.NotebooksPage })));
 
 export function App() {
   const loc = useLocation();
@@ -85,13 +88,15 @@ export function App() {
         </div>
       </header>
       <main className="content">
-        {v.page === 'library' && <LibraryPage view={v} problems={parsed.problems} />}
-        {v.page === 'capture' && <CapturePage id={v.id} />}
-        {v.page === 'compare' && <ComparePage view={v} problems={parsed.problems} />}
-        {v.page === 'notebook' && <NotebookPage key={v.id} id={v.id} />}
-        {v.page === 'notebooks' && <NotebooksPage query={v.query} />}
-        {v.page === 'not-found' && <NotFoundPage path={v.path} />}
-        {v.page === 'bad-url' && <BadUrlPage path={v.path} problems={v.problems} />}
+        <Suspense fallback={<p className="muted page">Loading…</p>}>
+          {v.page === 'library' && <LibraryPage view={v} problems={parsed.problems} />}
+          {v.page === 'capture' && <CapturePage id={v.id} />}
+          {v.page === 'compare' && <ComparePage view={v} problems={parsed.problems} />}
+          {v.page === 'notebook' && <NotebookPage key={v.id} id={v.id} />}
+          {v.page === 'notebooks' && <NotebooksPage query={v.query} />}
+          {v.page === 'not-found' && <NotFoundPage path={v.path} />}
+          {v.page === 'bad-url' && <BadUrlPage path={v.path} problems={v.problems} />}
+        </Suspense>
       </main>
       {help && (
         <div className="modal-backdrop" onClick={() => setHelp(false)}>

@@ -29,6 +29,14 @@ function load<T>(key: string, fetcher: () => Promise<T>): Entry {
   return e;
 }
 
+/**
+ * Start a request before any component asks for it (main.tsx: the notebook's answers from its
+ * URL, while the page's code loads). The component that later asks for `key` shares it.
+ */
+export function prefetch<T>(key: string, fetcher: () => Promise<T>): Promise<unknown> {
+  return load(key, fetcher).promise;
+}
+
 /** Forget cached answers whose key starts with `prefix` and re-fetch the ones on screen. */
 export function invalidate(prefix: string): void {
   for (const k of [...cache.keys()]) if (k.startsWith(prefix)) cache.delete(k);

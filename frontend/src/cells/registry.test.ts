@@ -10,10 +10,19 @@ describe('cell registry', () => {
       expect(k.title.length).toBeGreaterThan(0);
       expect(k.encode(k.defaultState)).toBe('');
       expect(k.decode('')).toEqual(k.defaultState);
-      expect(k.Component).toBeTypeOf('function');
+      expect(k.Component).toBeDefined();
     }
     for (const d of DEFAULT_CELLS) expect(cellKind(d)).toBeDefined();
     expect(cellKind('toString')).toBeUndefined();
+  });
+
+  it("every kind's view loads on demand (cells/lazy.ts) into a component, once", async () => {
+    for (const k of cellKinds()) {
+      expect(k.preload, k.kind).toBeTypeOf('function');
+      const first = k.preload!();
+      expect(k.preload!()).toBe(first);
+      expect(await first, k.kind).toBeTypeOf('function');
+    }
   });
 
   it('decode never throws on garbage', () => {

@@ -43,7 +43,15 @@ export interface CellKind<S> {
   encode: (s: S) => string;
   /** Its part of the URL -> state, or an Error saying what is wrong. Must not throw. */
   decode: (s: string) => S | Error;
+  /** The view (lazy: cells/lazy.ts loads its code when a notebook first shows the kind). */
   Component: ComponentType<CellProps<S>>;
+  /** Starts loading Component's code before it is rendered (main.tsx, from the URL). */
+  preload?: () => Promise<unknown>;
+  /**
+   * Starts the requests a cell of this state will make when it mounts, before the page has
+   * rendered (main.tsx, from the URL): the same query keys, so the cell finds them under way.
+   */
+  prefetch?: (ctx: NotebookContext, state: S) => void;
   /**
    * Whether "compare these captures" starts a notebook with this cell, given what the captures
    * hold (e.g. `c.artifact_kinds.includes('lock-stat')`). Absent: never a starter cell.

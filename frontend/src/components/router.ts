@@ -23,13 +23,15 @@ export function useLocation(): { pathname: string; search: string; href: string 
   return { pathname: i < 0 ? href : href.slice(0, i), search: i < 0 ? '' : href.slice(i), href };
 }
 
-export function navigate(to: string, opts: { replace?: boolean } = {}): void {
+/** `keepScroll`: the same page in a new state (a notebook's cell zoomed, searched, edited): the
+ *  window stays where it is instead of going back to the top as for a new page. */
+export function navigate(to: string, opts: { replace?: boolean; keepScroll?: boolean } = {}): void {
   if (to === snapshot()) return;
   // A replaced entry keeps its state (the library's ticked captures, for one).
   if (opts.replace) window.history.replaceState(window.history.state, '', to);
   else window.history.pushState(null, '', to);
   window.dispatchEvent(new Event(EVENT));
-  if (!opts.replace) window.scrollTo(0, 0);
+  if (!opts.replace && !opts.keepScroll) window.scrollTo(0, 0);
 }
 
 export function Link(props: AnchorHTMLAttributes<HTMLAnchorElement> & { to: string }) {

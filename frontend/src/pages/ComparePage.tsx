@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { Suspense, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError, postNotebook, type CapturePublic, type FioComparison, type NotebookVersion } from '../api/client';
 import { askForToken } from '../api/auth';
 import { useCaptureList, useFioComparison, useNotebook } from '../api/queries';
@@ -47,7 +47,8 @@ export function NotebookView({ view, problems, saved }: { view: CompareView; pro
     const loc = parseUrl(window.location.pathname, window.location.search).view;
     return loc.page === 'compare' ? loc : view;
   };
-  const setView = (patch: Partial<CompareView>) => navigate(viewToUrl({ ...current(), ...patch, ...(parentId ? { parent: parentId } : {}) }));
+  // an edit of the notebook (a cell's zoom, search, state; a title) keeps the window where it is
+  const setView = (patch: Partial<CompareView>) => navigate(viewToUrl({ ...current(), ...patch, ...(parentId ? { parent: parentId } : {}) }), { keepScroll: true });
   // the shared time selection (a timeline cell's brush): a new context only when it changes
   const shared = sharedTimeOf(view.cells, view.baseline)?.time ?? null;
   const timeKey = shared ? `${shared.capture}|${shared.run}|${shared.from}|${shared.to}` : '';
@@ -269,14 +270,17 @@ export function NotebookView({ view, problems, saved }: { view: CompareView; pro
               </header>
               <div className="cell-body">
                 <ErrorBoundary what={def.title}>
-                  <C
-                    ctx={ctx}
-                    state={cell.state}
-                    full={cell.full}
-                    setState={(s) => setCells(current().cells.map((c, j) => (j === i ? { ...c, state: s } : c)))}
-                    openCell={(kind, st) => openCell(i, kind, st)}
-                    draftKey={`${pageKey}#cell-${i + 1}`}
-                  />
+                  {/* the kind's code loads the first time one of its cells is shown (cells/lazy.ts) */}
+                  <Suspense fallback={<p className="muted">Loading the {def.title.toLowerCase()} view…</p>}>
+                    <C
+                      ctx={ctx}
+                      state={cell.state}
+                      full={cell.full}
+                      setState={(s) => setCells(current().cells.map((c, j) => (j === i ? { ...c, state: s } : c)))}
+                      openCell={(kind, st) => openCell(i, kind, st)}
+                      draftKey={`${pageKey}#cell-${i + 1}`}
+                    />
+                  </Suspense>
                 </ErrorBoundary>
               </div>
             </section>

@@ -1,5 +1,5 @@
+import { lazyCell } from '../lazy';
 import { defineCell } from '../types';
-import { BlockCell } from './BlockCell';
 import { decodeBlock, defaultBlockState, encodeBlock, type BlockState } from './state';
 
 /** Artifact kinds that carry block layer events (docs/block.md "Inputs"). */
@@ -13,6 +13,6 @@ export const blockCell = defineCell<BlockState>({
   defaultState: defaultBlockState,
   encode: encodeBlock,
   decode: decodeBlock,
-  Component: BlockCell,
+  ...lazyCell(() => import('./BlockCell').then((m) => m.BlockCell)),
   starter: (caps) => caps.some((c) => (c.artifact_kinds ?? []).some((k) => BLOCK_ARTIFACTS.includes(k))),
 });

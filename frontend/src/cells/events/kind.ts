@@ -1,5 +1,5 @@
+import { lazyCell } from '../lazy';
 import { defineCell } from '../types';
-import { EventsCell } from './EventsCell';
 import { decodeEvents, defaultEventsState, encodeEvents, type EventsState } from './state';
 
 /** Any tracepoint (iolens-collect --trace): counts per event and per value of a field, over time, per capture. */
@@ -10,6 +10,6 @@ export const eventsCell = defineCell<EventsState>({
   defaultState: defaultEventsState,
   encode: encodeEvents,
   decode: decodeEvents,
-  Component: EventsCell,
+  ...lazyCell(() => import('./EventsCell').then((m) => m.EventsCell)),
   starter: (caps) => caps.some((c) => (c.artifact_kinds ?? []).includes('perf-trace-fields')),
 });

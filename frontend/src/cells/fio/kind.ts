@@ -1,5 +1,5 @@
+import { lazyCell } from '../lazy';
 import { defineCell } from '../types';
-import { FioTableCell } from './FioTableCell';
 import { decodeFioTable, defaultFioTableState, encodeFioTable, type FioTableState } from './state';
 
 export const fioTableCell = defineCell<FioTableState>({
@@ -9,7 +9,7 @@ export const fioTableCell = defineCell<FioTableState>({
   defaultState: defaultFioTableState,
   encode: encodeFioTable,
   decode: decodeFioTable,
-  Component: FioTableCell,
+  ...lazyCell(() => import('./FioTableCell').then((m) => m.FioTableCell)),
   // Not for sweeps (several parameter points: runs beyond one point's repeats), whose runs this
   // table would average together: the sweep matrix shows them point by point.
   starter: (caps) => caps.some((c) => (c.workload_kind === 'fio' || (c.artifact_kinds ?? []).includes('fio-json')) && c.runs <= c.repeats),

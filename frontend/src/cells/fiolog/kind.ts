@@ -1,6 +1,6 @@
 import { decodeFioLog, defaultFioLogState, encodeFioLog, type FioLogState } from '../sweep/state';
+import { lazyCell } from '../lazy';
 import { defineCell } from '../types';
-import { FioLogCell } from './FioLogCell';
 
 /** fio's bw / IOPS / latency logs over time, a line per capture (iolens-collect --fio-logs). */
 export const fioLogCell = defineCell<FioLogState>({
@@ -10,6 +10,6 @@ export const fioLogCell = defineCell<FioLogState>({
   defaultState: defaultFioLogState,
   encode: encodeFioLog,
   decode: decodeFioLog,
-  Component: FioLogCell,
+  ...lazyCell(() => import('./FioLogCell').then((m) => m.FioLogCell)),
   starter: (caps) => caps.some((c) => (c.artifact_kinds ?? []).includes('fio-log')),
 });

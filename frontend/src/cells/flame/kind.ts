@@ -1,5 +1,6 @@
+import { lazyCell } from '../lazy';
 import { defineCell } from '../types';
-import { FlameCell } from './FlameCell';
+import { prefetchFlame } from './queries';
 import { decodeFlame, defaultFlameState, encodeFlame, type FlameState } from './state';
 
 /** perf call stacks: one capture's flame graph, or the differential flame graph of two. */
@@ -10,6 +11,7 @@ export const flameCell = defineCell<FlameState>({
   defaultState: defaultFlameState,
   encode: encodeFlame,
   decode: decodeFlame,
-  Component: FlameCell,
+  ...lazyCell(() => import('./FlameCell').then((m) => m.FlameCell)),
+  prefetch: prefetchFlame,
   starter: (caps) => caps.some((c) => (c.artifact_kinds ?? []).includes('perf-script')),
 });

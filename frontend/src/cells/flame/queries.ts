@@ -2,7 +2,8 @@
 // shared through the query cache, and the export URLs (folded text, SVG) of the same selection.
 import { api, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
-import { useQuery } from '../../api/useQuery';
+import { prefetch, useQuery } from '../../api/useQuery';
+import type { NotebookContext } from '../types';
 import { ALL_TASKS, type FlameState } from './state';
 
 export type FlameGraphData = components['schemas']['FlameGraph'];
@@ -41,11 +42,25 @@ function rangeParams(s: FlameState, b: NonNullable<FlameState['rangeB']>) {
 const asStrings = (q: object): Record<string, string> => Object.fromEntries(Object.entries(q).map(([k, v]) => [k, String(v)]));
 const keyOf = (q: object) => new URLSearchParams(Object.entries(asStrings(q)).sort()).toString();
 
-export function useFlame(id: string | null, s: FlameState) {
+function flameQuery(id: string, s: FlameState): [string, () => Promise<FlameGraphData>] {
   const q = flameParams(s, false);
-  return useQuery(id === null ? null : `flame:${id}|${keyOf(q)}`, () =>
-    unwrap(api.GET('/api/captures/{capture_id}/flame', { params: { path: { capture_id: id! }, query: q } })),
-  );
+  return [`flame:${id}|${keyOf(q)}`, () => unwrap(api.GET('/api/captures/{capture_id}/flame', { params: { path: { capture_id: id }, query: q } }))];
+}
+
+export function useFlame(id: string | null, s: FlameState) {
+  const [key, fetcher] = id === null ? [null, () => Promise.reject(new Error('no capture'))] : flameQuery(id, s);
+  return useQuery(key, fetcher);
+}
+
+/**
+ * The one-capture graph's answer, asked for before the cell mounts (main.tsx, from the URL): the
+ * capture FlameCell shows before the capture list is known (the state's, else the baseline), when
+ * no shared time selection or second range changes the query. Anything else is asked for on mount.
+ */
+export function prefetchFlame(ctx: NotebookContext, s: FlameState): void {
+  if (s.view === 'diff' || s.rangeB || ctx.time) return;
+  const id = s.cap && ctx.captures.includes(s.cap) ? s.cap : ctx.baseline;
+  if (ctx.captures.includes(id)) void prefetch(...flameQuery(id, s));
 }
 
 export function useFlameDiff(a: string | null, b: string | null, s: FlameState, rangeB: FlameState['rangeB'] = null) {

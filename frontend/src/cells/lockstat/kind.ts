@@ -1,5 +1,5 @@
+import { lazyCell } from '../lazy';
 import { defineCell } from '../types';
-import { LockStatCell } from './LockStatCell';
 import { decodeLockStat, defaultLockStatState, encodeLockStat, type LockStatState } from './state';
 
 /** Lock contention from /proc/lock_stat: the captures compared class by class, or one capture's top classes. */
@@ -10,6 +10,6 @@ export const lockStatCell = defineCell<LockStatState>({
   defaultState: defaultLockStatState,
   encode: encodeLockStat,
   decode: decodeLockStat,
-  Component: LockStatCell,
+  ...lazyCell(() => import('./LockStatCell').then((m) => m.LockStatCell)),
   starter: (caps) => caps.some((c) => (c.artifact_kinds ?? []).includes('lock-stat')),
 });

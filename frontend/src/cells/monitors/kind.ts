@@ -1,5 +1,5 @@
+import { lazyCell } from '../lazy';
 import { defineCell } from '../types';
-import { MonitorsCell } from './MonitorsCell';
 import { decodeMonitors, defaultMonitorsState, encodeMonitors, type MonitorsState } from './state';
 
 /** The kernel's counters during the runs (iolens-collect --monitors): what moved against the baseline, and over time. */
@@ -10,6 +10,6 @@ export const monitorsCell = defineCell<MonitorsState>({
   defaultState: defaultMonitorsState,
   encode: encodeMonitors,
   decode: decodeMonitors,
-  Component: MonitorsCell,
+  ...lazyCell(() => import('./MonitorsCell').then((m) => m.MonitorsCell)),
   starter: (caps) => caps.some((c) => (c.artifact_kinds ?? []).some((k) => k === 'monitor' || k === 'iostat' || k === 'vmstat')),
 });

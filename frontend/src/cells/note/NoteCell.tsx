@@ -6,7 +6,7 @@ import { renderMarkdown } from '../../logic/markdown';
 import { noteBaselineMismatch } from '../../logic/notebook';
 import type { CellProps } from '../types';
 
-export const NOTE_MAX_CHARS = 20000;
+import { NOTE_MAX_CHARS } from './limits';
 
 /**
  * Markdown text. Typed text is never dropped: Esc, Done, Ctrl+Enter, leaving the field and

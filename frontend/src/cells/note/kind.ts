@@ -1,5 +1,6 @@
+import { lazyCell } from '../lazy';
 import { defineCell } from '../types';
-import { NOTE_MAX_CHARS, NoteCell } from './NoteCell';
+import { NOTE_MAX_CHARS } from './limits';
 
 /**
  * Text between views, in Markdown: what the reader should look at, and why. The kind keeps its
@@ -14,5 +15,5 @@ export const noteCell = defineCell<{ text: string }>({
   encode: (s) => s.text,
   decode: (t) =>
     t.length > NOTE_MAX_CHARS ? new Error(`text is ${t.length} characters, at most ${NOTE_MAX_CHARS}`) : { text: t },
-  Component: NoteCell,
+  ...lazyCell(() => import('./NoteCell').then((m) => m.NoteCell)),
 });

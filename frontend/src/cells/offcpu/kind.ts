@@ -1,5 +1,5 @@
+import { lazyCell } from '../lazy';
 import { defineCell } from '../types';
-import { OffcpuCell } from './OffcpuCell';
 import { decodeOffcpu, defaultOffcpuState, encodeOffcpu, type OffcpuState } from './state';
 
 /** Off-CPU and wakeup stacks (iolens-collect --offcpu): threads by time off the CPU, and a ping-pong pair's both sides. */
@@ -10,6 +10,6 @@ export const offcpuCell = defineCell<OffcpuState>({
   defaultState: defaultOffcpuState,
   encode: encodeOffcpu,
   decode: decodeOffcpu,
-  Component: OffcpuCell,
+  ...lazyCell(() => import('./OffcpuCell').then((m) => m.OffcpuCell)),
   starter: (caps) => caps.some((c) => (c.artifact_kinds ?? []).includes('perf-offcpu')),
 });

@@ -1,5 +1,5 @@
+import { lazyCell } from '../lazy';
 import { defineCell } from '../types';
-import { SchedCell } from './SchedCell';
 import { decodeSched, defaultSchedState, encodeSched, type SchedState } from './state';
 
 /** Scheduler traces (perf sched): context switches per CPU, ping-pong pairs, wakeup delays, run time; captures compared. */
@@ -10,6 +10,6 @@ export const schedCell = defineCell<SchedState>({
   defaultState: defaultSchedState,
   encode: encodeSched,
   decode: decodeSched,
-  Component: SchedCell,
+  ...lazyCell(() => import('./SchedCell').then((m) => m.SchedCell)),
   starter: (caps) => caps.some((c) => (c.artifact_kinds ?? []).includes('perf-sched')),
 });

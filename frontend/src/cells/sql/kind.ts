@@ -1,5 +1,5 @@
+import { lazyCell } from '../lazy';
 import { defineCell } from '../types';
-import { SqlCell } from './SqlCell';
 import { decodeSql, defaultSqlState, encodeSql, type SqlState } from './state';
 
 /** A read-only query over the notebook's captures, as a table and optionally a chart. */
@@ -10,5 +10,5 @@ export const sqlCell = defineCell<SqlState>({
   defaultState: defaultSqlState,
   encode: encodeSql,
   decode: decodeSql,
-  Component: SqlCell,
+  ...lazyCell(() => import('./SqlCell').then((m) => m.SqlCell)),
 });

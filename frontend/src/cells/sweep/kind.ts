@@ -1,6 +1,6 @@
+import { lazyCell } from '../lazy';
 import { defineCell } from '../types';
 import { decodeSweep, defaultSweepState, encodeSweep, type SweepState } from './state';
-import { SweepMatrixCell } from './SweepMatrixCell';
 
 /** Captures x sweep points, any metric, with repeat statistics and Welch's t-test against the baseline. */
 export const sweepCell = defineCell<SweepState>({
@@ -10,7 +10,7 @@ export const sweepCell = defineCell<SweepState>({
   defaultState: defaultSweepState,
   encode: encodeSweep,
   decode: decodeSweep,
-  Component: SweepMatrixCell,
+  ...lazyCell(() => import('./SweepMatrixCell').then((m) => m.SweepMatrixCell)),
   // Sweeps (more than one parameter point) and commands (`iolens-collect cmd`).
   starter: (caps) => caps.some((c) => c.runs > c.repeats || c.workload_kind === 'cmd'),
 });

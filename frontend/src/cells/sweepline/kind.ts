@@ -1,6 +1,6 @@
 import { decodeSweepLine, defaultSweepLineState, encodeSweepLine, type SweepLineState } from '../sweep/state';
+import { lazyCell } from '../lazy';
 import { defineCell } from '../types';
-import { SweepLineCell } from './SweepLineCell';
 
 /** A metric against a swept parameter: a line per capture with its 95% confidence band. */
 export const sweepLineCell = defineCell<SweepLineState>({
@@ -10,7 +10,7 @@ export const sweepLineCell = defineCell<SweepLineState>({
   defaultState: defaultSweepLineState,
   encode: encodeSweepLine,
   decode: decodeSweepLine,
-  Component: SweepLineCell,
+  ...lazyCell(() => import('./SweepLineCell').then((m) => m.SweepLineCell)),
   // Captures with more than one parameter point (runs beyond the repeats of one point).
   starter: (caps) => caps.some((c) => c.runs > c.repeats),
 });

@@ -1,6 +1,6 @@
+import { lazyCell } from '../lazy';
 import { defineCell } from '../types';
 import { decodeTimeline, defaultTimelineState, encodeTimeline, type TimelineState } from './state';
-import { TimelineCell } from './TimelineCell';
 
 /** One run's tracks on one time axis (sched, block, fio's log, perf samples); its brush is the
  *  notebook's shared time range. */
@@ -11,5 +11,5 @@ export const timelineCell = defineCell<TimelineState>({
   defaultState: defaultTimelineState,
   encode: encodeTimeline,
   decode: decodeTimeline,
-  Component: TimelineCell,
+  ...lazyCell(() => import('./TimelineCell').then((m) => m.TimelineCell)),
 });
