@@ -1,5 +1,5 @@
 // One capture's flame graph: its selection, search, the graph, and the top functions.
-import { useCallback, useDeferredValue, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { frameFills } from '../../charts/flameCanvas';
 import { ErrorBox } from '../../components/ErrorBox';
 import { GREY, matchedWeight, MATCH, searchMatches, topFunctions, type FlameLayout, type FunctionRow } from '../../logic/flame';
@@ -209,15 +209,39 @@ function TopTable({
   const [all, setAll] = useState(false);
   // a table not made yet (a pass over the zoomed subtree) is made in the render after the one
   // that paints the flame graph: first paint and zooms do not wait for it
-  const ready = useDeferredValue(true, tops.get(lay)?.has(topKey(zoom, by, fnDepth)) ?? false);
-  const rows = useMemo(() => (ready ? cachedTop(lay, zoom, by, fnDepth) : []), [ready, lay, zoom, by, fnDepth]);
+  // A table not made yet (a pass over the zoomed subtree: ~50 ms at 450k nodes) is made after the
+  // next frame is painted, so first paint and zooms do not wait for it; until then the last table
+  // made for this layout stays, marked as being updated.
+  const have = tops.get(lay)?.get(topKey(zoom, by, fnDepth));
+  const [, made] = useState(0);
+  useEffect(() => {
+    if (have) return;
+    let timer = 0;
+    const frame = requestAnimationFrame(() => {
+      timer = window.setTimeout(() => {
+        cachedTop(lay, zoom, by, fnDepth);
+        made((n) => n + 1);
+      }, 0);
+    });
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
+  }, [have, lay, zoom, by, fnDepth]);
+  const last = useRef<{ lay: FlameLayout; zoom: number; rows: FunctionRow[] } | null>(null);
+  if (have) last.current = { lay, zoom, rows: have };
+  const shownTable = last.current && last.current.lay === lay ? last.current : null;
+  const rows = shownTable?.rows ?? [];
+  const tableZoom = shownTable?.zoom ?? zoom;
+  const updating = !have;
   const shown = all ? rows : rows.slice(0, FIRST_ROWS);
   const max = Math.max(...rows.map((r) => r[by]), 1);
   return (
     <section className="flame-table-box">
       <div className="flame-table-head">
         <h3>
-          Top functions{zoom > 0 && <span className="muted"> under {lay.names[lay.name[zoom]!]}</span>}
+          Top functions{tableZoom > 0 && <span className="muted"> under {lay.names[lay.name[tableZoom]!]}</span>}
+          {updating && <span className="muted small"> · updating…</span>}
         </h3>
         <div className="segmented" role="group" aria-label="Order functions by">
           <button type="button" className={`toggle${by === 'self' ? ' on' : ''}`} aria-pressed={by === 'self'} onClick={() => onBy('self')} title="Samples whose stack ends in the function">
@@ -229,7 +253,7 @@ function TopTable({
         </div>
         <span className="muted small">% of all samples · click a name to highlight it · ⇅ its callers and callees (sandwich) · right click for transforms</span>
       </div>
-      <table className="data-table flame-table" data-testid="flame-top-table">
+      <table className="data-table flame-table" data-testid="flame-top-table" aria-busy={updating}>
         <thead>
           <tr>
             <th className="rank">#</th>
