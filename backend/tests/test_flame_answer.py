@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -130,3 +132,69 @@ def test_over_http_the_same_answer_either_way(tmp_path, monkeypatch):
         assert int(zipped.headers["content-length"]) < len(plain.content) / 3
         bad = client.get("/api/captures/nope/flame")
         assert bad.status_code == 404
+
+
+def test_one_answer_is_made_once_at_a_time(real, monkeypatch):
+    # two requests for an answer nobody has yet: the second waits for the first's, never makes its own
+    store, ids = real
+    with store.write() as w:   # a new generation: nothing kept from the other tests
+        w.execute("SELECT 1")
+    calls: list[str] = []
+    made = fv.flame
+
+    def slow(store_, cid, f=fv.Filters()):
+        calls.append(cid)
+        time.sleep(0.3)
+        return made(store_, cid, f)
+
+    monkeypatch.setattr(fv, "flame", slow)
+    got: list[fa.Answer] = []
+    threads = [threading.Thread(target=lambda: got.append(fa.flame_answer(store, ids[1]))) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert calls == [ids[1]]
+    assert got[0] is got[1] is got[2]
+    assert not fa._cache(store).making                 # nothing left behind
+
+
+def test_warm_makes_each_capture_with_stacks_newest_first(real, tmp_path):
+    store, ids = real
+    with store.write() as w:
+        w.execute("SELECT 1")
+    made = fa.warm(store)
+    newest_first = [r[0] for r in store.query("SELECT capture_id FROM captures ORDER BY ingested_at DESC, capture_id").rows]
+    assert made == [c for c in newest_first if c in ids] and sorted(made) == sorted(ids)
+    for cid in ids:
+        kept = fa._cache(store).get(store.generation, ("flame", cid, fv.Filters()))
+        assert kept is not None and kept is fa.flame_answer(store, cid)
+        assert json.loads(kept.body)["capture"]["id"] == cid
+    stop = threading.Event()
+    stop.set()
+    assert fa.warm(store, stop) == []                  # a server stopping: nothing more is made
+    empty = Store(tmp_path / "empty.duckdb")
+    try:
+        assert fa.warm(empty) == []                    # no capture with stacks
+    finally:
+        empty.close()
+
+
+def test_server_start_makes_the_answers_ahead(tmp_path):
+    data = tmp_path / "data"
+    store = Store(data / "iolens.duckdb")
+    cid = ingest_file(store, DATASETS[0], bundles_dir=data / "bundles", source=DATASETS[0].name).capture_id
+    store.close()
+    with running_server(data) as client:
+        deadline = time.monotonic() + 30
+        r = client.get("/api/health")
+        assert r.status_code == 200
+        # the answer shows up in the cache without any request for it
+        found = None
+        while time.monotonic() < deadline and found is None:
+            for s, c in list(fa._caches.items()):
+                if s.path == data / "iolens.duckdb":
+                    found = c.get(s.generation, ("flame", cid, fv.Filters()))
+            time.sleep(0.05)
+        assert found is not None
+        assert client.get(f"/api/captures/{cid}/flame").content == found.body

@@ -11,6 +11,7 @@ import os
 import shutil
 import sys
 import threading
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -25,6 +26,7 @@ from ..bundle import BundleError
 from ..store import notebooks
 from ..store.db import Store, StoreError
 from ..store.sandbox import Sandbox, SqlRefused
+from ..views import flame_answer
 from .deps import Settings
 from .guard import RequestGuard
 from .routes import (
@@ -94,6 +96,18 @@ def clean_data_dir(store: Store, settings: Settings) -> None:
               f"({', '.join(sorted(removed)[:5])}{' ...' if len(removed) > 5 else ''})", file=sys.stderr)
 
 
+def _warm_flame(store: Store, stop: threading.Event) -> None:
+    """The whole-capture flame answers made ahead, so that a page opened after a start finds them."""
+    started = time.perf_counter()
+    try:
+        made = flame_answer.warm(store, stop)
+    except Exception:  # noqa: BLE001 - a head start only (a store closed under it at shutdown, for one)
+        log.warning("flame answers not made ahead", exc_info=True)
+        return
+    if made:
+        log.info("flame answers of %d capture(s) made ahead in %.1f s", len(made), time.perf_counter() - started)
+
+
 def error_response(status: int, error: str, detail: object = None) -> JSONResponse:
     return JSONResponse(status_code=status, content={"error": error, "detail": detail})
 
@@ -118,11 +132,17 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
 
         t = threading.Thread(target=every, name="iolens-checkpoint", daemon=True)
         t.start()
+        warmer = None
+        if settings.warm_flame:
+            warmer = threading.Thread(target=_warm_flame, args=(store, stop), name="iolens-flame-warm", daemon=True)
+            warmer.start()
         try:
             yield
         finally:
             stop.set()
             t.join(timeout=5)
+            if warmer is not None:
+                warmer.join(timeout=5)
             store.checkpoint()
             log.info("database checkpointed at shutdown: %s", settings.db_path)
 

@@ -43,6 +43,8 @@ class Settings:
     db_memory_limit: str | None = os.environ.get("IOLENS_DB_MEMORY_LIMIT") or None
     # seconds between checkpoints of the WAL into the database file (and one at every clean stop)
     checkpoint_interval_s: float = float(os.environ.get("IOLENS_CHECKPOINT_INTERVAL", 60))
+    # make the whole-capture flame answers at start, in the background (views/flame_answer.py warm)
+    warm_flame: bool = os.environ.get("IOLENS_FLAME_WARM", "1") != "0"
 
     @property
     def bundles_dir(self) -> Path:
