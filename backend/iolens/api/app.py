@@ -7,6 +7,7 @@ are thin: they call views/, ingest and store, and map errors to `{"error", "deta
 from __future__ import annotations
 
 import logging
+import mimetypes
 import os
 import shutil
 import sys
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
@@ -212,13 +213,39 @@ def _mount_frontend(app: FastAPI, dist: Path | None) -> None:
             )
         return
     root = dist.resolve()
+    files = _FileBytes()
 
+    # async and from memory: a page's script, styles and index.html go out in one send each, with
+    # no trip through the thread pool and no chunked reads (the first paint of a notebook waits
+    # for them)
     @app.get("/{path:path}", include_in_schema=False)
-    def spa(path: str) -> FileResponse:
+    async def spa(path: str) -> Response:
         if path.startswith("api/") or path == "api":
             raise HTTPException(404, f"no API route /{path}")
         candidate = (root / path).resolve()
         if path and candidate.is_file() and candidate.is_relative_to(root):
             cache = "public, max-age=31536000, immutable" if path.startswith("assets/") else "no-cache"
-            return FileResponse(candidate, headers={"Cache-Control": cache})
-        return FileResponse(root / "index.html", headers={"Cache-Control": "no-cache"})
+            return files.response(candidate, cache)
+        return files.response(root / "index.html", "no-cache")
+
+
+class _FileBytes:
+    """The built frontend's files, kept in memory once read (each one until its mtime or size
+    changes: a rebuild of frontend/dist is served at once); files over MAX_BYTES are sent from disk."""
+
+    MAX_BYTES = 16 << 20
+
+    def __init__(self) -> None:
+        self.kept: dict[Path, tuple[int, int, bytes]] = {}
+
+    def response(self, path: Path, cache: str) -> Response:
+        st = path.stat()
+        headers = {"Cache-Control": cache}
+        if st.st_size > self.MAX_BYTES:
+            return FileResponse(path, headers=headers)
+        hit = self.kept.get(path)
+        if hit is None or hit[:2] != (st.st_mtime_ns, st.st_size):
+            hit = (st.st_mtime_ns, st.st_size, path.read_bytes())
+            self.kept[path] = hit
+        # (Starlette adds "; charset=utf-8" to text/ types, as FileResponse did)
+        return Response(hit[2], media_type=mimetypes.guess_type(path.name)[0] or "application/octet-stream", headers=headers)
