@@ -172,7 +172,12 @@ def test_warm_makes_each_capture_with_stacks_newest_first(real, tmp_path):
         assert json.loads(kept.body)["capture"]["id"] == cid
     stop = threading.Event()
     stop.set()
+    with store.write() as w:
+        w.execute("SELECT 1")
     assert fa.warm(store, stop) == []                  # a server stopping: nothing more is made
+    asked: list[int] = []
+    assert fa.warm(store, before_each=lambda: asked.append(1) is not None) == []   # never a quiet moment
+    assert asked == [1]
     empty = Store(tmp_path / "empty.duckdb")
     try:
         assert fa.warm(empty) == []                    # no capture with stacks

@@ -16,6 +16,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
@@ -97,11 +98,51 @@ def clean_data_dir(store: Store, settings: Settings) -> None:
               f"({', '.join(sorted(removed)[:5])}{' ...' if len(removed) > 5 else ''})", file=sys.stderr)
 
 
-def _warm_flame(store: Store, stop: threading.Event) -> None:
-    """The whole-capture flame answers made ahead, so that a page opened after a start finds them."""
+class _Activity:
+    """How many HTTP requests are being answered, and when the last one ended (_CountRequests), so
+    that work done ahead (the flame answers) runs while nobody waits for the server."""
+
+    def __init__(self) -> None:
+        self.active = 0
+        self.last = time.monotonic()
+
+    def idle(self, quiet_s: float = 0.5) -> bool:
+        return self.active == 0 and time.monotonic() - self.last >= quiet_s
+
+
+class _CountRequests:
+    """ASGI middleware keeping an _Activity."""
+
+    def __init__(self, app: Any, activity: _Activity) -> None:
+        self.app = app
+        self.activity = activity
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        self.activity.active += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.activity.active -= 1
+            self.activity.last = time.monotonic()
+
+
+def _warm_flame(store: Store, stop: threading.Event, activity: _Activity | None) -> None:
+    """The whole-capture flame answers made ahead, so that a page opened after a start finds them:
+    each one begins only when no request has been answered for half a second (a page being loaded
+    right after the start is not slowed down by them)."""
     started = time.perf_counter()
+
+    def wait_idle() -> bool:
+        while activity is not None and not activity.idle():
+            if stop.wait(0.1):
+                return False
+        return not stop.is_set()
+
     try:
-        made = flame_answer.warm(store, stop)
+        made = flame_answer.warm(store, stop, before_each=wait_idle)
     except Exception:  # noqa: BLE001 - a head start only (a store closed under it at shutdown, for one)
         log.warning("flame answers not made ahead", exc_info=True)
         return
@@ -119,7 +160,7 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     clean_data_dir(store, settings)
 
     @asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(app_: FastAPI) -> AsyncIterator[None]:
         # Checkpoint every checkpoint_interval_s and at a clean stop (SIGTERM, Ctrl-C): the .duckdb
         # file alone then holds every capture, as a copy of the data directory expects.
         stop = threading.Event()
@@ -135,7 +176,8 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
         t.start()
         warmer = None
         if settings.warm_flame:
-            warmer = threading.Thread(target=_warm_flame, args=(store, stop), name="iolens-flame-warm", daemon=True)
+            warmer = threading.Thread(target=_warm_flame, args=(store, stop, app_.state.activity), name="iolens-flame-warm",
+                                      daemon=True)
             warmer.start()
         try:
             yield
@@ -157,6 +199,7 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.state.store = store
+    app.state.activity = _Activity()
     app.state.settings = settings
     app.state.sandbox = Sandbox(store, time_limit_s=settings.sql_time_limit_s, max_rows=settings.sql_max_rows,
                                 max_bytes=settings.sql_max_bytes)
@@ -199,6 +242,7 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     for r in ROUTERS:
         app.include_router(r.router)
     app.add_middleware(RequestGuard, settings=settings)
+    app.add_middleware(_CountRequests, activity=app.state.activity)
     _mount_frontend(app, settings.frontend_dist)
     return app
 

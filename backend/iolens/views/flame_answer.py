@@ -13,7 +13,8 @@ first; an answer bigger than a quarter of that is not kept.
 
 One answer is made once at a time: a request for an answer being made (by another request, or by
 the warm-up) waits for it instead of making it again. `warm` makes the whole-capture answer of the
-captures with stacks, newest first, in the background when the server starts (`iolens serve`), so
+captures with stacks, newest first, in the background after the server starts (`iolens serve`;
+each one when no request has been answered for half a second: api/app.py), so
 that the first page load after a start does not wait for the call tree (1.3 s at 450k nodes on
 an idle machine); IOLENS_FLAME_WARM=0 turns it off.
 """
@@ -26,6 +27,7 @@ import os
 import threading
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..store.db import Store
@@ -129,9 +131,10 @@ def flame_answer(store: Store, cid: str, f: flame_view.Filters = flame_view.Filt
                     del cache.making[(generation, key)]
 
 
-def warm(store: Store, stop: threading.Event | None = None) -> list[str]:
+def warm(store: Store, stop: threading.Event | None = None, before_each: Callable[[], bool] | None = None) -> list[str]:
     """Make (and gzip) the whole-capture answer of each capture with stacks, newest first, while
-    they fit in the cache; stops early when `stop` is set or the store changes. Returns the
+    they fit in the cache; stops early when `stop` is set, the store changes or `before_each`
+    (called before each answer: the server waits there for a quiet moment) says False. Returns the
     captures made. Errors are logged, never raised: the request makes the answer again and says why."""
     generation = store.generation
     rows = store.query(
@@ -141,6 +144,8 @@ def warm(store: Store, stop: threading.Event | None = None) -> list[str]:
     made: list[str] = []
     used = 0
     for (cid,) in rows:
+        if before_each is not None and not before_each():
+            break
         if (stop is not None and stop.is_set()) or store.generation != generation:
             break
         try:
