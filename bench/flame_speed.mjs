@@ -65,7 +65,9 @@ async function arm(page, type, until) {
         const started = performance.now();
         const tick = () => {
           const done = until === 'draw' ? draws() > n0 : !!document.querySelector('[data-testid=flame-tooltip]');
-          if (t0 !== null && done) return requestAnimationFrame(() => resolve(performance.now() - t0));
+          // the frame that shows the change has run its callbacks: a task posted now runs once that
+          // frame's rendering (style, layout, paint) is done, the "after next paint" of INP
+          if (t0 !== null && done) return setTimeout(() => resolve(performance.now() - t0), 0);
           if (performance.now() - started > 20_000) return resolve(null);
           requestAnimationFrame(tick);
         };

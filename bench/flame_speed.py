@@ -25,12 +25,16 @@ IOLENS_BENCH_SCRIPT=0 skips speedscope on perf script text (slow: ~50 s at 450k 
 IOLENS_BENCH_SCRIPT_RUNS sets its runs (default IOLENS_BENCH_RUNS; taken in the first rounds).
 
 Interaction (iolens, on each size, after the timed loads): from the input event (its timeStamp)
-to the animation frame after the canvas is drawn again (or the tooltip is shown): click to zoom
-into a frame, Esc to zoom out, each keystroke of a typed search, a hover over a frame. 5 of each,
-median.
+to the end of the first frame that shows the change (the canvas drawn again, or the tooltip shown):
+a task posted from that frame's animation callback, which runs once the frame's style, layout and
+paint are done ("after next paint", as INP counts; until 2026-11-27 it waited for the animation
+frame after that one, a frame more). Click to zoom into a frame, Esc to zoom out, each keystroke
+of a typed search, a hover over a frame. 5 of each, median.
 
 The server's answer alone (`GET /api/captures/ID/flame`, the bytes the browser gets) is timed too:
-the first call after the server starts (no cache) and the next ones.
+the first call after the server starts (no cache) and the next ones; then, on a server started
+again and left idle IOLENS_BENCH_WARM_S seconds (default 30; 0: not), the first call once the server
+has made the whole-capture answers ahead (views/flame_answer.py warm).
 
 Needs `make build` (frontend/dist) and node; installs bench/node_modules (speedscope) with
 `npm ci --prefix bench` when missing. Prints the figures (record them in bench/README.md); exits
@@ -65,6 +69,7 @@ SCRIPT_RUNS = int(os.environ.get("IOLENS_BENCH_SCRIPT_RUNS", str(RUNS)))
 # Another checkout of iolens (e.g. `git worktree add ../before main~3`, built with `make build`) to
 # measure beside this one in the same run, on a copy of the same store: "iolens (before)".
 BEFORE = os.environ.get("IOLENS_BENCH_BEFORE")
+WARM_S = float(os.environ.get("IOLENS_BENCH_WARM_S", "30"))
 SPEEDSCOPE = REPO / "bench" / "node_modules" / "speedscope"
 PAINT_RATIO, PAINT_450K_MS, INTERACTION_MS = 0.25, 1000.0, 50.0
 
@@ -233,6 +238,16 @@ def main() -> int:
             srv.terminate()
             srv.wait(timeout=30)
         static.shutdown()
+    warmed = None
+    if WARM_S > 0:
+        # the first call on a server that has been up (and idle) for a while: the answers made ahead
+        server, base = start_iolens(db)
+        try:
+            time.sleep(WARM_S)
+            warmed = time_answers(base, {m["tag"]: ids[m["tag"]] for m in metas})
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
 
     print(f"machine: nproc {os.cpu_count()}, {platform.platform()}, {platform.processor() or platform.machine()}, "
           f"load average {', '.join(f'{x:.1f}' for x in load)} (start, after the answers, end)")
@@ -245,6 +260,8 @@ def main() -> int:
         a = answers[tag]
         print(f"\n{tag}: {m['nodes']:,} nodes, {m['stacks']:,} distinct stacks, {m['copies']} copies, "
               f"perf script {m['text_mb']:.0f} MB, folded {m['folded_mb']:.1f} MB")
+        if warmed:
+            print(f"  server's flame answer, first call {WARM_S:.0f} s after the server started: {warmed[tag]['first_ms']:.0f} ms")
         for label, ans in (("", a), (" (before)", answers_before[tag] if answers_before else None)):
             if ans:
                 print(f"  server's flame answer{label}: first call {ans['first_ms']:.0f} ms, then {ans['warm_ms']:.0f} ms "
