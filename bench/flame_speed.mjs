@@ -39,6 +39,9 @@ async function load(url, timeout = 300_000) {
   await ctx.addInitScript(PROBE);
   const page = await ctx.newPage();
   page.on('pageerror', (e) => err('page error', url, e.message));
+  page.on('console', (m) => m.type() === 'error' && err('console error', url, m.text()));
+  page.on('requestfailed', (r) => err('request failed', r.url(), r.failure()?.errorText));
+  page.on('response', (r) => r.status() >= 400 && err('HTTP', r.status(), r.url()));
   await page.goto(url, { waitUntil: 'commit' });
   await page.waitForFunction(() => window.__paintAt !== null, null, { timeout, polling: 20 });
   const paint = await page.evaluate(() => window.__paintAt);
