@@ -199,12 +199,13 @@ def main() -> int:
 
 
 def ranges(store: Store, cid: str) -> None:
-    """The table views under a time range: 1 s and 10 s in the middle of the trace, and the whole
-    trace counted from the events (the summaries would answer it: forced here, the worst case)."""
+    """The table views under a time range: none (the summaries, for the figures at the same load),
+    1 s and 10 s in the middle of the trace, and the whole trace counted from the events (the
+    summaries would answer it: forced here, the worst case)."""
     dur = views.context(store, cid).runs[0].duration_ns
     mid = dur // 2 // 1_000_000_000 * 1_000_000_000
-    spans = [("1 s", (mid, mid + 1_000_000_000)), ("10 s", (mid - 5_000_000_000, mid + 5_000_000_000)),
-             ("whole trace, from the events", (1, dur + 1))]
+    spans = [("none (whole run, the summaries)", None), ("1 s", (mid, mid + 1_000_000_000)),
+             ("10 s", (mid - 5_000_000_000, mid + 5_000_000_000)), ("whole trace, from the events", (1, dur + 1))]
     calls = [
         ("tasks", "cpus=all, group_by=task", views.tasks, {}),
         ("pairs", "cpus=all, group_by=task", views.pairs, {}),
@@ -221,8 +222,8 @@ def ranges(store: Store, cid: str) -> None:
             med, worst, res = timed(fn, store, cid, span=span, **kwargs)
             print(f"| {name} | {desc} | {label} | {med * 1000:.0f} ms | {worst * 1000:.0f} ms | "
                   f"{os.getloadavg()[0]:.1f} |")
-    one = views.tasks(store, cid, span=spans[0][1], limit=5000).rows
-    assert sched_range.bounds([("r000", 0, dur)], spans[2][1]) is not None
+    one = views.tasks(store, cid, span=spans[1][1], limit=5000).rows
+    assert sched_range.bounds([("r000", 0, dur)], spans[3][1]) is not None
     print(f"\n1 s range: {sum(r.switched_in for r in one):,} switches in its task rows")
 
 

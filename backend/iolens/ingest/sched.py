@@ -442,6 +442,7 @@ DERIVE_SQL: tuple[str, ...] = (
     )
     SELECT $cid, run_id, pid, comm, {_GRP_IN}, cpu, ready_ns, ts_ns, ts_ns - ready_ns, reason, line
     FROM ready
+    ORDER BY run_id, ts_ns, line  -- in time order: a time range reads only its row groups (views/sched_range.py)
     """,
     f"""
     INSERT INTO sched_cpu_rate
