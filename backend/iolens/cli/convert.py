@@ -11,14 +11,11 @@ import dataclasses
 import gzip
 import io
 import json
-import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
-
-from ..formats.errors import FormatError
 
 
 def open_text(name: str) -> IO[str]:
@@ -308,19 +305,6 @@ def add_parsers(convert: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        args.converter.run(args, sys.stdout)
-    except FormatError as exc:
-        print(f"iolens convert: {exc}", file=sys.stderr)
-        return 1
-    except BrokenPipeError:  # `| head`: stop quietly, like other Unix filters
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - the interpreter flushes it at exit
-        return 0
-    except OSError as exc:
-        print(f"iolens convert: {exc}", file=sys.stderr)
-        return 1
-    except Exception as exc:  # noqa: BLE001 - a parser bug: one line naming the file, never a traceback
-        print(f"iolens convert: {source_name(args.file)}: cannot read this file "
-              f"({type(exc).__name__}: {' '.join(str(exc).split())[:300]})", file=sys.stderr)
-        return 1
-    return 0
+    from .convert_fast import guarded
+
+    return guarded(args.file, lambda: args.converter.run(args, sys.stdout))

@@ -15,15 +15,14 @@ never passes through Python.
 
 from __future__ import annotations
 
-import gzip
 import os
 from dataclasses import dataclass
 from typing import Union
 
 import iolens_native
 
-from .errors import FormatError
 from .perf_script import FoldOptions
+from .perf_script_source import native_source
 
 Source = Union[str, "os.PathLike[str]", bytes]
 
@@ -58,22 +57,7 @@ class TablesSummary:
 
 
 def _source(source: Source, name: str | None = None) -> str | bytes:
-    if isinstance(source, bytes):
-        head = source[:8]
-    else:
-        source = os.fspath(source)
-        if source == "-":
-            return source
-        with open(source, "rb") as f:
-            head = f.read(8)
-            if head[:2] == b"\x1f\x8b":
-                f.seek(0)
-                with gzip.GzipFile(fileobj=f) as g:
-                    head = g.read(8)
-    if head.startswith(b"PERFILE2"):
-        raise FormatError(name or (source if isinstance(source, str) else "<bytes>"),
-                          "this is a perf.data file; convert it with `perf script -i FILE` first")
-    return source
+    return native_source(source, name)
 
 
 def _options(o: FoldOptions) -> dict:

@@ -17,6 +17,7 @@ pub mod block;
 pub mod compact;
 pub mod fold;
 pub mod fxhash;
+pub mod map;
 pub mod offcpu;
 pub mod stream;
 pub mod tables;

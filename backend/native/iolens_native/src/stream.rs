@@ -6,17 +6,25 @@
 //! (a single huge stack, or a file without call graphs) it ends at a line boundary instead and
 //! is marked `continues`: the next chunk then goes to the same thread, which keeps its state.
 //! Memory stays bounded by (threads x queue depth x chunk size) plus the folded map.
+//!
+//! A plain (not gzip) regular file is mapped into memory instead of read (map.rs): the chunks
+//! are then ranges of the mapping, with no copy of the text and no buffer to allocate and zero.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
 use std::thread;
+
+use crate::map::Map;
 
 use crate::compact::{for_each_sorted_parts, CompactFold};
 use crate::fold::{Emit, Folder, Options};
 
 pub const DEFAULT_CHUNK_BYTES: usize = 4 << 20;
 const QUEUE_DEPTH: usize = 2;
+/// The chunks read before the event to keep is known (folded on the calling thread alone).
+const PROBE_CHUNK_BYTES: usize = 64 << 10;
 
 /// Where the text comes from.
 pub enum Source {
@@ -27,11 +35,18 @@ pub enum Source {
 
 /// Opens the source, decompressing gzip (detected from the first two bytes, like `open_text`).
 pub fn open(source: Source) -> io::Result<Box<dyn Read + Send>> {
-    let mut reader: BufReader<Box<dyn Read + Send>> = match source {
-        Source::Path(p) => BufReader::with_capacity(1 << 20, Box::new(File::open(p)?)),
-        Source::Stdin => BufReader::with_capacity(1 << 20, Box::new(io::stdin())),
-        Source::Bytes(b) => BufReader::new(Box::new(io::Cursor::new(b))),
-    };
+    match source {
+        Source::Path(p) => open_file(File::open(p)?),
+        Source::Stdin => gunzip_if(BufReader::with_capacity(1 << 20, Box::new(io::stdin()))),
+        Source::Bytes(b) => gunzip_if(BufReader::new(Box::new(io::Cursor::new(b)))),
+    }
+}
+
+fn open_file(file: File) -> io::Result<Box<dyn Read + Send>> {
+    gunzip_if(BufReader::with_capacity(1 << 20, Box::new(file)))
+}
+
+fn gunzip_if(mut reader: BufReader<Box<dyn Read + Send>>) -> io::Result<Box<dyn Read + Send>> {
     let head = loop {
         match reader.fill_buf() {
             Ok(b) => break b,
@@ -46,8 +61,31 @@ pub fn open(source: Source) -> io::Result<Box<dyn Read + Send>> {
     }
 }
 
+/// The text to cut into chunks: a mapped plain file, or a stream to read.
+pub enum Input {
+    Mapped(Arc<Map>),
+    Reader(Box<dyn Read + Send>),
+}
+
+/// Like `open`, but a plain regular file is mapped rather than read.
+pub fn open_input(source: Source) -> io::Result<Input> {
+    if let Source::Path(p) = &source {
+        let file = File::open(p)?;
+        if let Some(map) = Map::plain_file(&file)? {
+            return Ok(Input::Mapped(Arc::new(map)));
+        }
+        return open_file(file).map(Input::Reader);
+    }
+    open(source).map(Input::Reader)
+}
+
+enum Data {
+    Owned(Vec<u8>),
+    Mapped(Arc<Map>, usize, usize),
+}
+
 pub struct Chunk {
-    pub data: Vec<u8>,
+    data: Data,
     /// The chunk ends inside a sample: the next chunk continues this one's state.
     pub continues: bool,
     /// The chunk reaches the end of the input (the final chunk may be empty).
@@ -55,8 +93,20 @@ pub struct Chunk {
     pub seq: u64,
 }
 
+impl Chunk {
+    /// The chunk's text.
+    pub fn bytes(&self) -> &[u8] {
+        match &self.data {
+            Data::Owned(v) => v,
+            Data::Mapped(m, start, end) => &m.bytes()[*start..*end],
+        }
+    }
+}
+
 pub struct Chunker {
-    src: Box<dyn Read + Send>,
+    src: Input,
+    /// Mapped input: where the next chunk starts.
+    pos: usize,
     target: usize,
     carry: Vec<u8>,
     eof: bool,
@@ -88,9 +138,10 @@ fn last_blank_line_end(buf: &[u8]) -> Option<usize> {
 }
 
 impl Chunker {
-    pub fn new(src: Box<dyn Read + Send>, target: usize) -> Self {
+    pub fn new(src: Input, target: usize) -> Self {
         Chunker {
             src,
+            pos: 0,
             target: target.max(1),
             carry: Vec::new(),
             eof: false,
@@ -100,14 +151,22 @@ impl Chunker {
         }
     }
 
+    /// The size of the chunks to come (at least 1 byte).
+    pub fn set_target(&mut self, target: usize) {
+        self.target = target.max(1);
+    }
+
     fn fill(&mut self, buf: &mut Vec<u8>, want: usize) -> io::Result<()> {
+        let Input::Reader(src) = &mut self.src else {
+            return Ok(());
+        };
         while buf.len() < want && !self.eof {
             let old = buf.len();
             // read at most 1 MiB at a time: a huge target must not allocate (or zero) up front
             let room = (want - old).min(1 << 20);
             buf.resize(old + room, 0);
             let n = loop {
-                match self.src.read(&mut buf[old..]) {
+                match src.read(&mut buf[old..]) {
                     Ok(n) => break n,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                     Err(e) => {
@@ -130,6 +189,10 @@ impl Chunker {
         if self.done {
             return Ok(None);
         }
+        if let Input::Mapped(map) = &self.src {
+            let map = Arc::clone(map);
+            return Ok(Some(self.next_mapped(map)));
+        }
         // Reserve the whole chunk at once: growing by doubling would leave up to twice the
         // memory in every chunk in flight.
         let carry = std::mem::take(&mut self.carry);
@@ -140,7 +203,7 @@ impl Chunker {
             self.fill(&mut buf, want)?;
             if self.eof {
                 self.done = true;
-                return Ok(Some(self.make(buf, false, true)));
+                return Ok(Some(self.make_owned(buf, false, true)));
             }
             let split = match last_blank_line_end(&buf) {
                 Some(p) => Some((p, false)),
@@ -150,7 +213,7 @@ impl Chunker {
                 Some((p, continues)) => {
                     self.carry = buf[p..].to_vec();
                     buf.truncate(p);
-                    return Ok(Some(self.make(buf, continues, false)));
+                    return Ok(Some(self.make_owned(buf, continues, false)));
                 }
                 // one line longer than the chunk: read on
                 None => want = buf.len() + self.target,
@@ -158,7 +221,39 @@ impl Chunker {
         }
     }
 
-    fn make(&mut self, data: Vec<u8>, continues: bool, last: bool) -> Chunk {
+    /// The next chunk of a mapped input: the same cuts as `next_chunk` makes in a stream.
+    fn next_mapped(&mut self, map: Arc<Map>) -> Chunk {
+        let len = map.bytes().len();
+        let start = self.pos;
+        let mut want = start + self.target;
+        loop {
+            if want >= len {
+                self.done = true;
+                self.pos = len;
+                self.bytes += (len - start) as u64;
+                return self.make(Data::Mapped(map, start, len), false, true);
+            }
+            let buf = &map.bytes()[start..want];
+            let split = match last_blank_line_end(buf) {
+                Some(p) => Some((p, false)),
+                None => memchr::memrchr(b'\n', buf).map(|p| (p + 1, true)),
+            };
+            match split {
+                Some((p, continues)) => {
+                    self.pos = start + p;
+                    self.bytes += p as u64;
+                    return self.make(Data::Mapped(map, start, start + p), continues, false);
+                }
+                None => want += self.target,
+            }
+        }
+    }
+
+    fn make_owned(&mut self, data: Vec<u8>, continues: bool, last: bool) -> Chunk {
+        self.make(Data::Owned(data), continues, last)
+    }
+
+    fn make(&mut self, data: Data, continues: bool, last: bool) -> Chunk {
         let seq = self.seq;
         self.seq += 1;
         Chunk {
@@ -233,8 +328,11 @@ pub fn fold(
     nthreads: usize,
     chunk_bytes: usize,
 ) -> io::Result<FoldResult> {
-    let mut chunker = Chunker::new(open(source)?, chunk_bytes);
+    let mut chunker = Chunker::new(open_input(source)?, chunk_bytes);
     let nthreads = nthreads.max(1);
+    if nthreads > 1 {
+        chunker.set_target(chunk_bytes.min(PROBE_CHUNK_BYTES));
+    }
     let mut result = CompactFold::default();
     let mut main = Folder::new(opt, event_filter, false);
 
@@ -243,13 +341,16 @@ pub fn fold(
     let mut prev_continues = false;
     let mut finished = false;
     loop {
-        if main.event_filter.is_some() && !prev_continues && nthreads > 1 {
-            break;
+        if main.event_filter.is_some() {
+            chunker.set_target(chunk_bytes);
+            if !prev_continues && nthreads > 1 {
+                break;
+            }
         }
         let Some(c) = chunker.next_chunk()? else {
             break;
         };
-        main.feed_bytes(&c.data, &mut result);
+        main.feed_bytes(c.bytes(), &mut result);
         prev_continues = c.continues;
         if c.last {
             main.finish(&mut result);
@@ -273,7 +374,7 @@ pub fn fold(
                     let mut f = Folder::new(opt, filter, false);
                     let mut fold = CompactFold::default();
                     for c in rx {
-                        f.feed_bytes(&c.data, &mut fold);
+                        f.feed_bytes(c.bytes(), &mut fold);
                         if c.last {
                             f.finish(&mut fold);
                         }
@@ -315,7 +416,7 @@ where
     M: Fn() -> E + Sync,
     C: FnMut(E) -> io::Result<()>,
 {
-    let mut chunker = Chunker::new(open(source)?, chunk_bytes);
+    let mut chunker = Chunker::new(open_input(source)?, chunk_bytes);
     let nthreads = nthreads.max(1);
     let make_emit = &make_emit;
     let mut weird = 0;
@@ -331,7 +432,7 @@ where
                 let mut f = Folder::new(opt, None, true);
                 for c in rx {
                     let mut e = make_emit();
-                    f.feed_bytes(&c.data, &mut e);
+                    f.feed_bytes(c.bytes(), &mut e);
                     if c.last {
                         f.finish(&mut e);
                     }
@@ -430,6 +531,43 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn mapped_file_agrees() {
+        let mut text = String::new();
+        for i in 0..300 {
+            text.push_str(&format!("c{} {} [000] 1.{}: 1 cycles:\n", i % 4, i, i));
+            for j in 0..(i % 9) {
+                text.push_str(&format!("\tffff f{} (/lib/m.so)\n", (i * j) % 11));
+            }
+            text.push('\n');
+        }
+        let path =
+            std::env::temp_dir().join(format!("iolens-native-map-{}.txt", std::process::id()));
+        std::fs::write(&path, &text).unwrap();
+        let want = fold_str(&text, 1, 1 << 20);
+        for chunk in [1, 5, 100, 4096, 1 << 20] {
+            for n in [1, 2, 3] {
+                let r = fold(
+                    Source::Path(path.to_string_lossy().into_owned()),
+                    &Options::default(),
+                    None,
+                    n,
+                    chunk,
+                )
+                .unwrap();
+                assert_eq!(r.bytes, text.len() as u64);
+                let mut got = Vec::new();
+                r.for_each_sorted(|k, c| {
+                    got.push((k.to_vec(), c));
+                    Ok(())
+                })
+                .unwrap();
+                assert_eq!(got, want, "chunk {} threads {}", chunk, n);
+            }
+        }
+        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]
