@@ -87,3 +87,39 @@ def test_perf_script_artifact_problems_are_refused_or_reported(tmp_path):
     assert any("no perf samples" in w for w in result.warnings)
     assert store.query("SELECT count(*) FROM perf_samples").scalar() == 0
     store.close()
+
+
+def test_ingest_while_the_store_opens_stores_the_same_and_refuses_the_same(tmp_path):
+    """`iolens ingest` parses the first bundle while the store is opened on another thread
+    (StoreOpening): the same rows as with an open store, a second copy is "already present", a bad
+    bundle leaves nothing behind, and a store that cannot be opened raises its StoreError."""
+    from iolens.store.db import StoreError, StoreOpening
+
+    bundle = perf_bundle(tmp_path, [DD.read_bytes(), TWO.read_bytes()])
+    ref = Store(tmp_path / "ref.duckdb")
+    want = ingest_file(ref, bundle, bundles_dir=tmp_path / "ref-bundles")
+    opening = StoreOpening(tmp_path / "db.duckdb")
+    got = ingest_file(opening, bundle, bundles_dir=tmp_path / "bundles")
+    store = opening.result()
+    assert (got.created, got.capture_id, got.runs, got.warnings) == (True, want.capture_id, want.runs, want.warnings)
+    q = ("SELECT run_id, stack_id, folded_stack FROM perf_stacks ORDER BY ALL",
+         "SELECT run_id, ts_ns, cpu, pid, tid, comm, stack_id, weight, event FROM perf_samples ORDER BY ALL")
+    for sql in q:
+        assert store.query(sql).rows == ref.query(sql).rows
+    again = ingest_file(StoreOpening(tmp_path / "other.duckdb"), bundle, bundles_dir=tmp_path / "b2")
+    assert again.created
+    assert not ingest_file(store, bundle, bundles_dir=tmp_path / "bundles").created
+
+    bad = perf_bundle(tmp_path, [gzip.compress(b"PERFILE2" + b"\0" * 64)], label="bad")
+    opening = StoreOpening(tmp_path / "bad.duckdb")
+    with pytest.raises(BundleError, match="perf.data"):
+        ingest_file(opening, bad, bundles_dir=tmp_path / "bad-bundles")
+    assert opening.result().query("SELECT count(*) FROM captures").scalar() == 0
+    assert not any((tmp_path / "bad-bundles").glob("*"))
+    opening.result().close()
+
+    (tmp_path / "dir.duckdb").mkdir()
+    with pytest.raises(StoreError):
+        ingest_file(StoreOpening(tmp_path / "dir.duckdb"), bundle, bundles_dir=tmp_path / "b3")
+    store.close()
+    ref.close()

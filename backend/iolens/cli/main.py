@@ -61,42 +61,46 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         return _ingest_remote(args.server.rstrip("/"), args.bundles, read_token(args.token_file, "ingest"))
     from ..bundle import BundleError
     from ..ingest import ingest_file
-    from ..store.db import Store, StoreError
+    from ..store.db import StoreError, StoreOpening
 
     db = Path(args.db)
+    # Opened (created, schema applied) on another thread while the first bundle is read and parsed.
+    opening = StoreOpening(db)
+    failed = 0
+    total = len(args.bundles)
     try:
-        store = Store(db)
+        for i, name in enumerate(args.bundles, 1):
+            path = Path(name)
+            prefix = f"[{i}/{total}] {name}"
+            if not path.is_file():
+                print(f"{prefix}: no such file", file=sys.stderr)
+                failed += 1
+                continue
+            print(f"{prefix} ({_human_bytes(path.stat().st_size)}): checking and parsing...", file=sys.stderr,
+                  flush=True)
+            start = time.perf_counter()
+            try:
+                result = ingest_file(opening, path, bundles_dir=db.parent / "bundles", source=name)
+            except StoreError:
+                raise
+            except BundleError as exc:
+                print(f"{prefix}: rejected, nothing stored: {exc}", file=sys.stderr)
+                failed += 1
+                continue
+            except Exception as exc:  # noqa: BLE001 - one line per bundle, never a traceback; the rest go on
+                print(f"{prefix}: rejected, nothing stored: {type(exc).__name__}: {str(exc)[:300]}", file=sys.stderr)
+                failed += 1
+                continue
+            took = time.perf_counter() - start
+            state = "ingested" if result.created else "already present"
+            print(f"{prefix}: {state} as {result.capture_id} ({result.label}), {result.runs} runs, {took:.2f} s",
+                  file=sys.stderr)
+            for w in result.warnings:
+                print(f"    warning: {w}", file=sys.stderr)
+        opening.result().close()
     except StoreError as exc:
         print(f"iolens ingest: {exc}", file=sys.stderr)
         return 1
-    failed = 0
-    total = len(args.bundles)
-    for i, name in enumerate(args.bundles, 1):
-        path = Path(name)
-        prefix = f"[{i}/{total}] {name}"
-        if not path.is_file():
-            print(f"{prefix}: no such file", file=sys.stderr)
-            failed += 1
-            continue
-        print(f"{prefix} ({_human_bytes(path.stat().st_size)}): checking and parsing...", file=sys.stderr, flush=True)
-        start = time.perf_counter()
-        try:
-            result = ingest_file(store, path, bundles_dir=db.parent / "bundles", source=name)
-        except BundleError as exc:
-            print(f"{prefix}: rejected, nothing stored: {exc}", file=sys.stderr)
-            failed += 1
-            continue
-        except Exception as exc:  # noqa: BLE001 - one line per bundle, never a traceback; the rest go on
-            print(f"{prefix}: rejected, nothing stored: {type(exc).__name__}: {str(exc)[:300]}", file=sys.stderr)
-            failed += 1
-            continue
-        took = time.perf_counter() - start
-        state = "ingested" if result.created else "already present"
-        print(f"{prefix}: {state} as {result.capture_id} ({result.label}), {result.runs} runs, {took:.2f} s",
-              file=sys.stderr)
-        for w in result.warnings:
-            print(f"    warning: {w}", file=sys.stderr)
-    store.close()
     return 1 if failed else 0
 
 

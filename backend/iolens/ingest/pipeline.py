@@ -24,7 +24,7 @@ import duckdb
 from ..bundle import KEPT_KINDS, BundleError, Limits, OpenBundle, open_bundle
 from ..bundle.reader import file_sha256
 from ..formats.errors import FormatError
-from ..store.db import Store
+from ..store.db import Store, StoreOpening
 from . import fio, sweep, workload
 from .parsed import Parsed
 from .registry import FINISHERS, HANDLERS, TABLE_COLUMNS
@@ -119,17 +119,24 @@ def _keep_bundle(archive: Path, sha256: str, bundles_dir: Path) -> Path | None:
 
 
 def ingest_file(
-    store: Store,
+    store: Store | StoreOpening,
     archive: Path,
     *,
     bundles_dir: Path,
     source: str | None = None,
     limits: Limits = Limits(),
 ) -> IngestResult:
+    """Check, parse and store one bundle (or fio terse text). `store` may still be opening
+    (StoreOpening, `iolens ingest` on a new database): the bundle is then parsed meanwhile, and
+    checked against the captures already stored once the store is open."""
+    if isinstance(store, StoreOpening) and store.done():
+        store = store.result()
     terse = sweep.sniff_terse(archive)  # fio terse text instead of a bundle: wrapped into one
     if terse is not None:
         import hashlib
 
+        if isinstance(store, StoreOpening):
+            store = store.result()
         found = sweep.existing_terse(store, hashlib.sha256(terse.encode("utf-8")).hexdigest())
         if found is not None:
             runs = store.query("SELECT n_runs FROM captures WHERE capture_id = ?", [found[0]]).scalar()
@@ -139,9 +146,19 @@ def ingest_file(
             return ingest_file(store, wrapped, bundles_dir=bundles_dir, source=source, limits=limits)
         finally:
             wrapped.unlink(missing_ok=True)
+    digest = file_sha256(archive)
+    if isinstance(store, StoreOpening):
+        with open_bundle(archive, source, limits, sha256=digest) as bundle:
+            parsed = parse_bundle(bundle)
+            opened = store.result()
+            with _one_at_a_time(digest):
+                found = opened.query("SELECT capture_id, label, n_runs FROM captures WHERE bundle_sha256 = ?",
+                                     [digest]).rows
+                if found:
+                    return IngestResult(found[0][0], found[0][1], created=False, runs=found[0][2])
+                return _store_parsed(opened, archive, bundle, parsed, bundles_dir)
     # The same bytes again (a re-upload, five people uploading one bundle at once): answered from
     # the content hash before anything is unpacked or parsed; concurrent copies wait for the first.
-    digest = file_sha256(archive)
     with _one_at_a_time(digest):
         found = store.query("SELECT capture_id, label, n_runs FROM captures WHERE bundle_sha256 = ?", [digest]).rows
         if found:
@@ -173,27 +190,34 @@ def _one_at_a_time(digest: str) -> Iterator[None]:
 def _ingest_bundle(store: Store, archive: Path, digest: str, *, bundles_dir: Path, source: str | None,
                    limits: Limits) -> IngestResult:
     with open_bundle(archive, source, limits, sha256=digest) as bundle:
-        m = bundle.manifest
         existing = store.query("SELECT label FROM captures WHERE capture_id = ?", [bundle.capture_id]).scalar()
         if existing is not None:
-            return IngestResult(bundle.capture_id, existing, created=False, runs=len(m.runs))
-        parsed = parse_bundle(bundle)
-        kept = _keep_bundle(archive, bundle.sha256, bundles_dir)
-        try:
-            _write(store, bundle, parsed)
-        except duckdb.ConstraintException:
-            # A concurrent upload of the same bundle won the race: one capture, as promised.
-            if kept is not None and not _bundle_referenced(store, bundle.sha256):
-                kept.unlink(missing_ok=True)
-            label = store.query("SELECT label FROM captures WHERE capture_id = ?", [bundle.capture_id]).scalar()
-            if label is None:
-                raise
-            return IngestResult(bundle.capture_id, label, created=False, runs=len(m.runs))
-        except BaseException:
-            if kept is not None:
-                kept.unlink(missing_ok=True)
+            return IngestResult(bundle.capture_id, existing, created=False, runs=len(bundle.manifest.runs))
+        return _store_parsed(store, archive, bundle, parse_bundle(bundle), bundles_dir)
+
+
+def _store_parsed(store: Store, archive: Path, bundle: OpenBundle, parsed: Parsed, bundles_dir: Path) -> IngestResult:
+    """Keep the archive and write the parsed bundle in one transaction (unless its capture is stored already)."""
+    m = bundle.manifest
+    existing = store.query("SELECT label FROM captures WHERE capture_id = ?", [bundle.capture_id]).scalar()
+    if existing is not None:
+        return IngestResult(bundle.capture_id, existing, created=False, runs=len(m.runs))
+    kept = _keep_bundle(archive, bundle.sha256, bundles_dir)
+    try:
+        _write(store, bundle, parsed)
+    except duckdb.ConstraintException:
+        # A concurrent upload of the same bundle won the race: one capture, as promised.
+        if kept is not None and not _bundle_referenced(store, bundle.sha256):
+            kept.unlink(missing_ok=True)
+        label = store.query("SELECT label FROM captures WHERE capture_id = ?", [bundle.capture_id]).scalar()
+        if label is None:
             raise
-        return IngestResult(bundle.capture_id, m.label, created=True, runs=len(m.runs), warnings=parsed.warnings)
+        return IngestResult(bundle.capture_id, label, created=False, runs=len(m.runs))
+    except BaseException:
+        if kept is not None:
+            kept.unlink(missing_ok=True)
+        raise
+    return IngestResult(bundle.capture_id, m.label, created=True, runs=len(m.runs), warnings=parsed.warnings)
 
 
 def _bundle_referenced(store: Store, sha256: str) -> bool:

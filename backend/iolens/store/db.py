@@ -230,6 +230,35 @@ class Store:
         self._con.close()
 
 
+class StoreOpening:
+    """A Store being opened (the file created, the schema applied) on a thread of its own, while
+    the caller reads and parses a bundle: DuckDB's connect and DDL run without the GIL, as does
+    the Rust parse, so on a new database `iolens ingest` does both at once. `result()` waits for
+    the Store, or raises what opening it raised (StoreError)."""
+
+    def __init__(self, path: Path | str, **kwargs: Any) -> None:
+        self._store: Store | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._open, args=(path, kwargs), name="iolens-store-open", daemon=True)
+        self._thread.start()
+
+    def _open(self, path: Path | str, kwargs: dict[str, Any]) -> None:
+        try:
+            self._store = Store(path, **kwargs)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller by result()
+            self._error = exc
+
+    def done(self) -> bool:
+        return not self._thread.is_alive()
+
+    def result(self) -> Store:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._store is not None
+        return self._store
+
+
 def in_use_message(path: str, duckdb_error: str) -> str:
     """Who holds the database, from DuckDB's "Conflicting lock is held in PROGRAM (PID N)" and the
     holder's command line in /proc, and what to do about it."""
