@@ -8,10 +8,59 @@
 //! Stack ids count from 0 in order of first appearance in the input.
 
 use std::fs::File;
+use std::hash::Hasher;
 use std::io::{self, BufWriter, Write};
 
 use crate::fold::{Emit, Meta, Options, Stack};
-use crate::fxhash::FxHashMap;
+use crate::fxhash::{FxHashMap, FxHasher};
+
+const NONE: u32 = u32::MAX;
+
+/// Distinct folded stacks with ids 0.., found by a 64-bit hash of the text computed once, on the
+/// worker thread that folded it: neither the chunk's table nor the whole input's hashes the text
+/// again (not when they grow, not on the thread that writes the CSV). Texts whose hashes collide
+/// are chained and told apart by their bytes.
+#[derive(Default)]
+struct Interned {
+    texts: Vec<Box<[u8]>>,
+    hashes: Vec<u64>,
+    /// hash -> the last id with that hash
+    last: FxHashMap<u64, u32>,
+    /// id -> the previous id with the same hash (NONE: the first)
+    prev: Vec<u32>,
+}
+
+impl Interned {
+    fn hash(text: &[u8]) -> u64 {
+        let mut h = FxHasher::default();
+        h.write(text);
+        h.finish()
+    }
+
+    fn find(&self, hash: u64, text: &[u8]) -> Option<u32> {
+        let mut i = *self.last.get(&hash)?;
+        while i != NONE {
+            if &*self.texts[i as usize] == text {
+                return Some(i);
+            }
+            i = self.prev[i as usize];
+        }
+        None
+    }
+
+    fn insert(&mut self, hash: u64, text: Box<[u8]>) -> u32 {
+        let id = self.texts.len() as u32;
+        let prev = self.last.insert(hash, id).unwrap_or(NONE);
+        self.texts.push(text);
+        self.hashes.push(hash);
+        self.prev.push(prev);
+        id
+    }
+
+    fn len(&self) -> usize {
+        self.texts.len()
+    }
+}
 use crate::stream::{map_ordered, Source};
 
 pub struct Row {
@@ -28,8 +77,7 @@ pub struct Row {
 /// One chunk's samples, with chunk-local stack and string ids.
 #[derive(Default)]
 pub struct ChunkTables {
-    stacks: Vec<Box<[u8]>>,
-    stack_index: FxHashMap<Box<[u8]>, u32>,
+    stacks: Interned,
     strings: Vec<String>,
     string_index: FxHashMap<String, u32>,
     rows: Vec<Row>,
@@ -70,14 +118,10 @@ impl Emit for ChunkTables {
         let Some(meta) = meta else { return };
         let mut key = std::mem::take(&mut self.key);
         stack.join_into(&mut key);
-        let id = match self.stack_index.get(&key[..]) {
-            Some(&i) => i,
-            None => {
-                let i = self.stacks.len() as u32;
-                self.stacks.push(key[..].into());
-                self.stack_index.insert(key[..].into(), i);
-                i
-            }
+        let hash = Interned::hash(&key);
+        let id = match self.stacks.find(hash, &key) {
+            Some(i) => i,
+            None => self.stacks.insert(hash, key[..].into()),
         };
         self.key = key;
         self.row(meta, Some(id), weight);
@@ -132,7 +176,7 @@ pub fn write_tables(
     let opt = Options::default();
     let mut stacks_out = BufWriter::with_capacity(1 << 20, File::create(stacks_csv)?);
     let mut samples_out = BufWriter::with_capacity(1 << 20, File::create(samples_csv)?);
-    let mut ids: FxHashMap<Box<[u8]>, u32> = FxHashMap::default();
+    let mut ids = Interned::default();
     let mut events: FxHashMap<String, usize> = FxHashMap::default();
     let mut summary = Summary::default();
     let mut local_to_global: Vec<u32> = Vec::new();
@@ -145,17 +189,17 @@ pub fn write_tables(
         ChunkTables::default,
         |chunk| {
             local_to_global.clear();
-            for key in chunk.stacks {
-                let id = match ids.get(&key) {
-                    Some(&i) => i,
+            let Interned { texts, hashes, .. } = chunk.stacks;
+            for (key, hash) in texts.into_iter().zip(hashes) {
+                let id = match ids.find(hash, &key) {
+                    Some(i) => i,
                     None => {
                         // first appearance: write it out
                         let i = ids.len() as u32;
                         write!(stacks_out, "{},", i)?;
                         quoted(&mut stacks_out, &key)?;
                         stacks_out.write_all(b"\n")?;
-                        ids.insert(key, i);
-                        i
+                        ids.insert(hash, key)
                     }
                 };
                 local_to_global.push(id);
