@@ -20,6 +20,10 @@ IOLENS_BENCH_RUNS runs (default 5), alternating (iolens, inferno, ingest, then a
 wall time and of the CPU time (user + system, from wait4: less sensitive to other jobs than the wall
 time). The load average (1 min) is printed beside every run: the machine is shared.
 
+IOLENS_BENCH_BASE=DIR: also run the iolens of another checkout (DIR, with its own .venv, e.g. a
+`git worktree` of the commit before a change) in the same alternation, fold and ingest, and print
+both side by side: on a shared machine only figures of the same window compare.
+
 Targets: folding at most 1.0x inferno's median on every input; ingest at least 200 MB/s of text.
 Prints the figures (record them in bench/README.md); exits non-zero when a target is missed.
 """
@@ -43,6 +47,7 @@ DIR = Path(os.environ.get("IOLENS_BENCH_DIR", "/var/tmp/iolens-bench-fold"))
 RUNS = int(os.environ.get("IOLENS_BENCH_RUNS", "5"))
 NODES = [int(s) for s in os.environ.get("IOLENS_BENCH_NODES", "50000,200000,450000").split(",")]
 SHAPES = os.environ.get("IOLENS_BENCH_SHAPES", "distinct,few").split(",")
+BASE = Path(os.environ["IOLENS_BENCH_BASE"]) if os.environ.get("IOLENS_BENCH_BASE") else None
 FOLD_RATIO, INGEST_MBS = 1.0, 200.0
 
 
@@ -114,13 +119,13 @@ def timed(cmd: list[str], out_path: Path | None) -> tuple[float, float]:
     return wall, usage.ru_utime + usage.ru_stime
 
 
-def ingest_once(bundle: Path, db: Path) -> tuple[float, float]:
+def ingest_once(bundle: Path, db: Path, python: str = sys.executable) -> tuple[float, float]:
     db.parent.mkdir(parents=True, exist_ok=True)
     for p in db.parent.glob(db.name + "*"):
         p.unlink()
     if (db.parent / "bundles").exists():
         subprocess.run(["rm", "-rf", str(db.parent / "bundles")], check=True)
-    return timed([sys.executable, "-m", "iolens", "ingest", "--db", str(db), str(bundle)], None)
+    return timed([python, "-m", "iolens", "ingest", "--db", str(db), str(bundle)], None)
 
 
 def load() -> float:
@@ -136,6 +141,13 @@ def compile_bytecode() -> None:
     for d in (REPO / "backend" / "iolens", Path(sysconfig.get_paths()["purelib"])):
         subprocess.run([sys.executable, "-m", "compileall", "-q", "-j", "0", str(d)], check=False,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if BASE is not None:
+        py = str(BASE / ".venv" / "bin" / "python")
+        purelib = subprocess.run([py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                 capture_output=True, text=True, check=True).stdout.strip()
+        for d in (BASE / "backend" / "iolens", Path(purelib)):
+            subprocess.run([py, "-m", "compileall", "-q", "-j", "0", str(d)], check=False,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def main() -> int:
@@ -154,8 +166,11 @@ def main() -> int:
             "iolens": [sys.executable, "-m", "iolens", "convert", "perf-script", str(text), "--to", "folded"],
             "inferno": [inferno, str(text)],
         }
-        runs: dict[str, list[float]] = {"iolens": [], "inferno": [], "ingest": []}
-        cpu: dict[str, list[float]] = {"iolens": [], "inferno": [], "ingest": []}
+        if BASE is not None:
+            cmds["base"] = [str(BASE / ".venv" / "bin" / "python"), *cmds["iolens"][1:]]
+        names = [*cmds, "ingest", *(["base-ingest"] if BASE is not None else [])]
+        runs: dict[str, list[float]] = {k: [] for k in names}
+        cpu: dict[str, list[float]] = {k: [] for k in names}
         loads: list[float] = []
         for i in range(RUNS):
             for name, cmd in cmds.items():
@@ -165,10 +180,16 @@ def main() -> int:
             wall, c = ingest_once(bundle, DIR / "db" / "bench.duckdb")
             runs["ingest"].append(wall)
             cpu["ingest"].append(c)
+            if BASE is not None:
+                wall, c = ingest_once(bundle, DIR / "db-base" / "bench.duckdb", str(BASE / ".venv" / "bin" / "python"))
+                runs["base-ingest"].append(wall)
+                cpu["base-ingest"].append(c)
             loads.append(load())
             log(f"{m['tag']} run {i + 1}/{RUNS}: iolens {runs['iolens'][-1]:.2f} s, inferno {runs['inferno'][-1]:.2f} s, "
                 f"ingest {runs['ingest'][-1]:.2f} s, load {loads[-1]:.1f}")
         equal = (DIR / "iolens.folded").read_bytes() == (DIR / "inferno.folded").read_bytes()
+        if BASE is not None:
+            equal &= (DIR / "base.folded").read_bytes() == (DIR / "inferno.folded").read_bytes()
         med = {k: statistics.median(v) for k, v in runs.items()}
         mcpu = {k: statistics.median(v) for k, v in cpu.items()}
         ratio = med["iolens"] / med["inferno"]
@@ -180,6 +201,10 @@ def main() -> int:
               f"(CPU {mcpu['inferno']:.2f}), ratio {ratio:.2f}{'' if equal else ' OUTPUTS DIFFER'} | "
               f"ingest {med['ingest']:.2f} s (CPU {mcpu['ingest']:.2f}) = {mbs:.0f} MB/s | "
               f"load {min(loads):.1f}-{max(loads):.1f}", flush=True)
+        if BASE is not None:
+            print(f"{'':>14}  base {BASE}: fold {med['base']:.2f} s (CPU {mcpu['base']:.2f}), ratio "
+                  f"{med['base'] / med['inferno']:.2f} | ingest {med['base-ingest']:.2f} s (CPU {mcpu['base-ingest']:.2f}) = "
+                  f"{m['bytes'] / 1e6 / med['base-ingest']:.0f} MB/s", flush=True)
     print("\n| input | text | nodes | stacks | fold: iolens (CPU) | inferno (CPU) | ratio | ingest (CPU) | MB/s | load avg |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for m, med, mcpu, ratio, mbs, equal, loads in rows:
@@ -187,6 +212,16 @@ def main() -> int:
               f"{med['iolens']:.2f} s ({mcpu['iolens']:.2f}) | {med['inferno']:.2f} s ({mcpu['inferno']:.2f}) | "
               f"**{ratio:.2f}**{'' if equal else ' (differ)'} | {med['ingest']:.2f} s ({mcpu['ingest']:.2f}) | "
               f"**{mbs:.0f}** | {min(loads):.1f}-{max(loads):.1f} |")
+    if BASE is not None:
+        print(f"\nSame runs, {BASE} (base) against this checkout:\n")
+        print("| input | fold: base (CPU) | this (CPU) | inferno (CPU) | ratio base / this | ingest: base (CPU) | "
+              "this (CPU) | MB/s base / this | load avg |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for m, med, mcpu, ratio, mbs, _equal, loads in rows:
+            print(f"| {m['tag']} | {med['base']:.2f} s ({mcpu['base']:.2f}) | {med['iolens']:.2f} s ({mcpu['iolens']:.2f}) | "
+                  f"{med['inferno']:.2f} s ({mcpu['inferno']:.2f}) | {med['base'] / med['inferno']:.2f} / **{ratio:.2f}** | "
+                  f"{med['base-ingest']:.2f} s ({mcpu['base-ingest']:.2f}) | {med['ingest']:.2f} s ({mcpu['ingest']:.2f}) | "
+                  f"{m['bytes'] / 1e6 / med['base-ingest']:.0f} / **{mbs:.0f}** | {min(loads):.1f}-{max(loads):.1f} |")
     print(f"\ntargets: fold ratio <= {FOLD_RATIO}, ingest >= {INGEST_MBS:.0f} MB/s: {'met' if ok else 'NOT MET'}")
     return 0 if ok else 1
 
