@@ -151,6 +151,13 @@ def test_real_recording_against_its_raw_events(api) -> None:
                                 f"AND start_ns < {hi}")
     d = _get(api, f"/api/captures/{cid}/sched/delays", limit=5000, **span)["rows"]
     assert sum(r["count"] + r["unknown"] for r in d) == waited > 1000
+    # a switch-in after a sleep whose wakeup was not recorded has no delay: unknown, not a 0 us delay
+    (unknown,), = _sql(api, cid, f"SELECT count(*) FROM sched_delays WHERE capture_id = '{cid}' AND start_ns >= {lo} "
+                                 f"AND start_ns < {hi} AND delay_ns IS NULL")
+    assert sum(r["unknown"] for r in d) == unknown > 0
+    (unknown_all,), = _sql(api, cid, f"SELECT count(*) FROM sched_delays WHERE capture_id = '{cid}' AND delay_ns IS NULL")
+    whole = _get(api, f"/api/captures/{cid}/sched/delays", limit=5000)["rows"]
+    assert sum(r["unknown"] for r in whole) == unknown_all > unknown
 
 
 def test_bad_ranges_are_refused(api) -> None:

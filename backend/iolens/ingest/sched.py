@@ -497,7 +497,8 @@ DERIVE_SUMMARY_SQL: tuple[str, ...] = (
     """,
     """
     INSERT INTO sched_delay_hist
-    SELECT capture_id, run_id, cpu, pid, comm, grp, reason, greatest((delay_ns + 999) // 1000, 0) AS delay_us,
+    SELECT capture_id, run_id, cpu, pid, comm, grp, reason,
+           CASE WHEN delay_ns IS NOT NULL THEN greatest((delay_ns + 999) // 1000, 0) END AS delay_us,  -- NULL: unknown
            count(*), sum(delay_ns)
     FROM sched_delays WHERE capture_id = $cid GROUP BY ALL
     """,

@@ -111,7 +111,8 @@ def _summaries(b: list[RunBounds]) -> dict[str, str]:
                 AND dur_ns <= {MAX_WINDOW_US * 1000}
               GROUP BY ALL)""",
         "sched_delay_hist": f"""
-        SELECT capture_id, run_id, cpu, pid, comm, grp, reason, greatest((delay_ns + 999) // 1000, 0) AS delay_us,
+        SELECT capture_id, run_id, cpu, pid, comm, grp, reason,
+               CASE WHEN delay_ns IS NOT NULL THEN greatest((delay_ns + 999) // 1000, 0) END AS delay_us,
                count(*) AS n, sum(delay_ns) AS sum_ns
         FROM ({delays}) GROUP BY ALL""",
         # one bucket per run and CPU: the range; wakeups and migrations are not counted here (NULL):
