@@ -232,6 +232,6 @@ def test_a_truncated_gzip_file_is_a_clear_error(tmp_path):
     bundle = tmp_path / "cut.iolens.tar.gz"
     loose.write(p, bundle)
     store = Store(tmp_path / "db" / "x.duckdb")
-    with pytest.raises(BundleError, match=r"offcpu\.script\.gz line \d+: cannot read the text after line \d+"):
+    with pytest.raises(BundleError, match=r"offcpu\.script\.gz line \d+: damaged gzip stream: cannot read past line \d+"):
         ingest_file(store, bundle, bundles_dir=tmp_path / "db" / "bundles")
     assert store.query("SELECT count(*) FROM captures").scalar() == 0

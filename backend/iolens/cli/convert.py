@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import gzip
 import io
 import json
 import sys
@@ -17,14 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from ..formats import gz
+
 
 def open_text(name: str) -> IO[str]:
     """FILE or '-' (standard input), gzip-compressed or not (detected from the first bytes)."""
     raw = sys.stdin.buffer if name == "-" else Path(name).open("rb")
     buffered = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[arg-type]
-    if buffered.peek(2)[:2] == b"\x1f\x8b":
-        return io.TextIOWrapper(gzip.GzipFile(fileobj=buffered), encoding="utf-8", errors="replace")
-    return io.TextIOWrapper(buffered, encoding="utf-8", errors="replace")
+    return gz.text(buffered, source_name(name))  # a damaged gzip stream: FormatError (file, line)
 
 
 def source_name(name: str) -> str:

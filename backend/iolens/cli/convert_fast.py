@@ -76,14 +76,33 @@ def guarded(file: str, body: Callable[[], None]) -> int:
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - the interpreter flushes it at exit
         return 0
     except OSError as exc:
-        print(f"iolens convert: {exc}", file=sys.stderr)
+        print(f"iolens convert: {_gzip_damage(file) or exc}", file=sys.stderr)
         return 1
     except Exception as exc:  # noqa: BLE001 - a parser bug: one line naming the file, never a traceback
+        damage = _gzip_damage(file)  # zlib.error from a damaged gzip header
+        if damage is not None:
+            print(f"iolens convert: {damage}", file=sys.stderr)
+            return 1
         name = "<stdin>" if file == "-" else file
         print(f"iolens convert: {name}: cannot read this file "
               f"({type(exc).__name__}: {' '.join(str(exc).split())[:300]})", file=sys.stderr)
         return 1
     return 0
+
+
+def _gzip_damage(file: str):  # -> FormatError | None; imported only after a failure (start-up)
+    """The error naming the file and line a damaged gzip stream reaches (the native side says only
+    'corrupt gzip stream'), or None."""
+    if file == "-":
+        return None
+    from pathlib import Path
+
+    from ..formats.gz import find_damage
+
+    try:
+        return find_damage(Path(file), file)
+    except OSError:
+        return None
 
 
 def run(argv: list[str] | None = None) -> int | None:

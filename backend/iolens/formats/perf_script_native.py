@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Union
 
 import iolens_native
 
+from . import gz
 from .perf_script import FoldOptions
 from .perf_script_source import native_source
 
@@ -60,6 +62,11 @@ def _source(source: Source, name: str | None = None) -> str | bytes:
     return native_source(source, name)
 
 
+def _path(source: Source) -> Path | None:
+    """The file the native side reads, for naming the line a damaged gzip stream reaches."""
+    return None if isinstance(source, bytes) or os.fspath(source) == "-" else Path(os.fspath(source))
+
+
 def _options(o: FoldOptions) -> dict:
     return {"pid": o.pid, "tid": o.tid, "kernel": o.kernel, "jit": o.jit, "addrs": o.addrs,
             "event_filter": o.event_filter, "skip_after": list(o.skip_after)}
@@ -72,24 +79,27 @@ def _info(d: dict) -> FoldInfo:
 def fold(source: Source, options: FoldOptions = FoldOptions(), *, nthreads: int = 0,
          chunk_bytes: int = 0) -> tuple[dict[str, int], FoldInfo]:
     """Folded stack -> count. nthreads 0: one per CPU; chunk_bytes 0: 4 MiB (tests use tiny ones)."""
-    counts, info = iolens_native.fold(_source(source), nthreads=nthreads, chunk_bytes=chunk_bytes,
-                                      **_options(options))
+    with gz.native_reads(_path(source), str(source)):
+        counts, info = iolens_native.fold(_source(source), nthreads=nthreads, chunk_bytes=chunk_bytes,
+                                          **_options(options))
     return counts, _info(info)
 
 
 def write_folded(source: Source, fd: int, options: FoldOptions = FoldOptions(), *, nthreads: int = 0,
                  chunk_bytes: int = 0) -> FoldInfo:
     """Writes inferno's output ("stack count" lines, sorted by stack) to file descriptor fd."""
-    return _info(iolens_native.fold_write(_source(source), fd, nthreads=nthreads, chunk_bytes=chunk_bytes,
-                                          **_options(options)))
+    with gz.native_reads(_path(source), str(source)):
+        return _info(iolens_native.fold_write(_source(source), fd, nthreads=nthreads, chunk_bytes=chunk_bytes,
+                                              **_options(options)))
 
 
 def write_tables(source: Source, stacks_csv: str | os.PathLike[str], samples_csv: str | os.PathLike[str], *,
                  name: str | None = None, nthreads: int = 0, chunk_bytes: int = 0) -> TablesSummary:
     """Writes the two headerless CSV files (STACK_COLUMNS, SAMPLE_COLUMNS; RFC 4180 quoting, an
     empty unquoted field is NULL). Stack ids count from 0 in order of first appearance."""
-    d = iolens_native.write_tables(_source(source, name), os.fspath(stacks_csv), os.fspath(samples_csv),
-                                   nthreads=nthreads, chunk_bytes=chunk_bytes)
+    with gz.native_reads(_path(source), name or str(source)):
+        d = iolens_native.write_tables(_source(source, name), os.fspath(stacks_csv), os.fspath(samples_csv),
+                                       nthreads=nthreads, chunk_bytes=chunk_bytes)
     return TablesSummary(
         d["bytes"], d["samples"], d["stacks"], d["stackless_samples"], d["weird_lines"], d["first_event"],
         {k: tuple(v) for k, v in d["events"].items()}, d["ts_min_ns"], d["ts_max_ns"],

@@ -18,8 +18,6 @@ block_runs.warnings); every block view returns the flag.
 from __future__ import annotations
 
 import csv
-import gzip
-import io
 import json
 import tempfile
 from collections import Counter
@@ -29,7 +27,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..bundle import Artifact, BundleError, OpenBundle
-from ..formats import perf_block_native
+from ..formats import gz, perf_block_native
 from ..formats.blkparse import BlkparseReader
 from ..formats.block_events import BlockEvent, op_of
 from ..formats.errors import FormatError
@@ -243,13 +241,10 @@ class IoMatcher:
                 + sum(1 for t in self._unmatched_completes if t > lo))
 
 
-def open_text(path: Path) -> IO[str]:
-    """A bundle member as text lines, gzip or not (detected from the first bytes)."""
-    raw = path.open("rb")
-    buffered = io.BufferedReader(raw, 1 << 20)
-    if buffered.peek(2)[:2] == b"\x1f\x8b":
-        return io.TextIOWrapper(gzip.GzipFile(fileobj=buffered), encoding="utf-8", errors="replace")
-    return io.TextIOWrapper(buffered, encoding="utf-8", errors="replace")
+def open_text(path: Path, source: str | None = None) -> IO[str]:
+    """A bundle member as text lines, gzip or not (detected from the first bytes); a damaged gzip
+    stream is a FormatError naming `source` and the line reached (formats/gz.py)."""
+    return gz.open_text(path, source)
 
 
 @dataclass
@@ -283,7 +278,7 @@ def read_block_artifact(kind: str, member: Path, source: str, csv_path: Path,
             return _block_run(kind, source, csv_path, reader, matcher)
     matcher = IoMatcher(t0_ns)
     reader: BlkparseReader | PerfBlockReader = BlkparseReader(source) if kind == "blkparse" else PerfBlockReader(source)
-    with open_text(member) as f, csv_path.open("w", newline="", encoding="utf-8") as out:
+    with open_text(member, source) as f, csv_path.open("w", newline="", encoding="utf-8") as out:
         w = csv.writer(out, lineterminator="\n")
         w.writerows(matcher.feed(reader.events(f)))
         w.writerows(matcher.finish())
@@ -367,7 +362,7 @@ def assess(run: BlockRun, counted: dict[str, int | None] | None) -> None:
 
 
 def read_counted(member: Path, source: str) -> dict[str, int | None]:
-    with open_text(member) as f:
+    with open_text(member, source) as f:
         return parse_perf_stat_csv(f.read(), source).counts
 
 

@@ -6,9 +6,8 @@ computes it: for each CPU, each state's share of the ticks between the first and
 
 from __future__ import annotations
 
-import gzip
-
 from ..bundle import Artifact, BundleError, OpenBundle
+from ..formats import gz
 from ..formats.monitors import MonitorFile, deltas, parse_monitor
 from .parsed import Parsed
 
@@ -44,12 +43,7 @@ def monitor_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out:
         raise BundleError("a monitor artifact needs its source (vmstat, meminfo, stat, xfs, ext4, slabinfo)",
                           {"file": "manifest.json", "field": f"artifact {art.path}: source"}, 422)
     t0 = art.trace_clock_at_start_ns
-    raw = bundle.path(art.path).read_bytes()
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
-            raise BundleError(f"damaged gzip file: {exc}", {"file": art.path}, 400) from None
+    raw = gz.gunzip(bundle.path(art.path).read_bytes(), art.path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -39,15 +39,12 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-import zlib
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..bundle import Artifact, BundleError, OpenBundle
-from ..formats.errors import FormatError
 from ..formats.perf_offcpu import OffcpuReader, OffcpuSwitch, line_error
 from ..formats.perf_stat import parse_perf_stat_csv
 from ..store.derived import OFFCPU_EVENT, OFFCPU_STACK_BASE, WAKEUP_EVENT
@@ -293,19 +290,8 @@ def offcpu_pass(member: Path, source: str, files: OffcpuFiles, *, native: bool |
             return native_pass(member, source, files)
         except Fallback:
             pass
-    read = 0
-
-    def counted(f: Iterable[str]) -> Iterator[str]:
-        nonlocal read
-        for line in f:
-            read += 1
-            yield line
-
-    try:
-        with open_member(member) as f:
-            run = read_offcpu(counted(f), source, "", "")
-    except (EOFError, OSError, zlib.error) as exc:  # a damaged or truncated gzip stream
-        raise FormatError(source, f"cannot read the text after line {read}: {exc}", line=read + 1) from exc
+    with open_member(member, source) as f:  # a damaged gzip stream: FormatError (formats/gz.py)
+        run = read_offcpu(f, source, "", "")
     write_offcpu_csv(run, files)
     return run.counts()
 
@@ -347,7 +333,7 @@ def _counted(bundle: OpenBundle, run_id: str) -> tuple[dict[str, int | None] | N
     if not arts:
         return None, None
     art = arts[0]
-    with open_member(bundle.path(art.path)) as f:
+    with open_member(bundle.path(art.path), art.path) as f:
         counts = parse_perf_stat_csv(f.read(), art.path).counts
     return counts, art.path
 
@@ -414,7 +400,7 @@ def perf_stat_offcpu_artifact(bundle: OpenBundle, run_id: str | None, art: Artif
     """perf-stat-offcpu: checked here (it must parse); compared by offcpu_artifact."""
     if run_id is None:
         raise BundleError(f"{STAT_KIND} artifact must belong to a run", {"file": art.path, "field": "kind"}, 422)
-    with open_member(bundle.path(art.path)) as f:
+    with open_member(bundle.path(art.path), art.path) as f:
         parse_perf_stat_csv(f.read(), art.path)
     run = next(r for r in bundle.manifest.runs if r.id == run_id)
     if not any(a.kind == KIND for a in run.artifacts):

@@ -23,6 +23,7 @@ import duckdb
 
 from ..bundle import KEPT_KINDS, BundleError, Limits, OpenBundle, open_bundle
 from ..bundle.reader import file_sha256
+from ..formats import gz
 from ..formats.errors import FormatError
 from ..store.db import Store, StoreOpening
 from . import fio, sweep, workload
@@ -78,6 +79,8 @@ def parse_bundle(bundle: OpenBundle) -> Parsed:
         try:
             parser(bundle, run_id, art, out)
         except FormatError as exc:
+            if exc.file == art.path:  # garbage that a damaged gzip stream decoded to: the damage
+                exc = gz.explain(exc, bundle.path(art.path))
             raise BundleError(
                 str(exc), {"file": exc.file, "line": exc.line, "field": exc.field, "run": run_id}, 422
             ) from exc

@@ -25,8 +25,6 @@ LOSS_THRESHOLD marks the run (sched_traces.events_lost); every sched view return
 
 from __future__ import annotations
 
-import gzip
-import io
 import json
 import os
 import tempfile
@@ -36,6 +34,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from ..bundle import Artifact, BundleError, Manifest, OpenBundle, Run
+from ..formats import gz
 from ..formats.cpulist import parse_cpu_list
 from ..formats.perf_sched import Migrate, SchedReader, Switch
 from ..formats.perf_stat import PerfStat, parse_perf_stat
@@ -93,12 +92,10 @@ def task_group_sql(comm: str, pid: str) -> str:
             f"ELSE regexp_replace({comm}, '/[0-9]+$', '/*') END")
 
 
-def open_member(path: Path) -> IO[str]:
-    """A bundle member as text, gzip or not (detected from the first bytes)."""
-    buffered = io.BufferedReader(path.open("rb"), 1 << 20)
-    if buffered.peek(2)[:2] == b"\x1f\x8b":
-        return io.TextIOWrapper(gzip.GzipFile(fileobj=buffered), encoding="utf-8", errors="replace")
-    return io.TextIOWrapper(buffered, encoding="utf-8", errors="replace")
+def open_member(path: Path, source: str | None = None) -> IO[str]:
+    """A bundle member as text, gzip or not (detected from the first bytes); a damaged gzip
+    stream is a FormatError naming `source` and the line reached (formats/gz.py)."""
+    return gz.open_text(path, source)
 
 
 @dataclass
@@ -137,7 +134,7 @@ def read_sched_trace(member: Path, source: str, out_dir: Path) -> SchedTrace:
     on_cpu: dict[int, int] = {}  # cpu -> pid switched in last
     links = breaks = n_switch = n_migrate = 0
     cpus: set[int] = set()
-    with open_member(member) as f, \
+    with open_member(member, source) as f, \
             (out_dir / "switch.csv").open("w", encoding="utf-8") as fs, \
             (out_dir / "wakeup.csv").open("w", encoding="utf-8") as fw, \
             (out_dir / "migrate.csv").open("w", encoding="utf-8") as fm:
@@ -298,7 +295,7 @@ def _stat_scope(art: Artifact) -> str:
 
 
 def _read_stat(bundle: OpenBundle, art: Artifact) -> PerfStat:
-    with open_member(bundle.path(art.path)) as f:
+    with open_member(bundle.path(art.path), art.path) as f:
         return parse_perf_stat(f.read(), art.path)
 
 

@@ -21,8 +21,6 @@ per event and one bulk load, like the block I/Os.
 from __future__ import annotations
 
 import csv
-import gzip
-import io
 import json
 import re
 import tempfile
@@ -30,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..bundle import Artifact, BundleError, OpenBundle
+from ..formats import gz
 from ..formats.trace_fields import TraceField, TraceFormat, coerce, field_value, iter_events, parse_formats
 from .parsed import Parsed
 
@@ -44,15 +43,6 @@ def table_name(event: str) -> str:
     sys_, _, name = event.partition(":")
     clean = lambda s: re.sub(r"[^a-z0-9_]", "_", s.lower())  # noqa: E731
     return f"trace_{clean(sys_)}__{clean(name)}"
-
-
-def _open_text(path: Path) -> io.TextIOBase:
-    raw = path.open("rb")
-    head = raw.read(2)
-    raw.seek(0)
-    if head == b"\x1f\x8b":
-        return io.TextIOWrapper(gzip.GzipFile(fileobj=raw), encoding="utf-8", errors="replace")
-    return io.TextIOWrapper(raw, encoding="utf-8", errors="replace")
 
 
 def _infer(value: Any) -> str:
@@ -80,7 +70,7 @@ def trace_fields_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact,
     writers: dict[str, tuple[Any, Any, list[tuple[str, str, str]], list[TraceField] | None]] = {}
     stats: dict[str, list[Any]] = {}  # event -> [count, first, last]
     try:
-        with _open_text(bundle.path(art.path)) as f:
+        with gz.open_text(bundle.path(art.path), art.path) as f:
             for ev in iter_events(f, art.path):
                 w = writers.get(ev.event)
                 if w is None:
