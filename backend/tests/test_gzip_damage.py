@@ -226,3 +226,14 @@ def test_convert_names_the_file_and_line_of_a_cut_gzip(tmp_path, fmt, kind):
     assert re.search(rf"{re.escape(str(path))} line \d+: damaged gzip stream: cannot read past line \d+ \(EOFError",
                      r.stderr), r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_a_damaged_gzip_file_uploaded_loose_is_named(tmp_path):
+    """A loose gzip file that is unpacked at upload (fio JSON): damage past the recognised prefix
+    is the same problem as in a bundle, naming the file and line (a zlib.error too: gz.gunzip)."""
+    sample = Path(__file__).parent / "formats" / "samples" / "fio-3.33-randrw-jsonplus.json"
+    data = bytearray(gzip.compress(sample.read_bytes(), mtime=0))
+    data[-20] ^= 0xFF  # in the last deflate block: the prefix detect reads is whole
+    with pytest.raises(loose.LooseError) as err:
+        loose.plan([("fio.json.gz", bytes(data))], "damaged fio", find_perf=False)
+    assert re.match(r"fio\.json\.gz line \d+: damaged gzip stream: ", err.value.problems[0]), err.value.problems

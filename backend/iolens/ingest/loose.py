@@ -35,7 +35,7 @@ from typing import Any
 
 from .. import __version__
 from ..bundle.writer import artifact, write_bundle
-from ..formats import detect
+from ..formats import detect, gz
 from ..formats.errors import FormatError
 
 # recognised kind -> (artifact kind in the bundle, where it goes: "run-defining" | "run" | "capture" | "run-or-capture")
@@ -111,9 +111,9 @@ class Plan:
 
 def _gunzip(name: str, data: bytes) -> bytes:
     try:
-        return gzip.decompress(data)
-    except (OSError, EOFError) as exc:
-        raise LooseError([f"{name}: a damaged gzip file ({exc})"]) from None
+        return gz.gunzip(data, name)  # zlib.error too (a flipped byte), not only a cut
+    except FormatError as exc:
+        raise LooseError([str(exc)]) from None
 
 
 def recognise(name: str, data: bytes) -> detect.Recognition:
