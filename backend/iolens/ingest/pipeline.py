@@ -28,7 +28,7 @@ from ..formats.errors import FormatError
 from ..store.db import Store, StoreOpening
 from . import fio, sweep, workload
 from .parsed import Parsed
-from .registry import FINISHERS, HANDLERS, TABLE_COLUMNS
+from .registry import FINISHERS, handler, table_columns
 
 log = logging.getLogger("iolens.ingest")
 
@@ -71,7 +71,7 @@ def parse_bundle(bundle: OpenBundle) -> Parsed:
     for name in bundle.unlisted:
         out.warnings.append(f"{name}: in the archive but not in manifest.json; ignored")
     for run_id, art in bundle.manifest.all_artifacts():
-        parser = HANDLERS.get(art.kind)
+        parser = handler(art.kind)
         if parser is None:
             if art.kind not in KEPT_KINDS:
                 out.warnings.append(f"{art.path}: artifact kind {art.kind!r} is not known to this server; kept, not parsed")
@@ -264,7 +264,7 @@ def _write(store: Store, bundle: OpenBundle, parsed: Parsed) -> None:
             [(cid, run_id, a.kind, a.path, a.size, a.sha256) for run_id, a in m.all_artifacts()],
         )
         for table, rows in parsed.rows.items():
-            w.insert(table, TABLE_COLUMNS[table], rows)
+            w.insert(table, table_columns(table), rows)
         for b in parsed.bulk:
             w.insert_csv(b.table, b.path, b.columns, b.constants)
         for step in parsed.derive:
