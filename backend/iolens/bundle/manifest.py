@@ -24,7 +24,9 @@ Scalar = str | int | float | bool | None
 
 
 class _Open(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    # Built on first use, not at import: an ingest validates with Manifest's validator only, which
+    # builds the nested models' schemas itself (issue 17: the start-up cost of `iolens ingest`).
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
 
 class Artifact(_Open):
