@@ -120,3 +120,33 @@ for (const [name, book] of Object.entries(BOOKS)) {
     await context.close();
   });
 }
+
+// The app's Export menu on a notebook never saved: it saves first and the page moves to /n/ID;
+// the text report then opens there, and so does the HTML file (a download), as for a saved one.
+test('Export on an unsaved notebook saves it, then opens the text report and downloads the HTML', async ({ page, request }) => {
+  const ids: string[] = [];
+  for (const part of ['example1', 'example2']) ids.push(await upload(request, bundle('lockstat-kernel-doc', part)));
+  const unsaved = `/compare?v=1&captures=${ids[0]},${ids[1]}&baseline=${ids[0]}&cell=lockstat`;
+  await page.goto(unsaved);
+  await expect(page.getByTestId('save-status')).toHaveText('not saved');
+  await page.getByRole('button', { name: 'Export ▾' }).click();
+  await page.getByRole('menuitem', { name: /Text report/ }).click();
+  await expect(page).toHaveURL(/\/n\/[0-9a-z]{10}$/);
+  const id = page.url().split('/n/')[1]!;
+  await expect(page.getByRole('dialog', { name: 'Text report' })).toContainText(`version ${id}`, { timeout: 60_000 });
+  const text = await page.getByTestId('export-text').innerText();
+  expect(text).toContain(`/n/${id}`); // the permalink at the top
+  if (shots) await page.screenshot({ path: path.join(shots, 'export-unsaved-text.png') });
+  await page.keyboard.press('Escape');
+
+  // HTML from another unsaved notebook (a new title: a new version)
+  await page.goto(`${unsaved}&title=${encodeURIComponent('Exported before saving')}`);
+  await expect(page.getByTestId('save-status')).toHaveText('not saved');
+  const download = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Export ▾' }).click();
+  await page.getByRole('menuitem', { name: /HTML file/ }).click();
+  await expect(page).toHaveURL(/\/n\/[0-9a-z]{10}$/);
+  const hid = page.url().split('/n/')[1]!;
+  expect(hid).not.toBe(id);
+  expect((await download).suggestedFilename()).toBe(`iolens-${hid}.html`);
+});

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { exportUrl, fetchExportText } from '../api/client';
 import { copyText } from './copy';
+import { requestExport, takeExports, type ExportKind } from './pendingExport';
 import { flash } from './Toast';
 
 /** An entry of an export menu: a file to download, or an action. */
@@ -60,25 +61,31 @@ export function ExportMenu({ items, className, small = false, title }: { items: 
 export function NotebookExportMenu({ savedId, ensureSaved }: { savedId: string | null; ensureSaved: () => Promise<string | null> }) {
   const [text, setText] = useState<{ id: string; text: string } | null>(null);
 
-  const withId = async (): Promise<string | null> => savedId ?? (await ensureSaved());
-  const showText = async () => {
-    const id = await withId();
-    if (!id) return;
+  const showText = async (id: string) => {
     try {
       setText({ id, text: await fetchExportText(id) });
     } catch (e) {
       flash(`Export failed: ${e instanceof Error ? e.message : String(e)}`);
     }
   };
-  const downloadHtml = async () => {
-    const id = await withId();
-    if (!id) return;
+  const downloadHtml = (id: string) => {
     const a = document.createElement('a');
     a.href = exportUrl(id, 'html', true);
     a.download = `iolens-${id}.html`;
     document.body.appendChild(a);
     a.click();
     a.remove();
+  };
+  const run = (id: string, kind: ExportKind) => (kind === 'text' ? void showText(id) : downloadHtml(id));
+  const runRef = useRef(run);
+  runRef.current = run;
+  // A saved version's menu runs what was asked of it, also from the unsaved notebook's menu,
+  // which the save's move to /n/ID unmounted (components/pendingExport.ts).
+  useEffect(() => (savedId ? takeExports(savedId, (kind) => runRef.current(savedId, kind)) : undefined), [savedId]);
+  const ask = async (kind: ExportKind) => {
+    if (savedId) return run(savedId, kind);
+    const id = await ensureSaved();
+    if (id) requestExport(id, kind);
   };
 
   return (
@@ -94,7 +101,7 @@ export function NotebookExportMenu({ savedId, ensureSaved }: { savedId: string |
                 <span className="muted small">ASCII, 72 columns</span>
               </>
             ),
-            onSelect: () => void showText(),
+            onSelect: () => void ask('text'),
           },
           {
             key: 'html',
@@ -104,7 +111,7 @@ export function NotebookExportMenu({ savedId, ensureSaved }: { savedId: string |
                 <span className="muted small">one file, opens from disk</span>
               </>
             ),
-            onSelect: () => void downloadHtml(),
+            onSelect: () => void ask('html'),
           },
         ]}
       />
