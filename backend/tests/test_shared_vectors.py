@@ -231,3 +231,17 @@ def test_kconfig_debug_vectors(case):
     from iolens.store.rules.kernel_debug import debug_on
 
     assert debug_on(case["options"]) == {"costly": case["costly"], "no_cost": case["no_cost"]}
+
+
+# --- the run of the shared time selection ---------------------------------------------------------
+
+RUN = vectors("timeline-run")
+
+
+@pytest.mark.parametrize("case", RUN["cases"], ids=lambda c: f"{c['named']}-{'-'.join(c['runs']) or 'none'}")
+def test_timeline_run(case):
+    """The run a timeline cell shows and its selection is of (the exports' shared time)."""
+    from iolens.store.rules.timeline_run import timeline_run
+
+    assert timeline_run(case["named"], case["runs"]) == case["run"]
+

@@ -18,6 +18,7 @@ import html
 from dataclasses import dataclass
 
 from .. import models
+from ..store.rules.timeline_run import timeline_run
 from ..views import timeline as timeline_view
 from .context import ExportContext
 
@@ -37,7 +38,7 @@ class SharedTime:
 def shared_time(ctx: ExportContext) -> SharedTime | None:
     """The selection of the notebook's first timeline cell that has one (None: no selection).
     A cell without cap= names the baseline; without run=, the capture's first run (as the
-    timeline cell shows it)."""
+    timeline cell shows it; store/rules/timeline_run.py); none when the capture has no runs."""
     if "time" in ctx.memo:
         return ctx.memo["time"]
     from .timeline import TimelineExport  # timeline.py draws the selection itself
@@ -51,11 +52,10 @@ def shared_time(ctx: ExportContext) -> SharedTime | None:
         if not isinstance(sel, list):
             continue
         cap = str(st["cap"] or ctx.doc.baseline)
-        run = st["run"]
-        if run is None:
-            runs = timeline_runs(ctx, cap)
-            run = next(iter(runs), "r000")
-        found = SharedTime(cap, str(run), int(sel[0]), int(sel[1]), i)
+        named = st["run"]
+        run = timeline_run(str(named) if named is not None else None, [] if named is not None else timeline_runs(ctx, cap))
+        if run is not None:  # a capture without runs: no selection to apply
+            found = SharedTime(cap, run, int(sel[0]), int(sel[1]), i)
         break
     ctx.memo["time"] = found
     return found

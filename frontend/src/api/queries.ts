@@ -1,5 +1,5 @@
 // Shared query keys, so that every component asking for the same data shares one request.
-import { fetchCaptures, fetchFioComparison, fetchKernelConfigDiff, fetchNotebook, fetchNotebooks, fetchSql, fetchSqlTables } from './client';
+import { api, fetchCaptures, fetchFioComparison, fetchKernelConfigDiff, fetchNotebook, fetchNotebooks, fetchSql, fetchSqlTables, unwrap } from './client';
 import { useQuery } from './useQuery';
 
 export const useCaptureList = () => useQuery('captures', () => fetchCaptures());
@@ -9,6 +9,10 @@ export const useFioComparison = (captures: string[], baseline: string) =>
 
 export const useKernelConfigDiff = (captures: string[] | null) =>
   useQuery(captures === null ? null : `kconfig:${captures.join(',')}`, () => fetchKernelConfigDiff(captures ?? []));
+
+/** A capture's timeline overview: its runs in run order, their tracks (the timeline cell, the shared time selection). */
+export const useTimelineOverview = (cap: string | null) =>
+  useQuery(cap ? `timeline:${cap}` : null, () => unwrap(api.GET('/api/captures/{capture_id}/timeline', { params: { path: { capture_id: cap! } } })));
 
 export const useNotebook = (id: string | null) => useQuery(id === null ? null : `notebook:${id}`, () => fetchNotebook(id ?? ''));
 

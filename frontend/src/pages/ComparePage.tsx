@@ -1,10 +1,10 @@
 import { Suspense, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError, postNotebook, type CapturePublic, type FioComparison, type NotebookVersion } from '../api/client';
 import { askForToken } from '../api/auth';
-import { useCaptureList, useFioComparison, useNotebook } from '../api/queries';
+import { useCaptureList, useFioComparison, useNotebook, useTimelineOverview } from '../api/queries';
 import { invalidate } from '../api/useQuery';
 import { cellKind, cellKinds } from '../cells/registry';
-import { clearSharedTime, sharedTimeOf } from '../cells/timeline/shared';
+import { clearSharedTime, sharedTimeCapture, sharedTimeOf } from '../cells/timeline/shared';
 import type { NotebookContext } from '../cells/types';
 import { copyText } from '../components/copy';
 import { ErrorBoundary } from '../components/ErrorBoundary';
@@ -49,8 +49,12 @@ export function NotebookView({ view, problems, saved }: { view: CompareView; pro
   };
   // an edit of the notebook (a cell's zoom, search, state; a title) keeps the window where it is
   const setView = (patch: Partial<CompareView>) => navigate(viewToUrl({ ...current(), ...patch, ...(parentId ? { parent: parentId } : {}) }), { keepScroll: true });
-  // the shared time selection (a timeline cell's brush): a new context only when it changes
-  const shared = sharedTimeOf(view.cells, view.baseline)?.time ?? null;
+  // the shared time selection (a timeline cell's brush): a new context only when it changes. A
+  // selection without run= is of the run its timeline shows, the capture's first (shared.ts).
+  const runsCap = sharedTimeCapture(view.cells, view.baseline);
+  const runsQ = useTimelineOverview(runsCap);
+  const runIds = runsQ.data?.runs.map((r) => r.id) ?? null;
+  const shared = sharedTimeOf(view.cells, view.baseline, (cap) => (cap === runsCap ? runIds : null))?.time ?? null;
   const timeKey = shared ? `${shared.capture}|${shared.run}|${shared.from}|${shared.to}` : '';
   const ctx: NotebookContext = useMemo(
     () => ({ captures: view.captures, baseline: view.baseline, time: shared, clearTime: () => setView({ cells: clearSharedTime(current().cells) }) }),

@@ -2,7 +2,7 @@
 // of one capture's graph. The timeline counts from the run's start, the flame graph from the run's
 // first sample: the timeline's overview gives the offset between them (samples_offset_ns).
 import type { ReactNode } from 'react';
-import { useTimelineOverview } from '../timeline/TimelineCell';
+import { useTimelineOverview } from '../../api/queries';
 import { TimeApplied } from '../timeline/TimeApplied';
 import type { NotebookContext } from '../types';
 import type { FlameState } from './state';

@@ -3,7 +3,7 @@
 // ratios. Every view says first which captures have a trace, their workload's CPUs, and whether
 // runs lost events (docs/sched.md "Lost events").
 import { Fragment, useMemo, type ReactNode } from 'react';
-import { useCaptureList } from '../../api/queries';
+import { useCaptureList, useTimelineOverview } from '../../api/queries';
 import { ErrorBox } from '../../components/ErrorBox';
 import { Legend, MetricTable } from '../fio/FioTableCell';
 import {
@@ -22,7 +22,6 @@ import {
   type SchedViewBase,
 } from '../../logic/sched';
 import { sideOf } from '../offcpu/state';
-import { useTimelineOverview } from '../timeline/TimelineCell';
 import type { SharedTime } from '../timeline/shared';
 import { TimeApplied } from '../timeline/TimeApplied';
 import type { CellProps, NotebookContext } from '../types';

@@ -5,7 +5,7 @@
 // one API answer with a column per pixel (views/timeline.py); layout in logic/timeline.ts.
 import { useEffect, useMemo, useRef, useState, type PointerEvent as ReactPointerEvent } from 'react';
 import { api, unwrap } from '../../api/client';
-import { useCaptureList } from '../../api/queries';
+import { useCaptureList, useTimelineOverview } from '../../api/queries';
 import type { components } from '../../api/schema';
 import { useQuery } from '../../api/useQuery';
 import { useDebounced, useWidth } from '../../charts/useWidth';
@@ -22,9 +22,6 @@ type Overview = components['schemas']['TimelineOverview'];
 type Track = components['schemas']['TimelineTrack'];
 const KINDS: TrackKind[] = ['cpu', 'block', 'fio', 'samples'];
 
-export function useTimelineOverview(cap: string | null) {
-  return useQuery(cap ? `timeline:${cap}` : null, () => unwrap(api.GET('/api/captures/{capture_id}/timeline', { params: { path: { capture_id: cap! } } })));
-}
 
 function useTrack(cap: string, run: string, kind: TrackKind, win: [number, number], width: number, on: boolean) {
   const query = { run, from_ns: Math.max(0, Math.floor(win[0])), to_ns: Math.ceil(win[1]), width };

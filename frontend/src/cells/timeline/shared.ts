@@ -17,19 +17,38 @@ interface Cell {
   state: unknown;
 }
 
+/**
+ * The run a timeline cell shows, and so the run its selection is of: its `run=`, else the
+ * capture's first run (`runs` in run order); null when the capture has no runs. The exports keep
+ * the same rule (backend/iolens/store/rules/timeline_run.py; testdata/vectors/timeline-run.json).
+ */
+export function timelineRun(named: string | null, runs: readonly string[]): string | null {
+  return named ?? runs[0] ?? null;
+}
+
 /** The shared selection of a notebook's cells and the index of the cell holding it (null: none).
- *  A timeline cell without cap/run names the baseline and its first run ('r000' when unknown). */
-export function sharedTimeOf(cells: readonly Cell[], baseline: string, firstRun: (cap: string) => string | null = () => null): { time: SharedTime; index: number } | null {
+ *  A timeline cell without cap names the baseline; without run, the run the cell shows
+ *  (timelineRun): `runsOf` gives a capture's runs, null while they are not known yet, and until
+ *  then a selection without run= is not applied (never another run's). */
+export function sharedTimeOf(cells: readonly Cell[], baseline: string, runsOf: (cap: string) => readonly string[] | null = () => null): { time: SharedTime; index: number } | null {
   for (let i = 0; i < cells.length; i++) {
     const c = cells[i]!;
     if (c.kind !== 'timeline') continue;
     const s = c.state as TimelineState;
     if (!s.sel) continue;
     const capture = s.cap ?? baseline;
-    const run = s.run ?? firstRun(capture) ?? 'r000';
-    return { time: { capture, run, from: s.sel[0], to: s.sel[1] }, index: i };
+    const runs = s.run ? [] : runsOf(capture);
+    const run = runs ? timelineRun(s.run, runs) : null;
+    return run ? { time: { capture, run, from: s.sel[0], to: s.sel[1] }, index: i } : null;
   }
   return null;
+}
+
+/** The capture whose runs sharedTimeOf needs (its first selection without run=), or null. */
+export function sharedTimeCapture(cells: readonly Cell[], baseline: string): string | null {
+  const c = cells.find((c) => c.kind === 'timeline' && (c.state as TimelineState).sel);
+  const s = c?.state as TimelineState | undefined;
+  return s && !s.run ? (s.cap ?? baseline) : null;
 }
 
 /** The cells with the shared selection cleared (every timeline cell's `sel`). */
@@ -41,3 +60,4 @@ export function clearSharedTime<C extends Cell>(cells: readonly C[]): C[] {
 export function sharedTimeText(t: SharedTime): string {
   return `${(t.from / 1e9).toFixed(3)}–${(t.to / 1e9).toFixed(3)} s of run ${t.run}`;
 }
+

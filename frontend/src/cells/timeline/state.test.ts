@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clearSharedTime, sharedTimeOf, sharedTimeText } from './shared';
+import { vectors } from '../../testdata/vectors';
+import { clearSharedTime, sharedTimeCapture, sharedTimeOf, sharedTimeText, timelineRun } from './shared';
 import { decodeTimeline, defaultTimelineState, encodeTimeline } from './state';
 
 describe('timeline cell state', () => {
@@ -29,9 +30,25 @@ describe('the shared time selection', () => {
     { kind: 'timeline', state: { ...defaultTimelineState, sel: [3, 4] as [number, number] } },
   ];
   it('is the first timeline selection', () => {
-    expect(sharedTimeOf(cells, 'base')).toEqual({ time: { capture: 'c2', run: 'r000', from: 1, to: 9 }, index: 2 });
-    expect(sharedTimeOf(cells.slice(0, 2), 'base')).toBeNull();
-    expect(sharedTimeOf([cells[3]!], 'base', () => 'r002')!.time).toEqual({ capture: 'base', run: 'r002', from: 3, to: 4 });
+    const runs = (cap: string) => (cap === 'c2' ? ['r000', 'r001'] : ['r002', 'r003']);
+    expect(sharedTimeOf(cells, 'base', runs)).toEqual({ time: { capture: 'c2', run: 'r000', from: 1, to: 9 }, index: 2 });
+    expect(sharedTimeOf(cells.slice(0, 2), 'base', runs)).toBeNull();
+    expect(sharedTimeOf([cells[3]!], 'base', runs)!.time).toEqual({ capture: 'base', run: 'r002', from: 3, to: 4 });
+  });
+  it("without run= is of the capture's first run, as the timeline shows it, never a fixed r000", () => {
+    const sel = [{ kind: 'timeline', state: { ...defaultTimelineState, sel: [3, 4] as [number, number] } }];
+    expect(sharedTimeCapture(sel, 'base')).toBe('base');
+    expect(sharedTimeOf(sel, 'base', () => ['r003', 'r004'])!.time.run).toBe('r003');
+    // the runs not known yet (the overview loading) or none: not applied, rather than another run's
+    expect(sharedTimeOf(sel, 'base')).toBeNull();
+    expect(sharedTimeOf(sel, 'base', () => [])).toBeNull();
+    // a named run needs no overview
+    const named = [{ kind: 'timeline', state: { ...defaultTimelineState, run: 'r001', sel: [3, 4] as [number, number] } }];
+    expect(sharedTimeCapture(named, 'base')).toBeNull();
+    expect(sharedTimeOf(named, 'base')!.time.run).toBe('r001');
+  });
+  it('picks the run by the rule of testdata/vectors/timeline-run.json', () => {
+    for (const c of vectors<{ cases: { named: string | null; runs: string[]; run: string | null }[] }>('timeline-run').cases) expect(timelineRun(c.named, c.runs), JSON.stringify(c)).toBe(c.run);
   });
   it('clears in every timeline cell, nothing else changed', () => {
     const out = clearSharedTime(cells);
