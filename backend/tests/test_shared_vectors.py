@@ -245,3 +245,13 @@ def test_timeline_run(case):
 
     assert timeline_run(case["named"], case["runs"]) == case["run"]
 
+
+# --- where the flame graph's time 0 lies from the run's start, in words -----------------------------
+
+
+@pytest.mark.parametrize("case", vectors("run-offset-text")["cases"], ids=lambda c: str(c["offset_ns"]))
+def test_run_offset_text(case):
+    """The exports' words for samples_offset_ns (exports/selection.py offset_text)."""
+    from iolens.exports.selection import offset_text
+
+    assert offset_text(case["offset_ns"]) == case["text"]

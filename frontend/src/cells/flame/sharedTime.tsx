@@ -3,6 +3,7 @@
 // first sample: the timeline's overview gives the offset between them (samples_offset_ns).
 import type { ReactNode } from 'react';
 import { useTimelineOverview } from '../../api/queries';
+import { offsetText } from '../timeline/shared';
 import { TimeApplied } from '../timeline/TimeApplied';
 import type { NotebookContext } from '../types';
 import type { FlameState } from './state';
@@ -25,7 +26,7 @@ export function useSharedTime(ctx: NotebookContext, cap: string, diff: boolean, 
   const applied = { ...state, runs: [t.run], from: from || null, to, rangeB: null };
   const notice = (
     <TimeApplied time={t} onClear={ctx.clearTime}>
-      applied: run {t.run}, {(from / 1e9).toFixed(3)}–{(to / 1e9).toFixed(3)} s since its first sample (the flame graph&apos;s time 0, {(off / 1e6).toFixed(1)} ms after the run&apos;s start)
+      applied: run {t.run}, {(from / 1e9).toFixed(3)}–{(to / 1e9).toFixed(3)} s since its first sample (the flame graph&apos;s time 0, {offsetText(off)})
     </TimeApplied>
   );
   return { state: applied, notice };

@@ -61,3 +61,8 @@ export function sharedTimeText(t: SharedTime): string {
   return `${(t.from / 1e9).toFixed(3)}–${(t.to / 1e9).toFixed(3)} s of run ${t.run}`;
 }
 
+/** "12.5 ms after the run's start", or before it (perf may start before the run's clock reading);
+ *  the exports say the same (backend/iolens/exports/selection.py offset_text; testdata/vectors/run-offset-text.json). */
+export function offsetText(offNs: number): string {
+  return `${(Math.abs(offNs) / 1e6).toFixed(1)} ms ${offNs >= 0 ? 'after' : 'before'} the run's start`;
+}
