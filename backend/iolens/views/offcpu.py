@@ -73,12 +73,22 @@ def summary(store: Store, cid: str, run: str | None = None, limit: int = TASK_LI
                      JOIN offcpu_runs r USING (capture_id, run_id)
                      WHERE i.capture_id = $cid AND ($run IS NULL OR i.run_id = $run)),
            st AS (SELECT run_id, tid, state, sum(blocked_ns)::BIGINT AS ns FROM i GROUP BY ALL),
-           wk AS (SELECT run_id, tid, mode(waker_grp) AS waker FROM i WHERE waker_grp IS NOT NULL GROUP BY ALL)
-        SELECT i.run_id, i.tid, any_value(i.pid), mode(i.comm), mode(i.grp), count(*)::BIGINT,
+           -- the most frequent command, group and waker of a thread; a tie goes to the first by name
+           -- (mode() breaks ties by the order it meets rows, which parallel scans change)
+           cm AS (SELECT run_id, tid, first(v ORDER BY n DESC, v) AS comm FROM
+                    (SELECT run_id, tid, comm AS v, count(*) AS n FROM i GROUP BY ALL) GROUP BY ALL),
+           gr AS (SELECT run_id, tid, first(v ORDER BY n DESC, v) AS grp FROM
+                    (SELECT run_id, tid, grp AS v, count(*) AS n FROM i GROUP BY ALL) GROUP BY ALL),
+           wk AS (SELECT run_id, tid, first(v ORDER BY n DESC, v) AS waker FROM
+                    (SELECT run_id, tid, waker_grp AS v, count(*) AS n FROM i WHERE waker_grp IS NOT NULL
+                     GROUP BY ALL) GROUP BY ALL)
+        SELECT i.run_id, i.tid, min(i.pid), any_value(cm.comm), any_value(gr.grp), count(*)::BIGINT,
                sum(i.blocked_ns)::BIGINT AS ns, max(i.blocked_ns)::BIGINT,
                (SELECT json_group_object(st.state, st.ns) FROM st WHERE st.run_id = i.run_id AND st.tid = i.tid),
                any_value(wk.waker), bool_or(i.wl) AS wl
         FROM i LEFT JOIN wk ON wk.run_id = i.run_id AND wk.tid = i.tid
+               JOIN cm ON cm.run_id = i.run_id AND cm.tid = i.tid
+               JOIN gr ON gr.run_id = i.run_id AND gr.tid = i.tid
         GROUP BY i.run_id, i.tid
         QUALIFY row_number() OVER (PARTITION BY i.run_id ORDER BY bool_or(i.wl) DESC, sum(i.blocked_ns) DESC, i.tid) <= $limit
         ORDER BY wl DESC, ns DESC, i.run_id, i.tid""", params).rows
