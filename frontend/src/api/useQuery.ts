@@ -43,6 +43,10 @@ export function invalidate(prefix: string): void {
   listeners.forEach((l) => l());
 }
 
+function settled(entry: Entry | undefined): boolean {
+  return !!entry && ('data' in entry || !!entry.error);
+}
+
 export interface QueryResult<T> {
   data: T | undefined;
   error: ApiError | undefined;
@@ -59,14 +63,21 @@ export function useQuery<T>(key: string | null, fetcher: () => Promise<T>): Quer
     };
   }, [bump]);
   const entry = key === null ? undefined : load(key, fetcher);
+  const settledAtRender = settled(entry);
   useEffect(() => {
-    if (!entry || 'data' in entry || entry.error) return;
+    if (!entry || settledAtRender) return;
+    // The answer may have come between this render and this effect (a fast server, a prefetched
+    // request): then the render showed "loading" and no promise callback is left to redraw it.
+    if (settled(entry)) {
+      bump();
+      return;
+    }
     let live = true;
     entry.promise.then(() => live && bump());
     return () => {
       live = false;
     };
-  }, [entry, bump]);
+  }, [entry, settledAtRender, bump]);
   return {
     data: entry?.data as T | undefined,
     error: entry?.error,
