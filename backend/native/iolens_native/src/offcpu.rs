@@ -12,7 +12,7 @@
 //! counters the same numbers; backend/tests/test_offcpu_native.py runs both on the same inputs.
 //!
 //! The text is read as Python reads it (UTF-8 with U+FFFD for invalid bytes, universal newlines:
-//! block/reader.rs `lines_of`). The regexes are matched by hand on ASCII event lines, with their
+//! block/reader.rs `each_line`). The regexes are matched by hand on ASCII event lines, with their
 //! backtracking where it can change the answer (the lazy comm, the optional sample period); an
 //! event line with a non-ASCII character (where Python's `\s`, `\w` or `\d` take Unicode
 //! classes), a timestamp beyond 64 bits, or a read or gzip error, stop the pass with
@@ -21,11 +21,9 @@
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::sync::mpsc::{channel, sync_channel};
 use std::sync::LazyLock;
-use std::thread;
 
-use crate::block::{lines_of, reader, Stop};
+use crate::block::{each_line, outcome, Outcome, Stop};
 use crate::fold::{
     fix_partially_demangled_rust_symbol, stack_line_parts, tidy_generic, with_module_fallback,
 };
@@ -37,7 +35,6 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 pub const DEFAULT_OFFCPU_CHUNK: usize = 1 << 20;
-const QUEUE_DEPTH: usize = 4;
 
 /// The counters of `read_offcpu` (OffcpuRun) and of `OffcpuReader`.
 #[derive(Default, Debug)]
@@ -59,11 +56,6 @@ pub struct Counts {
     pub last_ts_ns: Option<i64>,
     /// other events, in order of first sight (a Python dict's key order)
     pub skipped: Vec<(String, u64)>,
-}
-
-pub enum Outcome {
-    Done(Box<Counts>),
-    Stopped(Stop),
 }
 
 /// Where the four CSV files go.
@@ -424,6 +416,15 @@ struct Csv {
     num: [u8; 20],
 }
 
+/// A field of a row, as write_offcpu_csv writes it: an integer, text in double quotes (a quote
+/// doubled), or nothing (None).
+enum Cell<'a> {
+    Int(i64),
+    Opt(Option<i64>),
+    Text(&'a [u8]),
+    OptText(Option<&'a [u8]>),
+}
+
 impl Csv {
     fn create(path: &str) -> io::Result<Csv> {
         Ok(Csv {
@@ -447,12 +448,6 @@ impl Csv {
         }
         self.w.write_all(&self.num[i..])
     }
-    fn opt(&mut self, v: Option<i64>) -> io::Result<()> {
-        match v {
-            Some(v) => self.int(v),
-            None => Ok(()),
-        }
-    }
     fn text(&mut self, s: &[u8]) -> io::Result<()> {
         self.w.write_all(b"\"")?;
         let mut from = 0;
@@ -464,10 +459,21 @@ impl Csv {
         self.w.write_all(&s[from..])?;
         self.w.write_all(b"\"")
     }
-    fn sep(&mut self) -> io::Result<()> {
-        self.w.write_all(b",")
+    /// One row: the fields separated by ',', then "\n".
+    fn row(&mut self, cells: &[Cell<'_>]) -> Result<(), Stop> {
+        self.write_row(cells).map_err(Stop::Io)
     }
-    fn end(&mut self) -> io::Result<()> {
+    fn write_row(&mut self, cells: &[Cell<'_>]) -> io::Result<()> {
+        for (i, cell) in cells.iter().enumerate() {
+            if i > 0 {
+                self.w.write_all(b",")?;
+            }
+            match *cell {
+                Cell::Int(v) | Cell::Opt(Some(v)) => self.int(v)?,
+                Cell::Text(s) | Cell::OptText(Some(s)) => self.text(s)?,
+                Cell::Opt(None) | Cell::OptText(None) => {}
+            }
+        }
         self.w.write_all(b"\n")
     }
 }
@@ -512,10 +518,6 @@ struct Pass {
     state: String,
 }
 
-fn io_stop(e: io::Error) -> Stop {
-    Stop::Io(e)
-}
-
 /// `_comm_frame`: spaces as '_', ';' as ':', "[unnamed]" for an empty comm.
 fn comm_frame(comm: &str, out: &mut Vec<u8>) {
     if comm.is_empty() {
@@ -550,11 +552,7 @@ impl Pass {
         }
         let sid = self.stack_base + self.ids.len() as i64;
         self.ids.insert(self.key[..].into(), sid);
-        let s = &mut self.stacks;
-        s.int(sid).map_err(io_stop)?;
-        s.sep().map_err(io_stop)?;
-        s.text(&self.key).map_err(io_stop)?;
-        s.end().map_err(io_stop)?;
+        self.stacks.row(&[Cell::Int(sid), Cell::Text(&self.key)])?;
         Ok(sid)
     }
 
@@ -657,26 +655,30 @@ impl Pass {
                         let blocked = t
                             .checked_sub(p.t_out)
                             .ok_or_else(|| Stop::Fallback("times beyond 64 bits".into()))?;
-                        self.write_interval(nxt, &p, ev.cpu, t, blocked, w.as_ref())
-                            .map_err(io_stop)?;
-                        let s = &mut self.samples;
-                        (|| -> io::Result<()> {
-                            s.int(p.t_out)?;
-                            s.sep()?;
-                            s.int(p.cpu_out)?;
-                            s.sep()?;
-                            s.opt(p.pid)?;
-                            s.sep()?;
-                            s.int(nxt)?;
-                            s.sep()?;
-                            s.text(p.comm.as_bytes())?;
-                            s.sep()?;
-                            s.int(p.sid)?;
-                            s.sep()?;
-                            s.int(blocked)?;
-                            s.w.write_all(b",\"offcpu\"\n")
-                        })()
-                        .map_err(io_stop)?;
+                        self.intervals.row(&[
+                            Cell::Int(nxt),
+                            Cell::Opt(p.pid),
+                            Cell::Text(p.comm.as_bytes()),
+                            Cell::Text(p.state.as_bytes()),
+                            Cell::Int(p.cpu_out),
+                            Cell::Int(p.t_out),
+                            Cell::Int(ev.cpu),
+                            Cell::Int(t),
+                            Cell::Int(blocked),
+                            Cell::Int(p.sid),
+                            Cell::Opt(w.as_ref().map(|w| w.0)),
+                            Cell::OptText(w.as_ref().map(|w| w.1.as_bytes())),
+                        ])?;
+                        self.samples.row(&[
+                            Cell::Int(p.t_out),
+                            Cell::Int(p.cpu_out),
+                            Cell::Opt(p.pid),
+                            Cell::Int(nxt),
+                            Cell::Text(p.comm.as_bytes()),
+                            Cell::Int(p.sid),
+                            Cell::Int(blocked),
+                            Cell::Text(b"offcpu"),
+                        ])?;
                         self.c.blocked_ns = self
                             .c
                             .blocked_ns
@@ -715,44 +717,27 @@ impl Pass {
                 comm_frame(comm, &mut self.key);
                 self.key.push(b']');
                 let sid = self.stack_id()?;
-                let w = &mut self.wakings;
-                (|| -> io::Result<()> {
-                    w.int(ev.ts)?;
-                    w.sep()?;
-                    w.int(ev.cpu)?;
-                    w.sep()?;
-                    w.int(ev.tid)?;
-                    w.sep()?;
-                    w.opt(ev.pid)?;
-                    w.sep()?;
-                    w.text(ev.comm.as_bytes())?;
-                    w.sep()?;
-                    w.int(wakee)?;
-                    w.sep()?;
-                    w.text(comm.as_bytes())?;
-                    w.sep()?;
-                    w.opt(target)?;
-                    w.sep()?;
-                    w.int(sid)?;
-                    w.end()
-                })()
-                .map_err(io_stop)?;
-                let s = &mut self.samples;
-                (|| -> io::Result<()> {
-                    s.int(ev.ts)?;
-                    s.sep()?;
-                    s.int(ev.cpu)?;
-                    s.sep()?;
-                    s.opt(ev.pid)?;
-                    s.sep()?;
-                    s.int(ev.tid)?;
-                    s.sep()?;
-                    s.text(ev.comm.as_bytes())?;
-                    s.sep()?;
-                    s.int(sid)?;
-                    s.w.write_all(b",1,\"wakeup\"\n")
-                })()
-                .map_err(io_stop)?;
+                self.wakings.row(&[
+                    Cell::Int(ev.ts),
+                    Cell::Int(ev.cpu),
+                    Cell::Int(ev.tid),
+                    Cell::Opt(ev.pid),
+                    Cell::Text(ev.comm.as_bytes()),
+                    Cell::Int(wakee),
+                    Cell::Text(comm.as_bytes()),
+                    Cell::Opt(target),
+                    Cell::Int(sid),
+                ])?;
+                self.samples.row(&[
+                    Cell::Int(ev.ts),
+                    Cell::Int(ev.cpu),
+                    Cell::Opt(ev.pid),
+                    Cell::Int(ev.tid),
+                    Cell::Text(ev.comm.as_bytes()),
+                    Cell::Int(sid),
+                    Cell::Int(1),
+                    Cell::Text(b"wakeup"),
+                ])?;
             }
             other => match self.c.skipped.iter_mut().find(|(k, _)| k == other) {
                 Some((_, n)) => *n += 1,
@@ -760,47 +745,6 @@ impl Pass {
             },
         }
         Ok(())
-    }
-
-    fn write_interval(
-        &mut self,
-        tid: i64,
-        p: &Pending,
-        cpu_in: i64,
-        t_in: i64,
-        blocked: i64,
-        w: Option<&(i64, Box<str>)>,
-    ) -> io::Result<()> {
-        let c = &mut self.intervals;
-        c.int(tid)?;
-        c.sep()?;
-        c.opt(p.pid)?;
-        c.sep()?;
-        c.text(p.comm.as_bytes())?;
-        c.sep()?;
-        c.text(p.state.as_bytes())?;
-        c.sep()?;
-        c.int(p.cpu_out)?;
-        c.sep()?;
-        c.int(p.t_out)?;
-        c.sep()?;
-        c.int(cpu_in)?;
-        c.sep()?;
-        c.int(t_in)?;
-        c.sep()?;
-        c.int(blocked)?;
-        c.sep()?;
-        c.int(p.sid)?;
-        c.sep()?;
-        match w {
-            Some((wt, wc)) => {
-                c.int(*wt)?;
-                c.sep()?;
-                c.text(wc.as_bytes())?;
-            }
-            None => c.sep()?,
-        }
-        c.end()
     }
 }
 
@@ -820,8 +764,8 @@ pub fn offcpu_csv(
     paths: &Paths<'_>,
     stack_base: i64,
     chunk: usize,
-) -> io::Result<Outcome> {
-    let mut pass = Pass {
+) -> io::Result<Outcome<Box<Counts>>> {
+    let pass = Pass {
         c: Counts::default(),
         stack_base,
         ids: FxHashMap::default(),
@@ -837,13 +781,13 @@ pub fn offcpu_csv(
         key: Vec::with_capacity(4096),
         state: String::new(),
     };
-    let (tx, rx) = sync_channel(QUEUE_DEPTH);
-    let (back_tx, back_rx) = channel();
-    let chunk = chunk.max(1);
-    let handle = thread::spawn(move || reader(src, chunk, tx, back_rx));
+    outcome(run(pass, src, chunk))
+}
+
+fn run(mut pass: Pass, src: Source, chunk: usize) -> Result<Box<Counts>, Stop> {
     let mut open: Option<Open> = None;
     let mut lineno = 0u64;
-    let res = lines_of(&rx, &back_tx, |line, ascii| {
+    let bytes = each_line(src, chunk, |line, ascii| {
         lineno += 1;
         let line = line.strip_suffix('\n').unwrap_or(line);
         if if ascii {
@@ -905,36 +849,18 @@ pub fn offcpu_csv(
             trace: h.trace.to_string(),
         });
         Ok(())
-    });
-    drop(rx); // the reader stops at its next send
-    let _ = handle.join();
-    let bytes = match res {
-        Ok(b) => b,
-        Err(Stop::Io(e)) => return Err(e),
-        Err(stop) => return Ok(Outcome::Stopped(stop)),
-    };
+    })?;
     if let Some(ev) = open.take() {
-        match pass.finish_event(&ev) {
-            Ok(()) => {}
-            Err(Stop::Io(e)) => return Err(e),
-            Err(stop) => return Ok(Outcome::Stopped(stop)),
-        }
+        pass.finish_event(&ev)?;
     }
     let end = pass.c.last_ts_ns.unwrap_or(0);
     pass.c.open_at_end = pass.pending.len() as u64;
     let mut open_ns: i64 = 0;
     for p in pass.pending.values() {
-        match end
+        open_ns = end
             .checked_sub(p.t_out)
             .and_then(|d| open_ns.checked_add(d))
-        {
-            Some(v) => open_ns = v,
-            None => {
-                return Ok(Outcome::Stopped(Stop::Fallback(
-                    "times beyond 64 bits".into(),
-                )))
-            }
-        }
+            .ok_or_else(|| Stop::Fallback("times beyond 64 bits".into()))?;
     }
     pass.c.open_at_end_ns = open_ns;
     pass.c.bytes = bytes;
@@ -946,9 +872,9 @@ pub fn offcpu_csv(
         &mut pass.stacks,
         &mut pass.samples,
     ] {
-        c.w.flush()?;
+        c.w.flush().map_err(Stop::Io)?;
     }
-    Ok(Outcome::Done(Box::new(pass.c)))
+    Ok(Box::new(pass.c))
 }
 
 /// Python: `offcpu_csv(source, intervals_csv, wakings_csv, stacks_csv, samples_csv, *,

@@ -26,7 +26,8 @@
 //!   the reference reader's regexes)
 //! - `parser.rs`: a line -> an event, with the reader's counters (`Stop`, `ReaderCounts`)
 //! - `matcher.rs`: events -> one CSV row per I/O, with the matcher's counters (`MatchCounts`)
-//! - `reader.rs`: the read thread, lines cut as Python cuts them, and the pass (`perf_block_csv`)
+//! - `reader.rs`: the read thread, lines cut as Python cuts them (`each_line`, also offcpu.rs's),
+//!   how a pass ends (`Outcome`, `outcome`), and the pass (`perf_block_csv`)
 
 mod matcher;
 mod parser;
@@ -35,5 +36,5 @@ mod text;
 
 pub use matcher::{lat_bin, MatchCounts};
 pub use parser::{Counted, ReaderCounts, Stop};
-pub(crate) use reader::{lines_of, reader};
+pub(crate) use reader::{each_line, outcome};
 pub use reader::{perf_block_csv, Outcome, Summary, DEFAULT_BLOCK_CHUNK};

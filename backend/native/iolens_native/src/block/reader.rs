@@ -15,12 +15,7 @@ const QUEUE_DEPTH: usize = 4;
 
 /// Reads (and decompresses) on its own thread; sends blocks that end at a line end (or at the
 /// end of the input), so that no "\r\n" is cut in two. Emptied blocks come back on `back`.
-pub(crate) fn reader(
-    src: Source,
-    chunk: usize,
-    tx: SyncSender<io::Result<Vec<u8>>>,
-    back: Receiver<Vec<u8>>,
-) {
+fn reader(src: Source, chunk: usize, tx: SyncSender<io::Result<Vec<u8>>>, back: Receiver<Vec<u8>>) {
     let mut r = match stream::open(src) {
         Ok(r) => r,
         Err(e) => {
@@ -82,12 +77,43 @@ pub struct Summary {
     pub matched: MatchCounts,
 }
 
-pub enum Outcome {
-    Done(Box<Summary>),
+/// How a pass ended: its result, or where it stopped (the caller's to answer: a line the
+/// reference rejects, or the reference to run instead). Shared by every pass over perf script
+/// text read with `each_line` (this one, offcpu.rs).
+pub enum Outcome<T> {
+    Done(T),
     Stopped(Stop),
 }
 
-pub(crate) fn lines_of(
+/// A pass's result as its outcome: a failed write (`Stop::Io`) is the error, any other stop the
+/// outcome.
+pub(crate) fn outcome<T>(res: Result<T, Stop>) -> io::Result<Outcome<T>> {
+    match res {
+        Ok(v) => Ok(Outcome::Done(v)),
+        Err(Stop::Io(e)) => Err(e),
+        Err(stop) => Ok(Outcome::Stopped(stop)),
+    }
+}
+
+/// Reads `src` (gzip detected) on a second thread in blocks of about `chunk` bytes and calls
+/// `f` on each line as `lines_of` does; the reader thread is joined before this returns. The
+/// bytes read, or the first stop (`f`'s, or a read error as `Stop::Fallback`).
+pub(crate) fn each_line(
+    src: Source,
+    chunk: usize,
+    f: impl FnMut(&str, bool) -> Result<(), Stop>,
+) -> Result<u64, Stop> {
+    let (tx, rx) = sync_channel(QUEUE_DEPTH);
+    let (back_tx, back_rx) = channel();
+    let chunk = chunk.max(1);
+    let handle = thread::spawn(move || reader(src, chunk, tx, back_rx));
+    let res = lines_of(&rx, &back_tx, f);
+    drop(rx); // the reader stops at its next send
+    let _ = handle.join();
+    res
+}
+
+fn lines_of(
     rx: &Receiver<io::Result<Vec<u8>>>,
     back: &Sender<Vec<u8>>,
     mut f: impl FnMut(&str, bool) -> Result<(), Stop>,
@@ -145,16 +171,16 @@ pub fn perf_block_csv(
     csv_path: &str,
     t0: Option<i64>,
     chunk: usize,
-) -> io::Result<Outcome> {
+) -> io::Result<Outcome<Box<Summary>>> {
     let file = File::create(csv_path)?;
-    let (tx, rx) = sync_channel(QUEUE_DEPTH);
-    let (back_tx, back_rx) = channel();
-    let chunk = chunk.max(1);
-    let handle = thread::spawn(move || reader(src, chunk, tx, back_rx));
+    outcome(pass(src, file, t0, chunk))
+}
+
+fn pass(src: Source, file: File, t0: Option<i64>, chunk: usize) -> Result<Box<Summary>, Stop> {
     let mut parser = Parser::new();
     let mut matcher = Matcher::new(t0, file);
     let mut lineno = 0u64;
-    let res = lines_of(&rx, &back_tx, |line, ascii| {
+    let bytes = each_line(src, chunk, |line, ascii| {
         lineno += 1;
         let ev = if ascii {
             parser.line::<true>(lineno, line)?
@@ -165,25 +191,14 @@ pub fn perf_block_csv(
             matcher.feed(&ev)?;
         }
         Ok(())
-    });
-    drop(rx); // the reader stops at its next send
-    let _ = handle.join();
-    let bytes = match res {
-        Ok(b) => b,
-        Err(Stop::Io(e)) => return Err(e),
-        Err(stop) => return Ok(Outcome::Stopped(stop)),
-    };
+    })?;
     parser.c.lines = lineno;
-    let matched = match matcher.finish() {
-        Ok(m) => m,
-        Err(Stop::Io(e)) => return Err(e),
-        Err(stop) => return Ok(Outcome::Stopped(stop)),
-    };
-    Ok(Outcome::Done(Box::new(Summary {
+    let matched = matcher.finish()?;
+    Ok(Box::new(Summary {
         bytes,
         reader: parser.c,
         matched,
-    })))
+    }))
 }
 
 #[cfg(test)]
