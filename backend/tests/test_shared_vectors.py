@@ -241,9 +241,12 @@ RUN = vectors("timeline-run")
 @pytest.mark.parametrize("case", RUN["cases"], ids=lambda c: f"{c['named']}-{'-'.join(c['runs']) or 'none'}")
 def test_timeline_run(case):
     """The run a timeline cell shows and its selection is of (the exports' shared time)."""
-    from iolens.store.rules.timeline_run import timeline_run
+    from iolens.store.rules.timeline_run import missing_run_notice, shown_run, timeline_run
 
     assert timeline_run(case["named"], case["runs"]) == case["run"]
+    # the run a timeline view draws, and what it says when its run= is not in the capture
+    assert shown_run(case["named"], case["runs"]) == case["shown"]
+    assert missing_run_notice(case["named"], case["runs"]) == case["notice"]
 
 
 # --- where the flame graph's time 0 lies from the run's start, in words -----------------------------

@@ -107,6 +107,20 @@ test('brush the timeline: the scheduler cell shows the range on its charts over 
   expect(ms).toBeLessThan(100);
 });
 
+test('a run= the capture does not have: the timeline says so and shows the first run; the flame graph does not apply its selection', async ({ page }) => {
+  const id = ids['stacks-xfs']!;
+  await page.goto(`/compare?v=1&captures=${id}&baseline=${id}&cell=timeline:run=r007;sel=1000000000-2000000000&cell=flame`);
+  await expect(page.getByTestId('timeline-missing-run')).toHaveText('run r007 is not in this capture; showing r000');
+  await expect(page.getByLabel('Timeline run')).toHaveValue('r000');
+  await expect(page.getByTestId('timeline-selection')).toContainText('1.000–2.000 s of run r007');
+  await expect(cell(page, 'flame').getByTestId('time-applied')).toContainText('run r007 is not in this capture: not applied');
+  await shot(page, 'timeline-missing-run');
+  // a run it has: no notice
+  await page.goto(`/compare?v=1&captures=${id}&baseline=${id}&cell=timeline:run=r001`);
+  await expect(page.getByLabel('Timeline run')).toHaveValue('r001');
+  await expect(page.getByTestId('timeline-missing-run')).toHaveCount(0);
+});
+
 test('a saved notebook keeps the selection: its permalink opens with the flame graph of that range', async ({ page, request }) => {
   const id = ids['stacks-xfs']!;
   const doc = {

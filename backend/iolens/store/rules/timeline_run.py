@@ -1,7 +1,9 @@
 """The run a timeline cell shows, and so the run of the notebook's shared time selection: the cell's
-`run=`, else the capture's first run; none when the capture has no runs. The frontend's copy is
-`timelineRun` (frontend/src/cells/timeline/shared.ts), both tested on
-testdata/vectors/timeline-run.json.
+`run=`, else the capture's first run; none when the capture has no runs. A `run=` that the capture
+does not have is kept as named (the selection is of that run, and applied to none), while the view
+draws the capture's first run and says so (`shown_run`, `missing_run_notice`). The frontend's copies
+are `timelineRun`, `shownRun` and `missingRunNotice` (frontend/src/cells/timeline/shared.ts), all
+tested on testdata/vectors/timeline-run.json.
 """
 
 from __future__ import annotations
@@ -14,3 +16,21 @@ def timeline_run(named: str | None, runs: Iterable[str]) -> str | None:
     if named is not None:
         return named
     return next(iter(runs), None)
+
+
+def shown_run(named: str | None, runs: Iterable[str]) -> str | None:
+    """The run a timeline view draws: `named` when the capture has it, else its first run, else None."""
+    ids = list(runs)
+    if named is not None and named in ids:
+        return named
+    return ids[0] if ids else None
+
+
+def missing_run_notice(named: str | None, runs: Iterable[str]) -> str | None:
+    """What a view says when its `run=` is not among the capture's runs (None: nothing to say)."""
+    ids = list(runs)
+    if named is None or named in ids:
+        return None
+    if not ids:
+        return f"run {named} is not in this capture, which has no runs"
+    return f"run {named} is not in this capture; showing {ids[0]}"

@@ -18,7 +18,7 @@ export function useSharedTime(ctx: NotebookContext, cap: string, diff: boolean, 
   }
   const off = ov.data?.runs.find((r) => r.id === t.run)?.samples_offset_ns;
   if (off === undefined || off === null) {
-    const why = ov.data ? `run ${t.run} has no perf samples: not applied` : 'reading the run…';
+    const why = !ov.data ? 'reading the run…' : ov.data.runs.some((r) => r.id === t.run) ? `run ${t.run} has no perf samples: not applied` : `run ${t.run} is not in this capture: not applied`;
     return { state, notice: <TimeApplied time={t} onClear={ctx.clearTime}>{why}</TimeApplied> };
   }
   const from = Math.max(0, t.from - off);

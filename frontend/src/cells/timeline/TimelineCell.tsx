@@ -14,7 +14,7 @@ import { fmtInt } from '../../logic/flameFormat';
 import { AXIS_H, brushed, LABEL_W, layoutRows, taskColour, tOf, TRACK_NAMES, xOf, type RowSpec, type Scale, type TrackKind, type TrackShape } from '../../logic/timeline';
 import type { CellProps } from '../types';
 import { canvasWidth, drawAxis, drawRow } from './draw';
-import { sharedTimeText } from './shared';
+import { missingRunNotice, sharedTimeText, shownRun } from './shared';
 import type { TimelineState } from './state';
 import './timeline.css';
 
@@ -39,7 +39,11 @@ export function TimelineCell({ ctx, state, setState }: CellProps<TimelineState>)
   if (ov.error) return <ErrorBox error={ov.error} title="timeline" />;
   const o = ov.data;
   if (!o) return <p className="muted">Reading the runs…</p>;
-  const run = o.runs.find((r) => r.id === state.run) ?? o.runs[0];
+  // a run= the capture does not have: draw its first run, and say so (the exports say the same)
+  const ids = o.runs.map((r) => r.id);
+  const shown = shownRun(state.run, ids);
+  const run = o.runs.find((r) => r.id === shown);
+  const missing = missingRunNotice(state.run, ids);
   return (
     <div className="timeline-cell">
       <div className="cell-toolbar timeline-toolbar">
@@ -82,6 +86,11 @@ export function TimelineCell({ ctx, state, setState }: CellProps<TimelineState>)
           </>
         )}
       </div>
+      {missing && (
+        <p className="timeline-missing-run" data-testid="timeline-missing-run">
+          {missing}
+        </p>
+      )}
       {!run ? (
         <p className="muted">This capture has no runs.</p>
       ) : (
@@ -89,7 +98,7 @@ export function TimelineCell({ ctx, state, setState }: CellProps<TimelineState>)
           <p className="muted small timeline-sel" data-testid="timeline-selection">
             {state.sel ? (
               <>
-                Selection <strong>{sharedTimeText({ capture: cap, run: run.id, from: state.sel[0], to: state.sel[1] })}</strong>: the notebook's time range, applied by its flame graph, block and
+                Selection <strong>{sharedTimeText({ capture: cap, run: state.run ?? run.id, from: state.sel[0], to: state.sel[1] })}</strong>: the notebook's time range, applied by its flame graph, block and
                 scheduler cells.
               </>
             ) : (

@@ -26,6 +26,19 @@ export function timelineRun(named: string | null, runs: readonly string[]): stri
   return named ?? runs[0] ?? null;
 }
 
+/** The run a timeline view draws: `named` when the capture has it, else its first run, else null
+ *  (a named run the capture lacks stays the selection's run: `timelineRun`). Same rule and vectors. */
+export function shownRun(named: string | null, runs: readonly string[]): string | null {
+  return named !== null && runs.includes(named) ? named : (runs[0] ?? null);
+}
+
+/** What a view says when its `run=` is not among the capture's runs (null: nothing to say). Same rule
+ *  and vectors (store/rules/timeline_run.py missing_run_notice). */
+export function missingRunNotice(named: string | null, runs: readonly string[]): string | null {
+  if (named === null || runs.includes(named)) return null;
+  return runs.length ? `run ${named} is not in this capture; showing ${runs[0]}` : `run ${named} is not in this capture, which has no runs`;
+}
+
 /** The shared selection of a notebook's cells and the index of the cell holding it (null: none).
  *  A timeline cell without cap names the baseline; without run, the run the cell shows
  *  (timelineRun): `runsOf` gives a capture's runs, null while they are not known yet, and until

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { vectors } from '../../testdata/vectors';
-import { clearSharedTime, offsetText, sharedTimeCapture, sharedTimeOf, sharedTimeText, timelineRun } from './shared';
+import { clearSharedTime, missingRunNotice, offsetText, sharedTimeCapture, sharedTimeOf, sharedTimeText, shownRun, timelineRun } from './shared';
 import { decodeTimeline, defaultTimelineState, encodeTimeline } from './state';
 
 describe('timeline cell state', () => {
@@ -49,6 +49,12 @@ describe('the shared time selection', () => {
   });
   it('picks the run by the rule of testdata/vectors/timeline-run.json', () => {
     for (const c of vectors<{ cases: { named: string | null; runs: string[]; run: string | null }[] }>('timeline-run').cases) expect(timelineRun(c.named, c.runs), JSON.stringify(c)).toBe(c.run);
+  });
+  it('draws the named run or the first, and says when the named run is not in the capture (timeline-run.json)', () => {
+    for (const c of vectors<{ cases: { named: string | null; runs: string[]; shown: string | null; notice: string | null }[] }>('timeline-run').cases) {
+      expect(shownRun(c.named, c.runs), JSON.stringify(c)).toBe(c.shown);
+      expect(missingRunNotice(c.named, c.runs), JSON.stringify(c)).toBe(c.notice);
+    }
   });
   it("says where the flame graph's time 0 lies by testdata/vectors/run-offset-text.json", () => {
     for (const c of vectors<{ cases: { offset_ns: number; text: string }[] }>('run-offset-text').cases) expect(offsetText(c.offset_ns)).toBe(c.text);
