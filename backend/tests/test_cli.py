@@ -41,6 +41,9 @@ def test_ingest_reports_each_file_and_stores_atomically(tmp_path):
     assert "[1/3]" in r.stderr and "ingested as" in r.stderr and "2 runs" in r.stderr
     assert "[2/3]" in r.stderr and "rejected, nothing stored" in r.stderr and "bad.iolens.tar.gz" in r.stderr
     assert "[3/3]" in r.stderr and "no such file" in r.stderr
+    lines = r.stderr.splitlines()
+    assert lines[0].startswith(f"[1/3] {good} (") and lines[0].endswith("): checking and parsing...")
+    assert lines[-1] == f"[3/3] {tmp_path / 'absent'}: no such file"
     again = iolens("ingest", "--db", str(db), str(good))
     assert again.returncode == 0 and "already present" in again.stderr
     con = duckdb.connect(str(db), read_only=True)
@@ -68,9 +71,17 @@ def test_ingest_through_a_running_server(tmp_path):
         # the server holds the database: a direct ingest says what to do instead
         locked = iolens("ingest", "--db", str(tmp_path / "s.duckdb"), str(good))
         assert locked.returncode == 1 and "--server" in locked.stderr
-        r = iolens("ingest", "--server", f"http://127.0.0.1:{port}", str(good))
-        assert r.returncode == 0, r.stderr
-        assert "ingested as" in r.stderr
+        bad = tmp_path / "bad.iolens.tar.gz"
+        bad.write_bytes(good.read_bytes()[:200])
+        absent = tmp_path / "absent.iolens.tar.gz"
+        r = iolens("ingest", "--server", f"http://127.0.0.1:{port}", str(good), str(absent), str(bad))
+        assert r.returncode == 1, r.stderr
+        # the same progress prefix and messages as a local ingest, one line per bundle
+        lines = r.stderr.splitlines()
+        assert len(lines) == 3, r.stderr
+        assert lines[0].startswith(f"[1/3] {good}: ingested as ") and lines[0].endswith(" (remote), 1 runs")
+        assert lines[1] == f"[2/3] {absent}: no such file"
+        assert lines[2].startswith(f"[3/3] {bad}: rejected, nothing stored: ")
         listed = httpx.get(f"http://127.0.0.1:{port}/api/captures").json()
         assert [c["label"] for c in listed] == ["remote"]
     finally:

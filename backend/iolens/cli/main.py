@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 from .. import __version__
 from .config import default_db_path, read_token
@@ -28,6 +29,32 @@ def _human_bytes(n: float) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return f"{n:.1f} GiB"
+
+
+class _Bundle(NamedTuple):
+    name: str  # as given on the command line
+    path: Path
+    prefix: str  # "[i/n] NAME", the start of each line said about it
+
+
+class _Bundles:
+    """The bundles named on the command line, in order, for `iolens ingest` (local or --server): each
+    with its progress prefix; a name that is not a file is said ("no such file"), counted in
+    `failed` and skipped. The caller counts its own refusals in `failed` too."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        self.failed = 0
+
+    def __iter__(self) -> Iterator[_Bundle]:
+        for i, name in enumerate(self.names, 1):
+            path = Path(name)
+            prefix = f"[{i}/{len(self.names)}] {name}"
+            if not path.is_file():
+                print(f"{prefix}: no such file", file=sys.stderr)
+                self.failed += 1
+                continue
+            yield _Bundle(name, path, prefix)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -66,16 +93,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     db = Path(args.db)
     # Opened (created, schema applied) on another thread while the first bundle is read and parsed.
     opening = StoreOpening(db)
-    failed = 0
-    total = len(args.bundles)
+    bundles = _Bundles(args.bundles)
     try:
-        for i, name in enumerate(args.bundles, 1):
-            path = Path(name)
-            prefix = f"[{i}/{total}] {name}"
-            if not path.is_file():
-                print(f"{prefix}: no such file", file=sys.stderr)
-                failed += 1
-                continue
+        for name, path, prefix in bundles:
             print(f"{prefix} ({_human_bytes(path.stat().st_size)}): checking and parsing...", file=sys.stderr,
                   flush=True)
             start = time.perf_counter()
@@ -85,11 +105,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 raise
             except BundleError as exc:
                 print(f"{prefix}: rejected, nothing stored: {exc}", file=sys.stderr)
-                failed += 1
+                bundles.failed += 1
                 continue
             except Exception as exc:  # noqa: BLE001 - one line per bundle, never a traceback; the rest go on
                 print(f"{prefix}: rejected, nothing stored: {type(exc).__name__}: {str(exc)[:300]}", file=sys.stderr)
-                failed += 1
+                bundles.failed += 1
                 continue
             took = time.perf_counter() - start
             state = "ingested" if result.created else "already present"
@@ -101,7 +121,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     except StoreError as exc:
         print(f"iolens ingest: {exc}", file=sys.stderr)
         return 1
-    return 1 if failed else 0
+    return 1 if bundles.failed else 0
 
 
 def _multipart(path: Path, boundary: str) -> tuple[list[bytes], int]:
@@ -141,14 +161,8 @@ def _ingest_remote(server: str, bundles: list[str], token: str | None = None) ->
     import urllib.request
     import uuid
 
-    failed = 0
-    for i, name in enumerate(bundles, 1):
-        path = Path(name)
-        label = f"[{i}/{len(bundles)}] {name}"
-        if not path.is_file():
-            print(f"{label}: no such file", file=sys.stderr)
-            failed += 1
-            continue
+    named = _Bundles(bundles)
+    for _name, path, label in named:
         boundary = uuid.uuid4().hex
         (head, tail), length = _multipart(path, boundary)
         req = urllib.request.Request(
@@ -168,13 +182,13 @@ def _ingest_remote(server: str, bundles: list[str], token: str | None = None) ->
             except ValueError:
                 msg = str(exc)
             print(f"{label}: rejected, nothing stored: {msg}", file=sys.stderr)
-            failed += 1
+            named.failed += 1
             continue
         except urllib.error.URLError as exc:
             early = _early_answer(server, req.headers) if isinstance(exc.reason, OSError) else None
             if early is not None:  # the server refused from the headers and closed while we were sending
                 print(f"{label}: rejected, nothing stored: {early}", file=sys.stderr)
-                failed += 1
+                named.failed += 1
                 continue
             print(f"{label}: cannot reach {server}: {exc.reason}", file=sys.stderr)
             return 1
@@ -182,7 +196,7 @@ def _ingest_remote(server: str, bundles: list[str], token: str | None = None) ->
         print(f"{label}: {state} as {body['id']} ({body['label']}), {body['runs']} runs", file=sys.stderr)
         for w in body.get("warnings", []):
             print(f"    warning: {w}", file=sys.stderr)
-    return 1 if failed else 0
+    return 1 if named.failed else 0
 
 
 def _early_answer(server: str, headers: dict[str, str]) -> str | None:
