@@ -56,14 +56,14 @@ def exported(tmp_path_factory) -> dict:
         out["samples_all"] = sql("SELECT count(*) FROM perf_samples WHERE event = 'cpu-clock'")[0][0]
         out["ios"] = dict(sql(f"SELECT run_id, count(*) FROM block_ios WHERE complete_ns >= {SEL[0]} "
                               f"AND complete_ns < {SEL[1]} GROUP BY run_id"))
-        # the scheduler's range: the selection moved to the trace's time 0 by r000's offset, in every run
-        off = runs["r000"]["sched_offset_ns"]
-        lo, hi = SEL[0] - off, SEL[1] - off
-        out["sched_span"] = (lo, hi)
-        out["switches"] = dict(sql(
-            f"SELECT s.run_id, count(*) FROM sched_switch s JOIN sched_traces t USING (capture_id, run_id) "
-            f"WHERE s.ts_ns >= t.first_ts_ns + {lo} AND s.ts_ns < t.first_ts_ns + {hi} GROUP BY s.run_id"))
-        out["api_cmp"] = api.get("/api/compare/sched", params={"captures": cid, "from_ns": lo, "to_ns": hi}).json()
+        # the scheduler's range: the selection on each run's own clock (its clock reading t0 + SEL), never
+        # moved by r000's offset into the other runs
+        out["switches"] = {rid: sql(
+            f"SELECT count(*) FROM sched_switch s JOIN sched_traces t USING (capture_id, run_id) WHERE s.run_id = '{rid}' "
+            f"AND s.ts_ns >= greatest(t.first_ts_ns, {r['t0_ns'] + SEL[0]}) AND s.ts_ns < {r['t0_ns'] + SEL[1]}")[0][0]
+            for rid, r in runs.items() if r["sched_offset_ns"] is not None}
+        out["api_cmp"] = api.get("/api/compare/sched",
+                                 params={"captures": cid, "from_ns": SEL[0], "to_ns": SEL[1], "clock": "run"}).json()
     return out
 
 
@@ -115,11 +115,14 @@ def test_block_counts_the_ios_of_the_range(exported) -> None:
 
 
 def test_sched_counts_the_switches_of_the_range(exported) -> None:
-    lo, hi = exported["sched_span"]
     cell = _cell(exported["sel_text"], "Scheduler")
-    assert f"count only {lo / 1e9:.3f}-{hi / 1e9:.3f} s since each trace's first event" in _flat(cell)
-    # the workload's CPUs are not known in this capture: every CPU counts
-    per_run = {r: n / ((hi - lo) / 1e9) for r, n in exported["switches"].items()}
+    assert f"count only {SEL[0] / 1e9:.3f}-{SEL[1] / 1e9:.3f} s since each run's start, in every run" in _flat(cell)
+    # each run's trace starts at another distance from its run's start: one offset for all would be wrong
+    offsets = {r["id"]: r["sched_offset_ns"] for r in exported["timeline"]["runs"] if r["sched_offset_ns"] is not None}
+    assert len(offsets) > 1 and len(set(offsets.values())) > 1, offsets
+    assert all(off < SEL[0] for off in offsets.values()), offsets  # no run's range is cut at its trace's start
+    # the workload's CPUs are not known in this capture: every CPU counts, per second of the 1 s range
+    per_run = {r: n / ((SEL[1] - SEL[0]) / 1e9) for r, n in exported["switches"].items()}
     row = next(m for m in exported["api_cmp"]["metrics"] if m["metric"] == "switches_workload")
     c = row["cells"][exported["cid"]]
     assert dict(zip(c["runs"], c["values"])) == pytest.approx(per_run)

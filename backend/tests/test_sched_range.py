@@ -184,10 +184,10 @@ def test_the_range_path_over_a_whole_trace_equals_the_summaries(tmp_path, monkey
              lambda **k: views.delays(store, cid, limit=5000, group_by="task", **k),
              lambda **k: views.runtime(store, cid, limit=5000, cpus="all", **k)]
     summaries = [f(span=span).model_dump() for f in calls]
-    assert sched_range.bounds([("r000", 0, dur)], span) is None  # answered from the summaries
+    assert sched_range.bounds([("r000", 0, dur, span)]) is None  # answered from the summaries
     real_bounds = sched_range.bounds
-    monkeypatch.setattr(sched_range, "bounds", lambda runs, s: [
-        sched_range.RunBounds(rid, first + s[0], first + s[1]) for rid, first, _ in runs])
+    monkeypatch.setattr(sched_range, "bounds", lambda runs: [
+        sched_range.RunBounds(rid, first + s[0], first + s[1]) for rid, first, _, s in runs])
     assert real_bounds is not sched_range.bounds
     for f, want in zip(calls, summaries):
         got = f(span=span).model_dump()
@@ -196,3 +196,65 @@ def test_the_range_path_over_a_whole_trace_equals_the_summaries(tmp_path, monkey
     monkeypatch.setattr(sched_range, "bounds", real_bounds)
     assert cmp_events == views.compare(store, [cid], span=span).model_dump()["metrics"]
     store.close()
+
+
+# --- two runs of one capture, each with its own clock reading: the selection on each run's clock -----
+
+# The hand trace in two runs; perf's clock reads 100 s at the trace's t = 0 (sched_traces.trace_line).
+# r000's run started 5 us before its first event, r001's 10 us before it (sched_offset_ns 5 us, 10 us).
+OFFSETS_US = {"r000": 5, "r001": 10}
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    from bundles import add_file, fio_capture, write_bundle
+
+    tmp = tmp_path_factory.mktemp("sched-two-runs")
+    m, files = fio_capture("two-runs", [[{"name": "t", "iops": 1000}], [{"name": "t", "iops": 1000}]])
+    for i, (rid, off) in enumerate(OFFSETS_US.items()):
+        m["runs"][i]["params"] = {"cpus": "1"}
+        add_file(m, files, f"runs/{rid}/sched.txt", HAND, "perf-sched", run=i)
+        m["runs"][i]["artifacts"][-1]["trace_clock_at_start_ns"] = 100_000_000_000 - off * US
+    path = write_bundle(tmp / "two-runs.iolens.tar.gz", m, files)
+    with running_server(tmp / "data") as client:
+        r = upload(client, path)
+        assert r.status_code == 201, r.text
+        client.cid = r.json()["id"]  # type: ignore[attr-defined]
+        yield client
+
+
+def test_each_run_cut_at_the_selection_on_its_own_clock(two_runs) -> None:
+    """The selection [18 us, 32 us) since each run's start is [13, 27) of r000's trace and [8, 22) of
+    r001's: r000 as in test_hand_trace_counted_by_hand (fio in at 15 and 26, out at 22, preempted);
+    r001 counts the switches at 12 (fio preempted by the kworker) and 15 (back to fio), not the one at
+    22. Moving both by the brushed run's offset (r000's) would give r001 r000's counts."""
+    api, cid = two_runs, two_runs.cid
+    ov = _get(api, f"/api/captures/{cid}/timeline")
+    assert {r["id"]: r["sched_offset_ns"] for r in ov["runs"]} == {k: v * US for k, v in OFFSETS_US.items()}
+    sel = {"from_ns": 18 * US, "to_ns": 32 * US, "clock": "run"}
+    t = _get(api, f"/api/captures/{cid}/sched/tasks", cpus="1", **sel)
+    assert (t["from_ns"], t["to_ns"], t["clock"]) == (18 * US, 32 * US, "run")
+    assert {r["id"]: (r["offset_ns"], r["from_ns"], r["to_ns"]) for r in t["runs"]} == {
+        "r000": (5 * US, 13 * US, 27 * US), "r001": (10 * US, 8 * US, 22 * US)}
+    fio = {r["run_id"]: r for r in t["rows"] if r["task"]["comm"] == "fio"}
+    assert (fio["r000"]["switched_in"], fio["r000"]["switched_out"], fio["r000"]["involuntary"]) == (2, 1, 1)
+    assert (fio["r001"]["switched_in"], fio["r001"]["switched_out"], fio["r001"]["involuntary"]) == (1, 1, 1)
+    assert (fio["r000"]["run_ns"], fio["r001"]["run_ns"]) == (8 * US, 4 * US + 7 * US)  # r001: [8, 12) and [15, 22)
+    # each run's part equals that run asked alone on its trace's clock
+    for rid, (lo, hi) in {"r000": (13, 27), "r001": (8, 22)}.items():
+        alone = _get(api, f"/api/captures/{cid}/sched/tasks", cpus="1", run=rid, from_ns=lo * US, to_ns=hi * US)
+        assert [r for r in t["rows"] if r["run_id"] == rid] == alone["rows"]
+        for view in ("pairs", "pingpong", "delays", "runtime"):
+            both = _get(api, f"/api/captures/{cid}/sched/{view}", cpus="1", **sel)
+            one = _get(api, f"/api/captures/{cid}/sched/{view}", cpus="1", run=rid, from_ns=lo * US, to_ns=hi * US)
+            assert [r for r in both["rows"] if r["run_id"] == rid] == one["rows"], view
+    # the comparison: per run, the switches on the workload CPU over each run's own 14 us
+    cmp = _get(api, "/api/compare/sched", captures=cid, **sel)
+    cell = next(r for r in cmp["metrics"] if r["metric"] == "switches_workload")["cells"][cid]
+    assert dict(zip(cell["runs"], cell["values"])) == pytest.approx({"r000": 3 / 14e-6, "r001": 2 / 14e-6})
+    assert cmp["clock"] == "run"
+    # the trace clock (the default) keeps the same numbers in every run
+    same = _get(api, f"/api/captures/{cid}/sched/tasks", cpus="1", from_ns=13 * US, to_ns=27 * US)
+    assert {r["id"]: (r["from_ns"], r["to_ns"]) for r in same["runs"]} == {"r000": (13 * US, 27 * US), "r001": (13 * US, 27 * US)}
+    r = api.get(f"/api/captures/{cid}/sched/tasks", params={"from_ns": 1, "to_ns": 5, "clock": "perf"})
+    assert r.status_code == 422

@@ -258,3 +258,15 @@ def test_run_offset_text(case):
     from iolens.exports.selection import offset_text
 
     assert offset_text(case["offset_ns"]) == case["text"]
+
+
+# --- the selection on each run's own track -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", vectors("run-span")["cases"], ids=lambda c: f"{c['from_ns']}-{c['to_ns']}@{c['offset_ns']}")
+def test_run_span(case):
+    """The selection moved onto a run's trace by that run's own offset (the sched views' clock=run, the
+    exports' flame and sched cells)."""
+    from iolens.store.rules.run_span import run_span
+
+    assert list(run_span(case["from_ns"], case["to_ns"], case["offset_ns"])) == case["span"]

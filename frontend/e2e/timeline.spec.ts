@@ -92,12 +92,24 @@ test('brush the timeline: the block cell shows the range; the timeline draws que
   await expect(cell(page, 'block').getByTestId('time-applied')).toBeVisible();
 });
 
-test('brush the timeline: the scheduler cell shows the range on its charts over time', async ({ page }) => {
+test('brush the timeline: the scheduler cell shows the range on its charts over time, each run cut on its own clock', async ({ page, request }) => {
   const id = ids['sched-pinned']!;
   await page.goto(`/compare?v=1&captures=${id}&baseline=${id}&cell=timeline&cell=sched:v=rate`);
   await expect(page.getByTestId('timeline-legend')).toContainText('CPU rows');
   await brush(page, 0.3, 0.7);
-  await expect(cell(page, 'sched').getByTestId('time-applied')).toContainText("since each trace's first event");
+  await expect(cell(page, 'sched').getByTestId('time-applied')).toContainText("since each run's start, in every run, each on its own trace");
+  // each run's chart shows the selection moved onto its trace by that run's own offset (not the brushed run's)
+  const [from, to] = /sel=(\d+)-(\d+)/.exec(page.url())!.slice(1).map(Number) as [number, number];
+  const ov = (await (await request.get(`/api/captures/${id}/timeline`)).json()) as { runs: { id: string; sched_offset_ns: number | null }[] };
+  const offsets = ov.runs.filter((r) => r.sched_offset_ns !== null);
+  expect(new Set(offsets.map((r) => r.sched_offset_ns)).size).toBeGreaterThan(1);
+  const panels = cell(page, 'sched').getByTestId('sched-rate-panel');
+  await expect(panels).toHaveCount(offsets.length);
+  for (const r of offsets) {
+    const lo = Math.max(0, from - r.sched_offset_ns!);
+    const hi = Math.max(lo + 1, to - r.sched_offset_ns!);
+    await expect(panels.filter({ hasText: `run ${r.id}` })).toContainText(`selection: ${(lo / 1e9).toFixed(3)}–${(hi / 1e9).toFixed(3)} s of its trace`);
+  }
   await shot(page, 'timeline-sched-applied');
   await page.reload();
   await expect(cell(page, 'sched').getByTestId('time-applied')).toContainText('s of run r000');

@@ -10,9 +10,10 @@ baseline (the fio table's form); the pair with the most round trips on the workl
 groups), and the first workload <-> kworker pair when it is not that one (issue 4's storm).
 
 Under the notebook's timeline selection (exports/selection.py) the figures and pairs count only its
-range, moved to the scheduler's time 0 (the trace's first event) as the app's cell does, in every
-run of each capture (views/sched_range.py); the export says so first. The metrics of perf stat's
-and fio's own whole-run counts are left out then.
+range (ns since each run's start), in every run of each capture, each run on its own trace: moved
+to the trace's time 0 by that run's own offset (the views' clock 'run', views/sched_range.py;
+store/rules/run_span.py), as the app's cell does; the export says so first. The metrics of perf
+stat's and fio's own whole-run counts are left out then.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ class SchedData:
     pairs: list[CapturePairs] = field(default_factory=list)
     run: str | None = None    # the cell's run and CPU choices: the app's tables only, said in the text
     cpus: str | None = None
-    span: tuple[int, int] | None = None  # the range counted, ns since each trace's first event (the selection)
+    span: tuple[int, int] | None = None  # the range counted, ns since each run's start (the selection; clock 'run')
     time_note: str | None = None         # the timeline selection: how it is applied, or why not
 
 
@@ -110,26 +111,22 @@ class SchedExport:
 
     @staticmethod
     def _time(ctx: ExportContext) -> tuple[tuple[int, int] | None, str | None]:
-        """The timeline selection as the scheduler's range (as the app's SchedShared: moved by the
-        brushed run's sched_offset_ns), and the notice saying so."""
+        """The timeline selection as the scheduler's range on the runs' clock (as the app's SchedShared:
+        each run moves it to its own trace by its own sched_offset_ns), and the notice saying so."""
         t = selection.shared_time(ctx)
         if t is None:
             return None, None
-        run = selection.timeline_runs(ctx, t.capture).get(t.run)
-        off = run.sched_offset_ns if run is not None else None
-        if off is None:
-            return None, selection.notice(ctx, t, f"run {t.run} has no scheduler trace: the figures cover whole runs")
-        span = (max(0, t.from_ns - off), max(1, t.to_ns - off))
+        span = (t.from_ns, t.to_ns)
         return span, selection.notice(
             ctx, t, f"the figures and pairs below count only {span[0] / 1e9:.3f}-{span[1] / 1e9:.3f} s since each "
-                    f"trace's first event ({selection.offset_text(off)}), in every run of each capture; "
-                    "rates are per second of that range; perf stat's and fio's own counts cover whole runs and are "
-                    "left out")
+                    "run's start, in every run of each capture, each on its own trace (moved by that run's own "
+                    "offset); rates are per second of that range; perf stat's and fio's own counts cover whole "
+                    "runs and are left out")
 
     def data(self, ctx: ExportContext, state: str) -> SchedData:
         ids = [c.id for c in ctx.captures]
         span, note = self._time(ctx)
-        cmp = sched_view.compare(ctx.store, ids, ctx.doc.baseline, span=span)
+        cmp = sched_view.compare(ctx.store, ids, ctx.doc.baseline, span=span, clock="run")
         read = self.read_state(state)
         data = SchedData(cmp, int(read["windowUs"] or sched_view.DEFAULT_WINDOW_US),
                          run=read["run"], cpus=read["cpus"], span=span, time_note=note)  # type: ignore[arg-type]
@@ -137,7 +134,8 @@ class SchedExport:
             p = CapturePairs(cid)
             if cmp.status[cid].runs:
                 rows = sched_view.pingpong(ctx.store, cid, cpus="workload", group_by="group",
-                                           window_us=data.window_us, limit=PAIRS_ASKED, span=span).rows
+                                           window_us=data.window_us, limit=PAIRS_ASKED, span=span,
+                                           clock="run").rows
                 p.top = rows[0] if rows else None
                 p.storm = next((r for r in rows[1:] if is_storm(r)), None)
             data.pairs.append(p)

@@ -8,8 +8,8 @@ number in a report says what it covers:
   run's first sample, `samples_offset_ns` after the run's start); not applied to a difference of two
   captures, to another capture's graph, or to a run without samples;
 - block: the range as the window of every run of every capture (time since each run's start);
-- sched: the range moved to the scheduler's time 0 (the trace's first event, `sched_offset_ns` after
-  the run's start), counted in every run of every capture; not applied when the run has no trace.
+- sched: the range counted in every run of every capture, each run moving it to its own trace's time
+  0 (its first event, that run's `sched_offset_ns` after the run's start; store/rules/run_span.py).
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ import math
 from typing import Any
 
 from .. import models
+from ..store.rules.run_span import run_span
 from ..views import events as events_view
 from ..views import monitors as monitors_view
 from ..views import sched as sched_view
@@ -42,11 +43,14 @@ def _color(ctx: ExportContext, capture: str) -> str:
 # --- sched ---------------------------------------------------------------------------------------
 
 def _in_span(rate: models.SchedSwitchRate, span: tuple[int, int]) -> models.SchedSwitchRate:
-    """The intervals of the series that overlap the range (ns since the trace's first event)."""
+    """The intervals of each run's series that overlap the range (ns since the run's start), moved
+    onto that run's trace by its own offset (store/rules/run_span.py)."""
     w = rate.step_ms * 1_000_000
+    own = {r.id: run_span(span[0], span[1], r.offset_ns or 0) for r in rate.runs}
     series = []
     for s in rate.series:
-        keep = [i for i, t in enumerate(s.t_s) if round(t * 1e9) + w > span[0] and round(t * 1e9) < span[1]]
+        lo, hi = own.get(s.run_id, span)
+        keep = [i for i, t in enumerate(s.t_s) if round(t * 1e9) + w > lo and round(t * 1e9) < hi]
         cols = {k: [getattr(s, k)[i] for i in keep] for k in ("t_s", "switches", "involuntary", "voluntary",
                                                               "from_idle", "wakeups", "migrations")}
         series.append(s.model_copy(update=cols))
@@ -101,7 +105,8 @@ def sched(ctx: ExportContext, cmp: models.SchedComparison, traced: list[str],
     svg, note = sp.xy_chart(lines, x, Axis("context switches", "/s"), height=220,
                             label="context switches per second on the workload's CPUs")
     every = " and ".join(f"{x / 1000:g} s" for x in sorted(steps))
-    where = "" if span is None else f", the intervals of {span[0] / 1e9:.3f}-{span[1] / 1e9:.3f} s (timeline selection)"
+    where = ("" if span is None else f", the intervals of {span[0] / 1e9:.3f}-{span[1] / 1e9:.3f} s since each run's "
+             "start (timeline selection), on each run's own trace")
     return sp.figure("sched-rate", "Context switches on the workload's CPUs", f"per second, {every} intervals{where}, the "
                      "workload's CPUs summed, a line per run", svg,
                      sp.legend([(ln.label, ln.color, ln.dash) for ln in lines], note),

@@ -40,6 +40,12 @@ class SchedRun(BaseModel):
     artifact: str = Field(description="Path of the perf-sched artifact in the bundle.")
     duration_s: float = Field(description="First to last event: the denominator of every rate of the run.")
     first_ts_ns: int = Field(description="perf clock of the first event: t = 0 of the run's series.")
+    offset_ns: int | None = Field(default=None, description=(
+        "Where the first event lies from the run's start (its clock reading; the timeline's sched_offset_ns, "
+        "negative when perf started first; 0 when the run has no clock reading)."))
+    from_ns: int | None = Field(default=None, description=(
+        "The range counted in this run, ns since its first event (on clock 'run' each run's own); null: whole run."))
+    to_ns: int | None = Field(default=None, description="End of this run's range (exclusive); null: whole run.")
     events: dict[str, int] = Field(description="Events recorded: switch, wakeup, waking, wakeup_new, migrate.")
     cpus: list[int] = Field(description="CPUs seen in the trace.")
     workload_cpus: list[int] = Field(description="CPUs the workload was pinned to; empty when not known.")
@@ -58,9 +64,11 @@ class SchedViewBase(BaseModel):
     events_lost: bool = Field(description="Some run lost events: show `warnings` with the figures.")
     warnings: list[str]
     from_ns: int | None = Field(default=None, description=(
-        "The time range counted, [from_ns, to_ns) in ns since each run's first sched event (the notebook's "
-        "timeline selection); null: whole runs. Rates divide by the part of the range each trace covers."))
+        "The time range asked for, [from_ns, to_ns) on `clock` (the notebook's timeline selection); null: whole "
+        "runs. Each run's own part is runs[].from_ns, to_ns. Rates divide by the part of it each trace covers."))
     to_ns: int | None = Field(default=None, description="End of the range counted (exclusive); null: whole runs.")
+    clock: Literal["trace", "run"] = Field(default="trace", description=(
+        "trace: from_ns, to_ns are ns since each run's first sched event; run: since each run's start."))
 
 
 class SchedTask(BaseModel):
@@ -261,3 +269,6 @@ class SchedComparison(BaseModel):
         "The time range counted, [from_ns, to_ns) in ns since each run's first sched event; null: whole runs. "
         "Under a range the metrics from perf stat's and fio's own whole-run counts are left out."))
     to_ns: int | None = Field(default=None, description="End of the range counted (exclusive); null: whole runs.")
+    clock: Literal["trace", "run"] = Field(default="trace", description=(
+        "trace: from_ns, to_ns are ns since each run's first sched event; run: since each run's start, each run "
+        "counting the range on its own trace."))

@@ -33,8 +33,10 @@ from ..store.db import Store
 from ..store.derived import BUCKET_NS, MAX_WINDOW_US
 from ..store.rules.bin_percentile import nearest_rank_sql
 from ..store.rules.lost_events import LOSS_THRESHOLD
+from ..store.rules.run_span import run_span
 from . import sched_range
-from .sched_range import Span
+from . import timeline as timeline_view
+from .sched_range import Clock, Span
 
 GroupBy = Literal["task", "group"]
 DelayReason = Literal["all", "woken", "preempted"]
@@ -69,6 +71,7 @@ class RunCtx:
     cpus: list[int]
     workload_cpus: list[int] | None
     duration_ns: int = 0  # the whole trace's
+    span: Span | None = None  # the range counted in this run, ns since its trace's first event
 
 
 @dataclass
@@ -77,10 +80,11 @@ class Ctx:
     label: str
     runs: list[RunCtx]
     warnings: list[str]
-    # the time range counted (ns since each run's first event; views/sched_range.py), and its bounds
-    # per run on the perf clock (None: whole runs, the summaries answer)
+    # the time range asked for (views/sched_range.py) on `clock`, and its bounds per run on the perf
+    # clock (None: whole runs, the summaries answer); each run's own part is RunCtx.span
     span: Span | None = None
     bounds: list[sched_range.RunBounds] | None = None
+    clock: Clock = "trace"
 
     def base(self) -> dict[str, Any]:
         return {
@@ -91,6 +95,7 @@ class Ctx:
             "warnings": self.warnings,
             "from_ns": self.span[0] if self.span else None,
             "to_ns": self.span[1] if self.span else None,
+            "clock": self.clock,
         }
 
     def sql(self, text: str) -> str:
@@ -118,10 +123,13 @@ FROM sched_checks WHERE capture_id = $cid ORDER BY run_id, name, event
 """
 
 
-def context(store: Store, capture_id: str, run: str | None = None, span: Span | None = None) -> Ctx:
+def context(store: Store, capture_id: str, run: str | None = None, span: Span | None = None,
+            clock: Clock = "trace") -> Ctx:
     """The runs of a capture with a trace (`run`: some of them), and the time range `span` they are
-    counted over (ns since each run's first event; None: whole runs)."""
-    if (why := sched_range.check(span)) is not None:
+    counted over (None: whole runs): on clock 'trace' ns since each run's first event; on clock 'run'
+    ns since each run's start (the timeline's selection), each run's part moved to its trace's time 0
+    by its own offset (store/rules/run_span.py)."""
+    if (why := sched_range.check(span, clock)) is not None:
         raise BadQuery(why)
     label = store.query("SELECT label FROM captures WHERE capture_id = ?", [capture_id]).scalar()
     if label is None:
@@ -140,26 +148,30 @@ def context(store: Store, capture_id: str, run: str | None = None, span: Span | 
     checks: dict[str, list[models.SchedCheck]] = {}
     for c in store.query(_CHECKS_SQL, {"cid": capture_id}).dicts():
         checks.setdefault(c.pop("run_id"), []).append(models.SchedCheck(**c))
+    # each run's trace starts sched_offset_ns after the run's start (its clock reading; the timeline's rule)
+    offsets = {r.id: r.sched_offset_ns for r in timeline_view.overview(store, capture_id).runs}
     runs: list[RunCtx] = []
     warnings: list[str] = []
     for r in rows:
+        own = None if span is None else run_span(span[0], span[1], offsets.get(r["run_id"]) or 0) if clock == "run" else span
         run_warnings = json.loads(r["warnings"])
         warnings.extend(run_warnings)
         duration_s = (r["duration_ns"] or 0) / 1e9
         info = models.SchedRun(
             id=r["run_id"], repeat=r["repeat"], params=json.loads(r["params"]), artifact=r["path"],
             duration_s=duration_s, first_ts_ns=r["first_ts_ns"],
+            offset_ns=offsets.get(r["run_id"]), from_ns=own[0] if own else None, to_ns=own[1] if own else None,
             events={"switch": r["n_switch"], "wakeup": r["n_wakeup"], "waking": r["n_waking"],
                     "wakeup_new": r["n_wakeup_new"], "migrate": r["n_migrate"]},
             cpus=list(r["cpus"]), workload_cpus=list(r["workload_cpus"]) if r["workload_cpus"] else [],
             workload_cpus_source=r["workload_cpus_source"], workload_comm=r["workload_comm"],
             events_lost=r["events_lost"], checks=checks.get(r["run_id"], []), warnings=run_warnings,
         )
-        runs.append(RunCtx(info, sched_range.covered_ns(r["duration_ns"] or 0, span) / 1e9, r["first_ts_ns"],
+        runs.append(RunCtx(info, sched_range.covered_ns(r["duration_ns"] or 0, own) / 1e9, r["first_ts_ns"],
                            list(r["cpus"]), list(r["workload_cpus"]) if r["workload_cpus"] else None,
-                           r["duration_ns"] or 0))
-    b = sched_range.bounds([(r.info.id, r.first_ts_ns, r.duration_ns) for r in runs], span)
-    return Ctx(capture_id, label, runs, warnings, span, b)
+                           r["duration_ns"] or 0, own))
+    b = sched_range.bounds([(r.info.id, r.first_ts_ns, r.duration_ns, r.span) for r in runs])
+    return Ctx(capture_id, label, runs, warnings, span, b, clock)
 
 
 def select_cpus(ctx: Ctx, cpus: str) -> tuple[list[str], list[int]]:
@@ -380,8 +392,9 @@ def _tasks_sql(group_by: GroupBy) -> str:
 
 
 def tasks(store: Store, capture_id: str, run: str | None = None, cpus: str = "all", group_by: GroupBy = "task",
-          limit: int = DEFAULT_LIMIT, span: Span | None = None) -> models.SchedTasks:
-    ctx = context(store, capture_id, run, span)
+          limit: int = DEFAULT_LIMIT, span: Span | None = None,
+          clock: Clock = "trace") -> models.SchedTasks:
+    ctx = context(store, capture_id, run, span, clock)
     rows, _ = _query_sel(store, ctx, cpus, _tasks_sql(group_by), limit)
     wc, dur = _workload_comms(ctx), _duration(ctx)
     out = []
@@ -416,8 +429,9 @@ def _pairs_sql(group_by: GroupBy) -> str:
 
 
 def pairs(store: Store, capture_id: str, run: str | None = None, cpus: str = "all", group_by: GroupBy = "task",
-          limit: int = DEFAULT_LIMIT, span: Span | None = None) -> models.SchedPairs:
-    ctx = context(store, capture_id, run, span)
+          limit: int = DEFAULT_LIMIT, span: Span | None = None,
+          clock: Clock = "trace") -> models.SchedPairs:
+    ctx = context(store, capture_id, run, span, clock)
     rows, _ = _query_sel(store, ctx, cpus, _pairs_sql(group_by), limit)
     wc, dur = _workload_comms(ctx), _duration(ctx)
     out = [models.SchedPairRow(
@@ -484,10 +498,11 @@ SELECT run_id, cpu, sum(switches) AS switches FROM sched_cpu_rate WHERE capture_
 
 
 def pingpong(store: Store, capture_id: str, run: str | None = None, cpus: str = "all", group_by: GroupBy = "task",
-             window_us: int = DEFAULT_WINDOW_US, limit: int = 20, span: Span | None = None) -> models.SchedPingPong:
+             window_us: int = DEFAULT_WINDOW_US, limit: int = 20, span: Span | None = None,
+          clock: Clock = "trace") -> models.SchedPingPong:
     if window_us < 1 or window_us > MAX_WINDOW_US:
         raise BadQuery(f"window_us: between 1 and {MAX_WINDOW_US}")
-    ctx = context(store, capture_id, run, span)
+    ctx = context(store, capture_id, run, span, clock)
     rows = _pingpong_rows(store, ctx, cpus, group_by, window_us, limit)
     return models.SchedPingPong(**ctx.base(), cpus=cpus, group_by=group_by, window_us=window_us, rows=rows)
 
@@ -552,8 +567,9 @@ def _delays_sql(group_by: GroupBy, reason: DelayReason) -> str:
 
 
 def delays(store: Store, capture_id: str, run: str | None = None, cpus: str = "all", group_by: GroupBy = "group",
-           reason: DelayReason = "all", limit: int = DEFAULT_LIMIT, span: Span | None = None) -> models.SchedDelays:
-    ctx = context(store, capture_id, run, span)
+           reason: DelayReason = "all", limit: int = DEFAULT_LIMIT, span: Span | None = None,
+          clock: Clock = "trace") -> models.SchedDelays:
+    ctx = context(store, capture_id, run, span, clock)
     rows, _ = _query_sel(store, ctx, cpus, _delays_sql(group_by, reason), limit)
     wc = _workload_comms(ctx)
 
@@ -594,8 +610,9 @@ def _runtime_sql(group_by: GroupBy) -> str:
 
 
 def runtime(store: Store, capture_id: str, run: str | None = None, cpus: str = "workload",
-            group_by: GroupBy = "task", limit: int = DEFAULT_LIMIT, span: Span | None = None) -> models.SchedRuntime:
-    ctx = context(store, capture_id, run, span)
+            group_by: GroupBy = "task", limit: int = DEFAULT_LIMIT, span: Span | None = None,
+          clock: Clock = "trace") -> models.SchedRuntime:
+    ctx = context(store, capture_id, run, span, clock)
     rows, sel_runs = _query_sel(store, ctx, cpus, _runtime_sql(group_by), limit)
     n_cpus: dict[str, int] = {}
     for rid in sel_runs:
@@ -674,11 +691,14 @@ def _on_trace(table: str, alias: str, where: str | None = None) -> str:
 # Under a time range (views/sched_range.py): the part of the range each trace covers, and the
 # migrations in it.
 _TRACES_SPAN_CTE = """t AS (
-    SELECT tr.run_id, greatest(least($to_ns, tr.duration_ns) - greatest($from_ns, 0), 0) / 1e9 AS dur_s,
+    SELECT tr.run_id, greatest(least(sp.to_ns, tr.duration_ns) - greatest(sp.from_ns, 0), 0) / 1e9 AS dur_s,
            coalesce(tr.workload_cpus, tr.cpus) AS wl, tr.workload_comm,
            (SELECT count(*) FROM sched_migrate m WHERE m.capture_id = $cid AND m.run_id = tr.run_id
-              AND m.ts_ns >= tr.first_ts_ns + $from_ns AND m.ts_ns < tr.first_ts_ns + $to_ns) AS n_migrate
-    FROM sched_traces tr WHERE tr.capture_id = $cid
+              AND m.ts_ns >= tr.first_ts_ns + sp.from_ns AND m.ts_ns < tr.first_ts_ns + sp.to_ns) AS n_migrate
+    FROM sched_traces tr
+    JOIN (SELECT unnest($sp_runs) AS run_id, unnest($sp_from) AS from_ns, unnest($sp_to) AS to_ns) sp
+      ON sp.run_id = tr.run_id
+    WHERE tr.capture_id = $cid
 )"""
 
 
@@ -811,7 +831,9 @@ def run_metrics(store: Store, capture_id: str, ctx: Ctx | None = None) -> dict[s
     out: dict[str, dict[str, float | None]] = {}
     if ctx is not None and ctx.span is not None:
         sql = ctx.sql(_TRACE_METRICS_SQL.replace(_TRACES_CTE, _TRACES_SPAN_CTE, 1))
-        params = {"cid": capture_id, "from_ns": ctx.span[0], "to_ns": ctx.span[1]}
+        spans = [(r.info.id, r.span) for r in ctx.runs if r.span is not None]
+        params = {"cid": capture_id, "sp_runs": [rid for rid, _ in spans], "sp_from": [sp[0] for rid, sp in spans],
+                  "sp_to": [sp[1] for rid, sp in spans]}
         for row in store.query(sql, params).dicts():
             rid = row.pop("run_id")
             out[rid] = {k: (None if v is None else float(v)) for k, v in row.items()}
@@ -828,8 +850,9 @@ def run_metrics(store: Store, capture_id: str, ctx: Ctx | None = None) -> dict[s
     return out
 
 
-def overview(store: Store, capture_id: str, run: str | None = None, span: Span | None = None) -> models.SchedOverview:
-    ctx = context(store, capture_id, run, span)
+def overview(store: Store, capture_id: str, run: str | None = None, span: Span | None = None,
+             clock: Clock = "trace") -> models.SchedOverview:
+    ctx = context(store, capture_id, run, span, clock)
     per_run = run_metrics(store, capture_id, ctx)
     ids = ctx.run_ids()
     metrics = [models.SchedRunMetric(
@@ -842,9 +865,9 @@ def overview(store: Store, capture_id: str, run: str | None = None, span: Span |
 
 
 def compare(store: Store, capture_ids: Sequence[str], baseline: str | None = None,
-            span: Span | None = None) -> models.SchedComparison:
+            span: Span | None = None, clock: Clock = "trace") -> models.SchedComparison:
     """The captures side by side (METRICS per run, mean over runs, ratio to the baseline), over the
-    time range `span` (ns since each run's first event) when given."""
+    time range `span` when given (on `clock`: see context)."""
     ids = list(dict.fromkeys(capture_ids))
     if baseline is not None and baseline not in ids:
         raise BadQuery(f"baseline {baseline} is not one of the captures compared")
@@ -858,9 +881,9 @@ def compare(store: Store, capture_ids: Sequence[str], baseline: str | None = Non
     contexts: dict[str, Ctx] = {}
     for cid in ids:
         try:
-            contexts[cid] = context(store, cid, span=span)
+            contexts[cid] = context(store, cid, span=span, clock=clock)
         except NoSchedData as exc:  # compared all the same: no cells, and the status says why
-            contexts[cid] = Ctx(cid, found[cid][1], [], [str(exc)], span)
+            contexts[cid] = Ctx(cid, found[cid][1], [], [str(exc)], span, clock=clock)
     values = {cid: run_metrics(store, cid, contexts[cid]) for cid in ids}
     rows = []
     for m in METRICS:
@@ -894,6 +917,7 @@ def compare(store: Store, capture_ids: Sequence[str], baseline: str | None = Non
         loss_threshold=LOSS_THRESHOLD,
         from_ns=span[0] if span else None,
         to_ns=span[1] if span else None,
+        clock=clock,
     )
 
 

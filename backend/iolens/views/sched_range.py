@@ -8,8 +8,13 @@ range are cut from the event and slice tables with constant bounds per run, whic
 from the row groups that hold them (the tables are stored in time order per run and CPU): a 1 s
 range of a 34 s trace of 5.1M events is read in tens of ms (bench/sched_views.py).
 
-A range is [from_ns, to_ns) in ns since each run's first sched event (t = 0 of every sched series,
-sched_traces.first_ts_ns), applied to every run asked for. What falls in it:
+A range is [from_ns, to_ns) on one of two clocks. On clock 'trace' (the API's default) it is ns since
+each run's first sched event (t = 0 of every sched series, sched_traces.first_ts_ns), the same
+numbers in every run asked for. On clock 'run' it is ns since each run's start (its clock reading:
+the timeline's time, the notebook's selection), and each run counts it on its own trace, moved by its
+own offset (store/rules/run_span.py: the trace's first event lies sched_offset_ns after the run's
+start, a different amount in each run), never by the offset of the run that was brushed. What falls
+in a run's part:
 - switches (sched_pair_counts, sched_cpu_rate): the sched_switch events in it;
 - run time (sched_task_runtime): the slices that overlap it, cut at its edges (run_ns), counted
   once each (slices), preempted when the slice ended in it with the task runnable (R/R+);
@@ -22,11 +27,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from ..ingest.sched import task_group_sql
 from ..store.derived import MAX_WINDOW_US
 
 Span = tuple[int, int]
+Clock = Literal["trace", "run"]
 
 _GRP_PREV = task_group_sql("prev_comm", "prev_pid")
 _GRP_NEXT = task_group_sql("next_comm", "next_pid")
@@ -41,25 +48,28 @@ class RunBounds:
     hi: int
 
 
-def check(span: Span | None) -> str | None:
+def check(span: Span | None, clock: str = "trace") -> str | None:
     """Why a range cannot be used (None: it can)."""
+    if clock not in ("trace", "run"):
+        return f"clock: 'trace' (ns since each run's first sched event) or 'run' (since each run's start), not {clock!r}"
     if span is None:
         return None
     lo, hi = span
     if lo < 0 or hi <= lo:
-        return f"from_ns, to_ns: a range 0 <= from_ns < to_ns in ns since the trace's first event, not {lo}-{hi}"
+        since = "the trace's first event" if clock == "trace" else "the run's start"
+        return f"from_ns, to_ns: a range 0 <= from_ns < to_ns in ns since {since}, not {lo}-{hi}"
     return None
 
 
-def bounds(runs: Sequence[tuple[str, int, int]], span: Span | None) -> list[RunBounds] | None:
-    """Per run (run_id, first_ts_ns, duration_ns): its bounds on the perf clock; None when there is
-    no range or it covers every run whole (the summaries answer then)."""
-    if span is None:
+def bounds(runs: Sequence[tuple[str, int, int, Span | None]]) -> list[RunBounds] | None:
+    """Per run (run_id, first_ts_ns, duration_ns, its range in ns since its first event): its bounds
+    on the perf clock; None when there is no range or it covers every run whole (the summaries
+    answer then)."""
+    if not runs or any(span is None for *_, span in runs):
         return None
-    lo, hi = span
-    if lo <= 0 and all(hi > duration for _, _, duration in runs):
+    if all(span[0] <= 0 and span[1] > duration for _, _, duration, span in runs):  # type: ignore[index]
         return None
-    return [RunBounds(rid, first + lo, first + hi) for rid, first, _ in runs]
+    return [RunBounds(rid, first + span[0], first + span[1]) for rid, first, _, span in runs]  # type: ignore[index]
 
 
 def covered_ns(duration_ns: int, span: Span | None) -> int:

@@ -4115,6 +4115,13 @@ export interface components {
              */
             captures: components["schemas"]["ComparedCapture"][];
             /**
+             * Clock
+             * @description trace: from_ns, to_ns are ns since each run's first sched event; run: since each run's start, each run counting the range on its own trace.
+             * @default trace
+             * @enum {string}
+             */
+            clock: "trace" | "run";
+            /**
              * From Ns
              * @description The time range counted, [from_ns, to_ns) in ns since each run's first sched event; null: whole runs. Under a range the metrics from perf stat's and fio's own whole-run counts are left out.
              */
@@ -4240,6 +4247,13 @@ export interface components {
             /** Capture Id */
             capture_id: string;
             /**
+             * Clock
+             * @description trace: from_ns, to_ns are ns since each run's first sched event; run: since each run's start.
+             * @default trace
+             * @enum {string}
+             */
+            clock: "trace" | "run";
+            /**
              * Cpus
              * @description CPU selection: where the task was switched in.
              */
@@ -4251,7 +4265,7 @@ export interface components {
             events_lost: boolean;
             /**
              * From Ns
-             * @description The time range counted, [from_ns, to_ns) in ns since each run's first sched event (the notebook's timeline selection); null: whole runs. Rates divide by the part of the range each trace covers.
+             * @description The time range asked for, [from_ns, to_ns) on `clock` (the notebook's timeline selection); null: whole runs. Each run's own part is runs[].from_ns, to_ns. Rates divide by the part of it each trace covers.
              */
             from_ns?: number | null;
             /**
@@ -4286,13 +4300,20 @@ export interface components {
             /** Capture Id */
             capture_id: string;
             /**
+             * Clock
+             * @description trace: from_ns, to_ns are ns since each run's first sched event; run: since each run's start.
+             * @default trace
+             * @enum {string}
+             */
+            clock: "trace" | "run";
+            /**
              * Events Lost
              * @description Some run lost events: show `warnings` with the figures.
              */
             events_lost: boolean;
             /**
              * From Ns
-             * @description The time range counted, [from_ns, to_ns) in ns since each run's first sched event (the notebook's timeline selection); null: whole runs. Rates divide by the part of the range each trace covers.
+             * @description The time range asked for, [from_ns, to_ns) on `clock` (the notebook's timeline selection); null: whole runs. Each run's own part is runs[].from_ns, to_ns. Rates divide by the part of it each trace covers.
              */
             from_ns?: number | null;
             /** Label */
@@ -4353,6 +4374,13 @@ export interface components {
         SchedPairs: {
             /** Capture Id */
             capture_id: string;
+            /**
+             * Clock
+             * @description trace: from_ns, to_ns are ns since each run's first sched event; run: since each run's start.
+             * @default trace
+             * @enum {string}
+             */
+            clock: "trace" | "run";
             /** Cpus */
             cpus: string;
             /**
@@ -4362,7 +4390,7 @@ export interface components {
             events_lost: boolean;
             /**
              * From Ns
-             * @description The time range counted, [from_ns, to_ns) in ns since each run's first sched event (the notebook's timeline selection); null: whole runs. Rates divide by the part of the range each trace covers.
+             * @description The time range asked for, [from_ns, to_ns) on `clock` (the notebook's timeline selection); null: whole runs. Each run's own part is runs[].from_ns, to_ns. Rates divide by the part of it each trace covers.
              */
             from_ns?: number | null;
             /**
@@ -4391,6 +4419,13 @@ export interface components {
         SchedPingPong: {
             /** Capture Id */
             capture_id: string;
+            /**
+             * Clock
+             * @description trace: from_ns, to_ns are ns since each run's first sched event; run: since each run's start.
+             * @default trace
+             * @enum {string}
+             */
+            clock: "trace" | "run";
             /** Cpus */
             cpus: string;
             /**
@@ -4400,7 +4435,7 @@ export interface components {
             events_lost: boolean;
             /**
              * From Ns
-             * @description The time range counted, [from_ns, to_ns) in ns since each run's first sched event (the notebook's timeline selection); null: whole runs. Rates divide by the part of the range each trace covers.
+             * @description The time range asked for, [from_ns, to_ns) on `clock` (the notebook's timeline selection); null: whole runs. Each run's own part is runs[].from_ns, to_ns. Rates divide by the part of it each trace covers.
              */
             from_ns?: number | null;
             /**
@@ -4520,14 +4555,29 @@ export interface components {
              * @description perf clock of the first event: t = 0 of the run's series.
              */
             first_ts_ns: number;
+            /**
+             * From Ns
+             * @description The range counted in this run, ns since its first event (on clock 'run' each run's own); null: whole run.
+             */
+            from_ns?: number | null;
             /** Id */
             id: string;
+            /**
+             * Offset Ns
+             * @description Where the first event lies from the run's start (its clock reading; the timeline's sched_offset_ns, negative when perf started first; 0 when the run has no clock reading).
+             */
+            offset_ns?: number | null;
             /** Params */
             params: {
                 [key: string]: unknown;
             };
             /** Repeat */
             repeat: number;
+            /**
+             * To Ns
+             * @description End of this run's range (exclusive); null: whole run.
+             */
+            to_ns?: number | null;
             /** Warnings */
             warnings: string[];
             /**
@@ -4576,6 +4626,13 @@ export interface components {
         SchedRuntime: {
             /** Capture Id */
             capture_id: string;
+            /**
+             * Clock
+             * @description trace: from_ns, to_ns are ns since each run's first sched event; run: since each run's start.
+             * @default trace
+             * @enum {string}
+             */
+            clock: "trace" | "run";
             /** Cpus */
             cpus: string;
             /**
@@ -4585,7 +4642,7 @@ export interface components {
             events_lost: boolean;
             /**
              * From Ns
-             * @description The time range counted, [from_ns, to_ns) in ns since each run's first sched event (the notebook's timeline selection); null: whole runs. Rates divide by the part of the range each trace covers.
+             * @description The time range asked for, [from_ns, to_ns) on `clock` (the notebook's timeline selection); null: whole runs. Each run's own part is runs[].from_ns, to_ns. Rates divide by the part of it each trace covers.
              */
             from_ns?: number | null;
             /**
@@ -4650,6 +4707,13 @@ export interface components {
             /** Capture Id */
             capture_id: string;
             /**
+             * Clock
+             * @description trace: from_ns, to_ns are ns since each run's first sched event; run: since each run's start.
+             * @default trace
+             * @enum {string}
+             */
+            clock: "trace" | "run";
+            /**
              * Counted
              * @description perf stat intervals of the same runs, when recorded.
              */
@@ -4666,7 +4730,7 @@ export interface components {
             events_lost: boolean;
             /**
              * From Ns
-             * @description The time range counted, [from_ns, to_ns) in ns since each run's first sched event (the notebook's timeline selection); null: whole runs. Rates divide by the part of the range each trace covers.
+             * @description The time range asked for, [from_ns, to_ns) on `clock` (the notebook's timeline selection); null: whole runs. Each run's own part is runs[].from_ns, to_ns. Rates divide by the part of it each trace covers.
              */
             from_ns?: number | null;
             /** Label */
@@ -4815,6 +4879,13 @@ export interface components {
         SchedTasks: {
             /** Capture Id */
             capture_id: string;
+            /**
+             * Clock
+             * @description trace: from_ns, to_ns are ns since each run's first sched event; run: since each run's start.
+             * @default trace
+             * @enum {string}
+             */
+            clock: "trace" | "run";
             /** Cpus */
             cpus: string;
             /**
@@ -4824,7 +4895,7 @@ export interface components {
             events_lost: boolean;
             /**
              * From Ns
-             * @description The time range counted, [from_ns, to_ns) in ns since each run's first sched event (the notebook's timeline selection); null: whole runs. Rates divide by the part of the range each trace covers.
+             * @description The time range asked for, [from_ns, to_ns) on `clock` (the notebook's timeline selection); null: whole runs. Each run's own part is runs[].from_ns, to_ns. Rates divide by the part of it each trace covers.
              */
             from_ns?: number | null;
             /**
@@ -7366,6 +7437,8 @@ export interface operations {
                 from_ns?: number | null;
                 /** @description End of the time range (exclusive), with from_ns. */
                 to_ns?: number | null;
+                /** @description The clock of from_ns and to_ns. trace: ns since each run's first sched event, the same numbers in every run. run: ns since each run's start (its clock reading: the timeline's time, the notebook's selection); each run counts the range on its own trace, moved by its own offset (runs[].from_ns, to_ns say where). */
+                clock?: "trace" | "run";
             };
             header?: never;
             path: {
@@ -7448,6 +7521,8 @@ export interface operations {
                 from_ns?: number | null;
                 /** @description End of the time range (exclusive), with from_ns. */
                 to_ns?: number | null;
+                /** @description The clock of from_ns and to_ns. trace: ns since each run's first sched event, the same numbers in every run. run: ns since each run's start (its clock reading: the timeline's time, the notebook's selection); each run counts the range on its own trace, moved by its own offset (runs[].from_ns, to_ns say where). */
+                clock?: "trace" | "run";
             };
             header?: never;
             path: {
@@ -7528,6 +7603,8 @@ export interface operations {
                 from_ns?: number | null;
                 /** @description End of the time range (exclusive), with from_ns. */
                 to_ns?: number | null;
+                /** @description The clock of from_ns and to_ns. trace: ns since each run's first sched event, the same numbers in every run. run: ns since each run's start (its clock reading: the timeline's time, the notebook's selection); each run counts the range on its own trace, moved by its own offset (runs[].from_ns, to_ns say where). */
+                clock?: "trace" | "run";
             };
             header?: never;
             path: {
@@ -7610,6 +7687,8 @@ export interface operations {
                 from_ns?: number | null;
                 /** @description End of the time range (exclusive), with from_ns. */
                 to_ns?: number | null;
+                /** @description The clock of from_ns and to_ns. trace: ns since each run's first sched event, the same numbers in every run. run: ns since each run's start (its clock reading: the timeline's time, the notebook's selection); each run counts the range on its own trace, moved by its own offset (runs[].from_ns, to_ns say where). */
+                clock?: "trace" | "run";
             };
             header?: never;
             path: {
@@ -7690,6 +7769,8 @@ export interface operations {
                 from_ns?: number | null;
                 /** @description End of the time range (exclusive), with from_ns. */
                 to_ns?: number | null;
+                /** @description The clock of from_ns and to_ns. trace: ns since each run's first sched event, the same numbers in every run. run: ns since each run's start (its clock reading: the timeline's time, the notebook's selection); each run counts the range on its own trace, moved by its own offset (runs[].from_ns, to_ns say where). */
+                clock?: "trace" | "run";
             };
             header?: never;
             path: {
@@ -7844,6 +7925,8 @@ export interface operations {
                 from_ns?: number | null;
                 /** @description End of the time range (exclusive), with from_ns. */
                 to_ns?: number | null;
+                /** @description The clock of from_ns and to_ns. trace: ns since each run's first sched event, the same numbers in every run. run: ns since each run's start (its clock reading: the timeline's time, the notebook's selection); each run counts the range on its own trace, moved by its own offset (runs[].from_ns, to_ns say where). */
+                clock?: "trace" | "run";
             };
             header?: never;
             path: {
@@ -8614,6 +8697,8 @@ export interface operations {
                 from_ns?: number | null;
                 /** @description End of the time range (exclusive), with from_ns. */
                 to_ns?: number | null;
+                /** @description The clock of from_ns and to_ns. trace: ns since each run's first sched event, the same numbers in every run. run: ns since each run's start (its clock reading: the timeline's time, the notebook's selection); each run counts the range on its own trace, moved by its own offset (runs[].from_ns, to_ns say where). */
+                clock?: "trace" | "run";
             };
             header?: never;
             path?: never;

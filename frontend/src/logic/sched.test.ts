@@ -22,6 +22,7 @@ import {
   ratePanels,
   rateOverlay,
   runtimeRows,
+  runWindow,
   schedColumns,
   statusLossNotes,
   taskRows,
@@ -159,6 +160,27 @@ describe('switch rate over time', () => {
     const longest = Math.max(...switchRateB.series.map((s) => s.t_s.length));
     expect(o.grid.t.length).toBe(longest);
     expect(o.lines.every((l) => l.values.length === longest)).toBe(true);
+  });
+  it("under the timeline selection each run's chart is cut at the selection on its own clock, not the brushed run's", () => {
+    // r000's trace starts 12.5 ms after its run's start, r001's 139.4 ms before it (perf started first)
+    const offsets: Record<string, number> = { r000: 12_500_000, r001: -139_400_000 };
+    const rate: SchedSwitchRate = { ...switchRateB, runs: switchRateB.runs.map((r) => ({ ...r, offset_ns: offsets[r.id] })) };
+    const sel: [number, number] = [500_000_000, 1_000_000_000]; // 0.5-1.0 s since each run's start
+    const panels = ratePanels([rate], color, 'switches', false, sel);
+    expect(panels.map((p) => [p.runId, p.window])).toEqual([
+      ['r000', [487_500_000, 987_500_000]],
+      ['r001', [639_400_000, 1_139_400_000]],
+    ]);
+    expect(ratePanels([rate], color, 'switches', false).every((p) => p.window === null)).toBe(true);
+    // the overlay: each run's line blank outside its own window, the chart from the earliest to the latest
+    const o = rateOverlay([rate], color, 'switches', sel);
+    expect(o.window).toEqual([487_500_000, 1_139_400_000]);
+    const drawn = (i: number) => o.grid.t.filter((_, k) => o.lines[i]!.values[k] !== null).map((t) => t / 1e6);
+    expect(drawn(0)).toEqual([400, 500, 600, 700, 800, 900]); // the 100 ms buckets that overlap [487.5, 987.5) ms
+    expect(drawn(1)).toEqual([600, 700, 800, 900, 1000, 1100]); // [639.4, 1139.4) ms
+    expect(rateOverlay([rate], color, 'switches').window).toBeNull();
+    // the same rule as the views' clock=run and the exports (testdata/vectors/run-span.json): a run without an offset is not moved
+    expect(runWindow(sel, { offset_ns: null })).toEqual(sel);
   });
   it('counted intervals on the trace grid', () => {
     expect(countedOnGrid({ t_s: [1, 2], values: [10, 20] }, { t: [0, 0.5e9, 1e9, 1.5e9, 2e9], interval: 0.5e9 })).toEqual([10, 10, 20, 20, null]);

@@ -6,6 +6,7 @@ import { format as d3format } from 'd3-format';
 import type { Schemas } from '../api/client';
 import { buildMetricRows, orderColumns, type Column, type TableRow } from './compareTable';
 import { formatValue } from './format';
+import { runSpan } from './timeline';
 
 export type SchedComparison = Schemas['SchedComparison'];
 export type SchedCaptureStatus = Schemas['SchedCaptureStatus'];
@@ -200,6 +201,15 @@ export interface RatePanel {
   lost: boolean;
   durationS: number;
   workloadCpus: number[];
+  /** Under the notebook's time selection: this run's part of it, ns since the run's first event (runSpan
+   *  by the run's own offset), the panel's window; null: no selection. */
+  window: [number, number] | null;
+}
+
+/** The selection (ns since each run's start) as a run's window on its trace (ns since its first event):
+ *  moved by that run's own offset (offset_ns; 0 when not known), never by another run's. */
+export function runWindow(sel: readonly [number, number] | null, run: { offset_ns?: number | null }): [number, number] | null {
+  return sel ? runSpan(sel[0], sel[1], run.offset_ns ?? 0) : null;
 }
 
 /** Grey of the CPUs the workload was not pinned to: calm, under the highlighted ones. */
@@ -227,7 +237,13 @@ export function countedOnGrid(counted: { t_s: readonly number[]; values: readonl
  * capture's colour, the others grey (their mean and max beyond MAX_OTHER_LINES); perf stat's
  * counted context switches of the same CPUs dotted.
  */
-export function ratePanels(answers: readonly SchedSwitchRate[], colorOf: (id: string) => string, measure: RateMeasure, withCounted: boolean): RatePanel[] {
+export function ratePanels(
+  answers: readonly SchedSwitchRate[],
+  colorOf: (id: string) => string,
+  measure: RateMeasure,
+  withCounted: boolean,
+  sel: readonly [number, number] | null = null,
+): RatePanel[] {
   const info = MEASURE_INFO[measure];
   const out: RatePanel[] = [];
   for (const a of answers) {
@@ -278,6 +294,7 @@ export function ratePanels(answers: readonly SchedSwitchRate[], colorOf: (id: st
         lost: run.events_lost,
         durationS: run.duration_s,
         workloadCpus: run.workload_cpus,
+        window: runWindow(sel, run),
       });
     }
   }
@@ -290,13 +307,16 @@ export interface RateOverlay {
   /** Run ids in the order of RUN_DASHES. */
   runs: string[];
   lost: { key: string; label: string; color: string }[];
+  /** Under the notebook's time selection: from the earliest to the latest of the runs' windows (each
+   *  line is cut at its own run's window, its other intervals blank); null: no selection. */
+  window: [number, number] | null;
 }
 
 /**
  * Every capture in one chart: the workload CPUs of each run (all CPUs summed when not pinned),
  * colour by capture, dash by run. The grid is the longest run's; shorter runs end early.
  */
-export function rateOverlay(answers: readonly SchedSwitchRate[], colorOf: (id: string) => string, measure: RateMeasure): RateOverlay {
+export function rateOverlay(answers: readonly SchedSwitchRate[], colorOf: (id: string) => string, measure: RateMeasure, sel: readonly [number, number] | null = null): RateOverlay {
   const info = MEASURE_INFO[measure];
   const runs = [...new Set(answers.flatMap((a) => a.runs.map((r) => r.id)))].sort();
   let longest: number[] = [];
@@ -308,6 +328,7 @@ export function rateOverlay(answers: readonly SchedSwitchRate[], colorOf: (id: s
         interval = a.step_ms * 1e6;
       }
   const lines: RateLine[] = [];
+  const windows: [number, number][] = [];
   for (const a of answers) {
     const color = colorOf(a.capture_id);
     for (const run of a.runs) {
@@ -316,7 +337,10 @@ export function rateOverlay(answers: readonly SchedSwitchRate[], colorOf: (id: s
       const pinned = work.length > 0;
       const use = pinned ? work : series;
       if (!use.length) continue;
-      const values = longest.map((_, i) => (i < use[0]!.t_s.length ? use.reduce((acc, s) => acc + (s[measure][i] ?? 0), 0) : null));
+      const w = runWindow(sel, run);
+      const inWindow = (t: number) => !w || (t + interval > w[0] && t < w[1]);
+      const values = longest.map((t, i) => (i < use[0]!.t_s.length && inWindow(t) ? use.reduce((acc, s) => acc + (s[measure][i] ?? 0), 0) : null));
+      if (w) windows.push(w);
       const cpus = cpuListText(use.map((s) => s.cpu));
       lines.push({
         key: `${a.capture_id}:${run.id}`,
@@ -329,7 +353,8 @@ export function rateOverlay(answers: readonly SchedSwitchRate[], colorOf: (id: s
     }
   }
   const lost = answers.filter((a) => a.events_lost).map((a) => ({ key: a.capture_id, label: a.label, color: colorOf(a.capture_id) }));
-  return { grid: { t: longest, interval }, lines, runs, lost };
+  const window: [number, number] | null = windows.length ? [Math.min(...windows.map((w) => w[0])), Math.max(...windows.map((w) => w[1]))] : null;
+  return { grid: { t: longest, interval }, lines, runs, lost, window };
 }
 
 /** Largest value drawn: the shared y scale of small multiples. */

@@ -142,3 +142,15 @@ export function taskColour(i: number, names: readonly string[]): string {
   if (names[i] === 'other' || i >= 10) return '#9aa1ad';
   return schemeTableau10[i]!;
 }
+
+/**
+ * The selection [from, to) (ns since a run's start) on a track of that run whose first event lies
+ * `offsetNs` after the run's start (samples_offset_ns, sched_offset_ns; negative: before it): ns since
+ * the track's first event, clamped to it and never empty. Each run is moved by its own offset, never
+ * by the brushed run's. The exports and the scheduler views keep the same rule
+ * (backend/iolens/store/rules/run_span.py; testdata/vectors/run-span.json).
+ */
+export function runSpan(from: number, to: number, offsetNs: number): [number, number] {
+  const lo = Math.max(0, from - offsetNs);
+  return [lo, Math.max(lo + 1, to - offsetNs)];
+}

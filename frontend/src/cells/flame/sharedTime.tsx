@@ -3,7 +3,7 @@
 // first sample: the timeline's overview gives the offset between them (samples_offset_ns).
 import type { ReactNode } from 'react';
 import { useTimelineOverview } from '../../api/queries';
-import { offsetText } from '../timeline/shared';
+import { offsetText, runSpan } from '../timeline/shared';
 import { TimeApplied } from '../timeline/TimeApplied';
 import type { NotebookContext } from '../types';
 import type { FlameState } from './state';
@@ -21,8 +21,7 @@ export function useSharedTime(ctx: NotebookContext, cap: string, diff: boolean, 
     const why = !ov.data ? 'reading the run…' : ov.data.runs.some((r) => r.id === t.run) ? `run ${t.run} has no perf samples: not applied` : `run ${t.run} is not in this capture: not applied`;
     return { state, notice: <TimeApplied time={t} onClear={ctx.clearTime}>{why}</TimeApplied> };
   }
-  const from = Math.max(0, t.from - off);
-  const to = Math.max(from + 1, t.to - off);
+  const [from, to] = runSpan(t.from, t.to, off);
   const applied = { ...state, runs: [t.run], from: from || null, to, rangeB: null };
   const notice = (
     <TimeApplied time={t} onClear={ctx.clearTime}>

@@ -3,7 +3,7 @@
 // ratios. Every view says first which captures have a trace, their workload's CPUs, and whether
 // runs lost events (docs/sched.md "Lost events").
 import { Fragment, useMemo, type ReactNode } from 'react';
-import { useCaptureList, useTimelineOverview } from '../../api/queries';
+import { useCaptureList } from '../../api/queries';
 import { ErrorBox } from '../../components/ErrorBox';
 import { Legend, MetricTable } from '../fio/FioTableCell';
 import {
@@ -55,7 +55,7 @@ const WINDOWS = [50, 100, 250, 500, 1000, 2000, 5000, 10_000];
 
 export function SchedCell({ ctx, state, setState, openCell }: CellProps<SchedState>) {
   const time = useSchedTime(ctx);
-  const q = useSchedComparison(ctx.captures, ctx.baseline, time.span, time.pending);
+  const q = useSchedComparison(ctx.captures, ctx.baseline, time.span);
   const list = useCaptureList();
   // a ping-pong row of a capture recorded with --offcpu opens both sides' stacks (the offcpu cell)
   const stacks: PairStacks | undefined = useMemo(() => {
@@ -64,7 +64,6 @@ export function SchedCell({ ctx, state, setState, openCell }: CellProps<SchedSta
     return (cap) => (off.has(cap) ? (run, a, b) => openCell('offcpu', { cap, run, a: sideOf(a), b: sideOf(b), mode: 'flame' }) : null);
   }, [openCell, list.data]);
   const table = useMemo(() => (q.data ? buildSchedTable(q.data) : null), [q.data]);
-  if (time.pending) return <p className="muted">Reading the timeline selection's run…</p>;
   if (q.loading) return <p className="muted">Comparing scheduler traces…</p>;
   if (q.error) return <ErrorBox error={q.error} title="scheduler comparison" />;
   if (!table || !q.data) return null;
@@ -84,24 +83,20 @@ export function SchedCell({ ctx, state, setState, openCell }: CellProps<SchedSta
 
 interface SchedTime {
   t: SharedTime | null;
-  /** The selection on the traces' time (ns since each trace's first event), or null: whole runs. */
+  /** The selection, ns since each run's start (the timeline's clock), or null: whole runs. */
   span: Span;
-  /** The brushed run's offset is loading: the range is not known yet. */
-  pending: boolean;
-  /** The brushed run has no scheduler trace (the selection is not applied). */
-  noTrace: boolean;
 }
 
-/** The notebook's shared time selection (a timeline cell's brush) moved to the traces' time 0 (their
- *  first event, sched_offset_ns after the brushed run's start): the window of the charts over time
- *  and the range the tables count, in every run (views/sched_range.py; the exports do the same). */
+/** The notebook's shared time selection (a timeline cell's brush): the range the tables count and
+ *  the window of the charts over time, in every run of every capture, each run cutting it on its own
+ *  trace (moved by that run's own offset, never the brushed run's: logic/timeline runSpan; the
+ *  views' clock=run, views/sched_range.py; the exports do the same). */
 function useSchedTime(ctx: NotebookContext): SchedTime {
   const t = ctx.time ?? null;
-  const ov = useTimelineOverview(t ? t.capture : null);
-  if (!t) return { t: null, span: null, pending: false, noTrace: false };
-  const off = ov.data?.runs.find((r) => r.id === t.run)?.sched_offset_ns ?? null;
-  const span: Span = off === null ? null : [Math.max(0, t.from - off), Math.max(1, t.to - off)];
-  return { t, span, pending: !ov.data && !ov.error, noTrace: !!ov.data && off === null };
+  const from = t?.from;
+  const to = t?.to;
+  const span: Span = useMemo(() => (from !== undefined && to !== undefined ? [from, to] : null), [from, to]);
+  return { t, span };
 }
 
 function SchedShared({ time, onClear, children }: { time: SchedTime; onClear?: () => void; children: ReactNode }) {
@@ -110,11 +105,8 @@ function SchedShared({ time, onClear, children }: { time: SchedTime; onClear?: (
   return (
     <>
       <TimeApplied time={t} onClear={onClear}>
-        {span
-          ? `the charts over time and the tables count ${(span[0] / 1e9).toFixed(3)}–${(span[1] / 1e9).toFixed(3)} s since each trace's first event, in every run; perf stat's and fio's own counts cover whole runs and are left out`
-          : time.noTrace
-            ? `run ${t.run} has no scheduler trace: the charts and tables show whole runs`
-            : 'reading the run…'}
+        {span &&
+          `the charts over time and the tables count ${(span[0] / 1e9).toFixed(3)}–${(span[1] / 1e9).toFixed(3)} s since each run's start, in every run, each on its own trace (moved by that run's own offset); perf stat's and fio's own counts cover whole runs and are left out`}
       </TimeApplied>
       <SchedTimeWindow.Provider value={span}>{children}</SchedTimeWindow.Provider>
     </>
@@ -126,8 +118,8 @@ function SpanNote({ span }: { span: Span }) {
   if (!span) return null;
   return (
     <p className="muted small sched-span-note" data-testid="sched-span-note">
-      Counted over {(span[0] / 1e9).toFixed(3)}–{(span[1] / 1e9).toFixed(3)} s since each trace&apos;s first event (the timeline selection), in every run; rates per second of
-      that range.
+      Counted over {(span[0] / 1e9).toFixed(3)}–{(span[1] / 1e9).toFixed(3)} s since each run&apos;s start (the timeline selection), in every run on its own trace; rates per
+      second of that range.
     </p>
   );
 }

@@ -14,16 +14,17 @@ const OVERLAY_HEIGHT = 190;
 const GAP = 14;
 const MIN_PANEL = 300;
 
-/** The notebook's shared time selection on the traces' time (ns since each trace's first event):
- *  the charts' window while it is set (SchedCell provides it). */
+/** The notebook's shared time selection, ns since each run's start (SchedCell provides it): each
+ *  run's chart shows it moved onto that run's trace by the run's own offset (logic/sched runWindow). */
 export const SchedTimeWindow = createContext<[number, number] | null>(null);
 
+/** The charts' zoom, and the window of a chart whose run's part of the selection is `window`. */
 function useTimeDomain(maxS: number) {
   const full: [number, number] = [0, Math.max(1e8, maxS * 1e9)];
   const [zoom, setZoom] = useState<[number, number] | null>(null);
   const [hoverT, setHoverT] = useState<number | null>(null);
-  const shared = useContext(SchedTimeWindow);
-  const domain: [number, number] = shared ?? zoom ?? full;
+  const sel = useContext(SchedTimeWindow);
+  const domainOf = (window: [number, number] | null): [number, number] => (sel && window ? window : (zoom ?? full));
   const it = {
     hoverT,
     onHover: setHoverT,
@@ -34,7 +35,7 @@ function useTimeDomain(maxS: number) {
     },
     onReset: () => setZoom(null),
   };
-  return { domain, it, zoomed: zoom !== null, reset: () => setZoom(null) };
+  return { sel, domainOf, it, zoomed: zoom !== null, reset: () => setZoom(null) };
 }
 
 /** The colour of each capture's column ('#888' for one not shown), stable while the columns are. */
@@ -53,10 +54,11 @@ function LostChip({ what }: { what: string }) {
 /** One chart per capture and run, on shared time and value scales. */
 export function RateMultiples({ answers, columns, measure, counted }: { answers: SchedSwitchRate[]; columns: SchedColumn[]; measure: RateMeasure; counted: boolean }) {
   const colorOf = useColorOf(columns);
-  const panels = useMemo(() => ratePanels(answers, colorOf, measure, counted), [answers, colorOf, measure, counted]);
+  const sel = useContext(SchedTimeWindow);
+  const panels = useMemo(() => ratePanels(answers, colorOf, measure, counted, sel), [answers, colorOf, measure, counted, sel]);
   const [ref, width] = useWidth<HTMLDivElement>(1200);
   const maxS = Math.max(0, ...panels.map((p) => p.durationS));
-  const { domain, it, zoomed, reset } = useTimeDomain(maxS);
+  const { domainOf, it, zoomed, reset } = useTimeDomain(maxS);
   const y = valueAxis(maxValue(panels.flatMap((p) => p.lines)), 'count');
   const perRow = Math.max(1, ...answers.map((a) => a.runs.length));
   const cols = Math.max(1, Math.min(perRow, Math.floor((width + GAP) / (MIN_PANEL + GAP))));
@@ -69,7 +71,8 @@ export function RateMultiples({ answers, columns, measure, counted }: { answers:
         <span className="chart-title">{info.label} per second, per CPU</span>
         <span className="muted">
           {' '}
-          · {formatSpan(step * 1e6)} intervals · time since each run's first event · workload CPUs in the capture's colour, others grey
+          · {formatSpan(step * 1e6)} intervals · time since each run's first event
+          {sel ? " · each run cut at the timeline selection on its own clock (moved by that run's offset)" : ''} · workload CPUs in the capture's colour, others grey
           {counted && info.counted ? ' · dotted: perf stat’s count of the same CPU (1 s intervals)' : ''}
         </span>
         {zoomed && (
@@ -93,12 +96,13 @@ export function RateMultiples({ answers, columns, measure, counted }: { answers:
                     key={p.key}
                     title={`run ${p.runId}`}
                     unit={`${fmtSec(p.durationS)} traced`}
+                    subtitle={p.window ? `selection: ${(p.window[0] / 1e9).toFixed(3)}–${(p.window[1] / 1e9).toFixed(3)} s of its trace` : undefined}
                     controls={p.lost ? <LostChip what={`Run ${p.runId}`} /> : undefined}
                     testId="sched-rate-panel"
                     className="rate-panel"
                   >
                     <TimeSeriesChart
-                      input={{ width: pw, height: PANEL_HEIGHT, domain, grid: p.grid, lines: p.lines, y }}
+                      input={{ width: pw, height: PANEL_HEIGHT, domain: domainOf(p.window), grid: p.grid, lines: p.lines, y }}
                       format={fmtRate}
                       head={(t, iv) => (
                         <>
@@ -121,10 +125,11 @@ export function RateMultiples({ answers, columns, measure, counted }: { answers:
 /** Every capture's workload CPUs in one chart: colour by capture, dash by run. */
 export function RateOverlayChart({ answers, columns, measure, height = OVERLAY_HEIGHT, title }: { answers: SchedSwitchRate[]; columns: SchedColumn[]; measure: RateMeasure; height?: number; title?: string }) {
   const colorOf = useColorOf(columns);
-  const o = useMemo(() => rateOverlay(answers, colorOf, measure), [answers, colorOf, measure]);
+  const sel = useContext(SchedTimeWindow);
+  const o = useMemo(() => rateOverlay(answers, colorOf, measure, sel), [answers, colorOf, measure, sel]);
   const [ref, width] = useWidth<HTMLDivElement>(600);
   const maxS = (o.grid.t.length * o.grid.interval) / 1e9;
-  const { domain, it, zoomed, reset } = useTimeDomain(maxS);
+  const { domainOf, it, zoomed, reset } = useTimeDomain(maxS);
   const y = valueAxis(maxValue(o.lines), 'count');
   const info = MEASURE_INFO[measure];
   const byKey = new Map<string, RateLine>(o.lines.map((l) => [l.key, l]));
@@ -146,7 +151,7 @@ export function RateOverlayChart({ answers, columns, measure, height = OVERLAY_H
         }
       >
         <TimeSeriesChart
-          input={{ width, height, domain, grid: o.grid, lines: o.lines, y }}
+          input={{ width, height, domain: domainOf(o.window), grid: o.grid, lines: o.lines, y }}
           format={fmtRate}
           head={(t, iv) => (
             <>

@@ -23,18 +23,18 @@ const path = (id: string) => ({ capture_id: id });
 /** A run filter only for the captures that have that run (others: every run, and the cell says so). */
 const runFor = (run: string | null, runs: Record<string, string[]>, id: string) => (run && (runs[id] ?? []).includes(run) ? run : undefined);
 
-/** The time range the tables count, ns since each trace's first event (the notebook's timeline
- *  selection; null: whole runs), as the API's from_ns and to_ns. */
+/** The time range the tables count, ns since each run's start (the notebook's timeline selection;
+ *  null: whole runs), as the API's from_ns and to_ns on clock=run: each run counts it on its own
+ *  trace, moved by its own offset (runs[].from_ns, to_ns of the answer). */
 export type Span = [number, number] | null;
-const spanQuery = (span: Span) => (span ? { from_ns: Math.floor(span[0]), to_ns: Math.ceil(span[1]) } : {});
+const spanQuery = (span: Span) => (span ? { from_ns: Math.floor(span[0]), to_ns: Math.ceil(span[1]), clock: 'run' as const } : {});
 const spanKey = (span: Span) => (span ? `${Math.floor(span[0])}-${Math.ceil(span[1])}` : '');
 
 export const fetchSchedComparison = (captures: string[], baseline: string, span: Span = null) =>
   unwrap(api.GET('/api/compare/sched', { params: { query: { captures: captures.join(','), baseline, ...spanQuery(span) } } }));
 
-/** `wait`: the range is not known yet (the timeline's offsets are loading): ask nothing. */
-export const useSchedComparison = (captures: string[], baseline: string, span: Span = null, wait = false) =>
-  useQuery(wait ? null : `sched:cmp:${captures.join(',')}|${baseline}|${spanKey(span)}`, () => fetchSchedComparison(captures, baseline, span));
+export const useSchedComparison = (captures: string[], baseline: string, span: Span = null) =>
+  useQuery(`sched:cmp:${captures.join(',')}|${baseline}|${spanKey(span)}`, () => fetchSchedComparison(captures, baseline, span));
 
 export interface Common {
   /** Captures with a trace, in column order. */

@@ -79,3 +79,6 @@ export function sharedTimeText(t: SharedTime): string {
 export function offsetText(offNs: number): string {
   return `${(Math.abs(offNs) / 1e6).toFixed(1)} ms ${offNs >= 0 ? 'after' : 'before'} the run's start`;
 }
+
+/** The selection on a track of a run, moved by that run's own offset (logic/timeline.ts runSpan). */
+export { runSpan } from '../../logic/timeline';

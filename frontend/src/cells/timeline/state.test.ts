@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { vectors } from '../../testdata/vectors';
-import { clearSharedTime, missingRunNotice, offsetText, sharedTimeCapture, sharedTimeOf, sharedTimeText, shownRun, timelineRun } from './shared';
+import { clearSharedTime, missingRunNotice, offsetText, runSpan, sharedTimeCapture, sharedTimeOf, sharedTimeText, shownRun, timelineRun } from './shared';
 import { decodeTimeline, defaultTimelineState, encodeTimeline } from './state';
 
 describe('timeline cell state', () => {
@@ -55,6 +55,11 @@ describe('the shared time selection', () => {
       expect(shownRun(c.named, c.runs), JSON.stringify(c)).toBe(c.shown);
       expect(missingRunNotice(c.named, c.runs), JSON.stringify(c)).toBe(c.notice);
     }
+  });
+  it('maps the selection onto each run\'s track by its own offset (testdata/vectors/run-span.json)', () => {
+    const cases = vectors<{ cases: { from_ns: number; to_ns: number; offset_ns: number; span: [number, number] }[] }>('run-span').cases;
+    expect(cases.length).toBeGreaterThan(5);
+    for (const c of cases) expect(runSpan(c.from_ns, c.to_ns, c.offset_ns), JSON.stringify(c)).toEqual(c.span);
   });
   it("says where the flame graph's time 0 lies by testdata/vectors/run-offset-text.json", () => {
     for (const c of vectors<{ cases: { offset_ns: number; text: string }[] }>('run-offset-text').cases) expect(offsetText(c.offset_ns)).toBe(c.text);
