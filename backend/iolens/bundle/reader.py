@@ -68,16 +68,6 @@ class OpenBundle:
     def path(self, member: str) -> Path:
         return self.root / member
 
-    def read_text(self, member: str) -> str:
-        data = self.path(member).read_bytes()
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            line = data[: exc.start].count(b"\n") + 1
-            raise BundleError(
-                "file is not valid UTF-8 text", {"file": member, "line": line, "byte": exc.start}
-            ) from exc
-
 
 def file_sha256(path: Path) -> str:
     h = hashlib.sha256()

@@ -6,7 +6,10 @@ zlib.error or BadGzipFile (an OSError) from whatever read reached the damage, in
 reader's loop. Every reader opens such files through `open_text` (or `gunzip`), which turns those
 into the one error type of the parsers: FormatError naming the file and the line the intact text
 reaches (``sched.script.gz line 20113: damaged gzip stream: cannot read past line 20112
-(EOFError: Compressed file ended before the end-of-stream marker was reached)``). The lines are
+(EOFError: Compressed file ended before the end-of-stream marker was reached)``). The
+readers of kinds that are never gzipped read through `decode` / `read_plain`, which say so of a
+gzip stream (the collectors do not compress those; a user who did should hear that, not that the
+file is not UTF-8). The lines are
 counted on the decompressed chunks (bytes.count per chunk, not per line), so no reader pays for
 it line by line. A flipped byte that the deflate decoder does not notice is caught by the CRC at
 the end of the member: the reader may have parsed garbage lines by then, but the error still comes
@@ -99,6 +102,27 @@ def open_text(path: Path, source: str | None = None, buffer_size: int = 1 << 20)
     """The file as UTF-8 text lines (bad bytes replaced), gzip or not; a damaged gzip stream
     raises FormatError(source, line=the first line not read intact) from the read that reaches it."""
     return io.TextIOWrapper(open_binary(path, source, buffer_size), encoding="utf-8", errors="replace")
+
+
+def decode(data: bytes, source: str, errors: str = "strict") -> str:
+    """`data` as UTF-8 text, for the readers of kinds that are plain text, never gzipped (fio JSON,
+    lock_stat, kconfig, ...). A gzip stream there is refused as what it is, naming `source`, not as
+    text that is not UTF-8 (its second byte, 0x8b, is no UTF-8 start). Other invalid UTF-8: a
+    FormatError naming the line and byte (errors="strict"), or replaced (errors="replace")."""
+    if is_gzip(data):
+        raise FormatError(source, "looks gzip-compressed (it starts with the gzip magic bytes 1f 8b), but this kind "
+                                  "of file is read as plain text: store it uncompressed")
+    try:
+        return data.decode("utf-8", errors)
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise FormatError(source, f"not valid UTF-8 text (at byte offset {exc.start})", line=line) from None
+
+
+def read_plain(path: Path, source: str | None = None) -> str:
+    """The file as UTF-8 text by `decode`'s rules; `source` is the name errors give (the file's by
+    default)."""
+    return decode(path.read_bytes(), source if source is not None else path.name)
 
 
 def gunzip(data: bytes, source: str) -> bytes:

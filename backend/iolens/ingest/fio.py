@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ..bundle import Artifact, BundleError, OpenBundle
 from ..formats.fio_json import FioResult, parse_fio_json
+from ..formats.gz import read_plain
 from .parsed import Parsed
 
 TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -23,7 +24,7 @@ TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
 def fio_json_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out: Parsed) -> None:
     if run_id is None:
         raise BundleError("fio-json artifact must belong to a run", {"file": art.path, "field": "kind"}, 422)
-    fio_rows(bundle, run_id, art, out, parse_fio_json(bundle.read_text(art.path), source=art.path))
+    fio_rows(bundle, run_id, art, out, parse_fio_json(read_plain(bundle.path(art.path), art.path), source=art.path))
 
 
 def fio_rows(bundle: OpenBundle, run_id: str, art: Artifact, out: Parsed, result: FioResult) -> None:

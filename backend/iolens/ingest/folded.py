@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..bundle import Artifact, BundleError, OpenBundle
 from ..formats.folded import parse_folded
+from ..formats.gz import read_plain
 from .parsed import Parsed
 
 KIND = "folded-stacks"
@@ -26,7 +27,7 @@ def folded_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out: 
             any(b.table == "perf_stacks" and ("run_id", run_id) in b.constants for b in out.bulk):
         raise BundleError(f"run {run_id} has more than one source of stacks (perf-script, folded-stacks)", where, 422)
     event = art.event  # a string or None: the manifest model checks it
-    f = parse_folded(bundle.read_text(art.path), art.path)
+    f = parse_folded(read_plain(bundle.path(art.path), art.path), art.path)
     cid = bundle.capture_id
     out.add("perf_stacks", [(cid, run_id, i, stack) for i, (stack, _) in enumerate(f.stacks)])
     out.add("perf_samples", [(cid, run_id, None, None, None, None, stack.split(";", 1)[0], i, count, event)

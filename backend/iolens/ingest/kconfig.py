@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..bundle import Artifact, OpenBundle
+from ..formats.gz import read_plain
 from ..formats.kconfig import parse_kconfig
 from .parsed import Parsed
 
@@ -12,5 +13,5 @@ TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
 
 
 def kernel_config_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out: Parsed) -> None:
-    options = parse_kconfig(bundle.read_text(art.path), source=art.path)
+    options = parse_kconfig(read_plain(bundle.path(art.path), art.path), source=art.path)
     out.add("kernel_config", [(bundle.capture_id, k, v) for k, v in sorted(options.items())])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from ..bundle import Artifact, BundleError, OpenBundle
+from ..formats.gz import read_plain
 from ..formats.lock_stat import parse_lock_stat
 from .parsed import Parsed
 
@@ -26,7 +27,7 @@ def lock_stat_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, ou
     if any(r[0] == bundle.capture_id and r[1] == run_id for r in out.rows.get("lock_stat_dumps", [])):
         where = f"run {run_id}" if run_id else "the capture"
         raise BundleError(f"{where} has more than one lock-stat artifact", {"file": art.path, "field": "kind"}, 422)
-    dump = parse_lock_stat(bundle.read_text(art.path), source=art.path)
+    dump = parse_lock_stat(read_plain(bundle.path(art.path), art.path), source=art.path)
     cid = bundle.capture_id
     out.warnings.extend(f"{art.path}: {w}" for w in dump.warnings)
     out.add("lock_stat_dumps", [(cid, run_id, art.path, dump.version, dump.debug_locks_off, len(dump.classes),

@@ -43,11 +43,7 @@ def monitor_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out:
         raise BundleError("a monitor artifact needs its source (vmstat, meminfo, stat, xfs, ext4, slabinfo)",
                           {"file": "manifest.json", "field": f"artifact {art.path}: source"}, 422)
     t0 = art.trace_clock_at_start_ns
-    raw = gz.gunzip(bundle.path(art.path).read_bytes(), art.path)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise BundleError("file is not valid UTF-8 text", {"file": art.path, "byte": exc.start}, 400) from None
+    text = gz.decode(gz.gunzip(bundle.path(art.path).read_bytes(), art.path), art.path)
     f = parse_monitor(text, source, art.path)
     base = t0 if isinstance(t0, int) else f.samples[0].t_ns
     cid = bundle.capture_id
@@ -100,7 +96,7 @@ def iostat_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out: 
     from ..formats.iostat import parse_iostat
     if run_id is None:
         run_id = bundle.manifest.runs[0].id
-    r = parse_iostat(bundle.read_text(art.path), art.path)
+    r = parse_iostat(gz.read_plain(bundle.path(art.path), art.path), art.path)
     reports = r.reports[1:] if len(r.reports) > 1 else r.reports
     samples, units = [], {}
     for i, rep in enumerate(reports):
@@ -126,7 +122,7 @@ def vmstat_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out: 
     from ..formats.vmstat import parse_vmstat
     if run_id is None:
         run_id = bundle.manifest.runs[0].id
-    v = parse_vmstat(bundle.read_text(art.path), art.path)
+    v = parse_vmstat(gz.read_plain(bundle.path(art.path), art.path), art.path)
     rows = [r for r in v.rows if not r.since_boot] or v.rows
     samples = [(i * 1_000_000_000, {k: float(x) for k, x in r.values.items()}) for i, r in enumerate(rows)]
     _rows_from_reports(bundle.capture_id, run_id, "vmstat-cmd", samples, _VMSTAT_UNITS, out)

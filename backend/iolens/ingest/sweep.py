@@ -25,8 +25,10 @@ from typing import Any
 from ..bundle import Artifact, BundleError, OpenBundle, Workload
 from ..formats.cmd_output import parse_metric_lines, parse_rusage
 from ..formats.diskstats import delta, parse_diskstats
+from ..formats.errors import FormatError
 from ..formats.fio_log import parse_fio_log
 from ..formats.fio_terse import looks_like_terse, parse_fio_terse
+from ..formats.gz import decode, read_plain
 from .fio import fio_rows
 from .parsed import Parsed
 
@@ -63,7 +65,7 @@ def fio_log_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out:
     name = art.path.rsplit("/", 1)[-1]
     m = _LOG_NAME.match(name)
     kind = art.log or (m.group("log") if m else None)
-    log = parse_fio_log(bundle.read_text(art.path), source=art.path, kind=kind)
+    log = parse_fio_log(read_plain(bundle.path(art.path), art.path), source=art.path, kind=kind)
     job = art.job or (m.group("job") if m else name)
     job_index = art.job_index if "job_index" in given else (int(m.group("index")) if m and m.group("index") else None)
     clone = art.clone or (int(m.group("n")) if m and m.group("n") else 1)
@@ -156,7 +158,11 @@ def text_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out: Pa
     if art.size > TEXT_LIMIT:
         out.warnings.append(f"{art.path}: larger than {TEXT_LIMIT} bytes; kept in the bundle, not shown")
         return
-    text = bundle.path(art.path).read_bytes().decode("utf-8", errors="replace")
+    try:
+        text = decode(bundle.path(art.path).read_bytes(), art.path, errors="replace")
+    except FormatError as exc:  # gzip-compressed: shown as mojibake it would tell nothing
+        out.warnings.append(f"{exc}; kept in the bundle, not shown")
+        return
     out.add("capture_texts", [(bundle.capture_id, run_id, art.path, art.kind, text)])
 
 
@@ -164,13 +170,13 @@ def fio_terse_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, ou
     """fio terse output of a run -> the same rows as fio JSON."""
 
     run_id = _need_run(run_id, art)
-    fio_rows(bundle, run_id, art, out, parse_fio_terse(bundle.read_text(art.path), source=art.path))
+    fio_rows(bundle, run_id, art, out, parse_fio_terse(read_plain(bundle.path(art.path), art.path), source=art.path))
 
 
 def cmd_stdout_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out: Parsed) -> None:
     """The command's standard output -> its `iolens-metric NAME VALUE [UNIT]` lines as run_metrics m.NAME."""
     run_id = _need_run(run_id, art)
-    metrics, warnings = parse_metric_lines(bundle.read_text(art.path))
+    metrics, warnings = parse_metric_lines(read_plain(bundle.path(art.path), art.path))
     out.warnings.extend(f"{art.path}: {w}" for w in warnings)
     last: dict[str, tuple[float, str]] = {}
     for m in metrics:
@@ -182,7 +188,7 @@ def cmd_stdout_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, o
 
 def cmd_rusage_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out: Parsed) -> None:
     run_id = _need_run(run_id, art)
-    r = parse_rusage(bundle.read_text(art.path), source=art.path)
+    r = parse_rusage(read_plain(bundle.path(art.path), art.path), source=art.path)
     out.pending.setdefault("wall", {})[run_id] = r.wall_s
     cid = bundle.capture_id
     rows = [("wall_s", r.wall_s, "s"), ("user_s", r.user_s, "s"), ("sys_s", r.sys_s, "s"),
@@ -205,7 +211,7 @@ def diskstats_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, ou
         raise BundleError(f"run {run_id} has two diskstats artifacts for phase {phase}",
                           {"file": art.path, "field": "kind"}, 422)
     clock = art.clock_ns
-    runs[run_id][phase] = (parse_diskstats(bundle.read_text(art.path), source=art.path),
+    runs[run_id][phase] = (parse_diskstats(read_plain(bundle.path(art.path), art.path), source=art.path),
                            clock if isinstance(clock, int) else None, art.path)
 
 

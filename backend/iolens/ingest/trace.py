@@ -59,7 +59,7 @@ def trace_fields_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact,
     formats: dict[str, TraceFormat] = {}
     for a in run.artifacts:
         if a.kind == "tracepoint-formats":
-            formats.update(parse_formats(bundle.read_text(a.path), a.path))
+            formats.update(parse_formats(gz.read_plain(bundle.path(a.path), a.path), a.path))
     t0 = art.trace_clock_at_start_ns  # an integer: the manifest model checks it
     probe = run.probes.get("trace") or {}
     recorded = probe.get("recorded") or {}
