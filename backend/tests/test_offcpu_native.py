@@ -7,7 +7,10 @@ numeric states, frames), on malformed lines and on randomly damaged text."""
 
 from __future__ import annotations
 
+import csv
 import gzip
+import io
+import json
 import random
 import tarfile
 from pathlib import Path
@@ -16,6 +19,8 @@ import pytest
 from test_offcpu import TEXT
 
 from iolens.formats.errors import FormatError
+from iolens.formats.perf_offcpu import OffcpuReader, OffcpuSwitch
+from iolens.formats.perf_sched import Wake, iter_sched_events
 from iolens.ingest import offcpu
 from iolens.ingest.offcpu import Fallback, OffcpuFiles, native_pass, offcpu_pass
 
@@ -235,3 +240,40 @@ def test_a_truncated_gzip_file_is_a_clear_error(tmp_path):
     with pytest.raises(BundleError, match=r"offcpu\.script\.gz line \d+: damaged gzip stream: cannot read past line \d+"):
         ingest_file(store, bundle, bundles_dir=tmp_path / "db" / "bundles")
     assert store.query("SELECT count(*) FROM captures").scalar() == 0
+
+
+EVENT_LINE = json.loads((REPO / "testdata" / "vectors" / "offcpu-event-line.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("case", EVENT_LINE["cases"], ids=[c["name"][:60] for c in EVENT_LINE["cases"]])
+def test_the_event_line_vectors(tmp_path, case):
+    """testdata/vectors/offcpu-event-line.json: which line is an event line (an empty comm, perf's
+    16-column padding); the reference and the native pass agree byte for byte (`both`), and the
+    scheduler reader reads the same event lines."""
+    text = "\n".join(case["text"]) + "\n"
+    py = both(tmp_path, text)
+    if "error" in case:
+        assert py[0] == "error" and py[1] == case["error"], py
+        return
+    assert py[0] == "ok", py
+    events = list(OffcpuReader("in.txt").events(text.splitlines(keepends=True)))
+    assert len(events) == len(case["events"])
+    for ev, want in zip(events, case["events"], strict=True):
+        kind = "switch" if isinstance(ev, OffcpuSwitch) else "waking"
+        assert {"event": kind, **{k: getattr(ev, k) for k in want if k != "event"}} == want
+    stacks = [row[1] for row in csv.reader(io.StringIO(py[4].decode()))]
+    assert stacks == case["stacks"]
+    intervals = py[2].decode().splitlines()
+    assert len(intervals) == len(case["intervals"])
+    for raw, want in zip(intervals, case["intervals"], strict=True):
+        row = next(csv.reader([raw]))
+        assert (int(row[0]), row[2], row[3], int(row[8])) == (want["tid"], want["comm"], want["state"],
+                                                             want["blocked_ns"])
+        if want["waker_tid"] is None:
+            assert raw.endswith(",,"), raw
+        else:
+            assert int(row[10]) == want["waker_tid"] and row[11] == want["waker_comm"]
+            assert raw.endswith(f',"{want["waker_comm"]}"'), raw  # an empty comm is "", not unknown
+    wakes = [w for w in iter_sched_events(text.splitlines(keepends=True), "in.txt") if isinstance(w, Wake)]
+    assert [{k: getattr(w, k) for k in want} for w, want in zip(wakes, case["sched_wakes"], strict=False)] \
+        == case["sched_wakes"] and len(wakes) == len(case["sched_wakes"])

@@ -21,8 +21,20 @@ are cut, ';' becomes ':', partially demangled Rust symbols are fixed. `frames` i
 chain root first ("entry_SYSCALL_64;...;__schedule"), without the task name: ingest puts the
 task and its state in front. None when the event has no usable frame.
 
-Events other than these two are counted in `skipped`; a non-blank line that is neither a header
-nor an indented chain line raises FormatError naming the line.
+Which line is the event line (perf's builtin-script.c, perf_sample__fprintf_start, as of v6.1): perf
+prints the comm as it is ("%s ") when it prints a call chain, and right-aligned in 16 columns
+("%16s ") when it does not; then the pid and tid ("%7d/%-7d "). So with call chains an event line
+starts with whitespace only when its task's comm is empty (one space, then the pid's padding:
+"    4242/4242    [000] ..."), and without them every event line is indented. The rules:
+- the first line of a paragraph (after a blank line, or the file's first line) is an event line,
+  indented or not, as inferno-collapse-perf reads it; indented lines after it are its call chain;
+- an event line that perf padded (whitespace before a comm, or 16 or more spaces before an empty
+  one) has no call chain: an indented line after it is the next event line.
+Events other than these two are counted in `skipped`; a non-blank line that is neither an event
+line nor a chain line raises FormatError naming the line (a "chain" error for an indented line
+that opens a paragraph).
+The native pass (src/offcpu.rs) reads by the same rules; testdata/vectors/offcpu-event-line.json
+holds the cases both are tested on.
 """
 
 from __future__ import annotations
@@ -125,6 +137,7 @@ class OffcpuReader:
 
     def events(self, lines: Iterable[str]) -> Iterator[OffcpuEvent]:
         head: tuple | None = None   # (lineno, ts, cpu, pid, tid, comm, event, trace) of the open event
+        padded = False  # the open event's line was padded: no call chain follows it
         frames: list[str] = []
         lineno = 0
         for lineno, line in enumerate(lines, 1):
@@ -136,31 +149,33 @@ class OffcpuReader:
                         yield ev
                     head, frames = None, []
                 continue
-            if line[0] in " \t":
-                if head is None:
-                    raise line_error(self.source, lineno, "chain", line)
+            indented = line[0] in " \t"
+            if indented and head is not None and not padded:
                 f = frame_name(line)
                 if f is not None:
                     frames.append(f)
                 continue
             if line.startswith("#"):
                 continue
+            kind = "chain" if indented and head is None else "header"  # the error if it is no event line
             if head is not None:  # an event without a chain and no blank line (perf record without -g)
                 ev = self._make(head, frames)
                 if ev is not None:
                     yield ev
                 frames = []
-            head = self._head(lineno, line)
+            head = self._head(lineno, line, kind)
+            ws = len(line) - len(line.lstrip())
+            padded = ws > 0 and (head[5] != "" or ws >= 16)
         if head is not None:
             ev = self._make(head, frames)
             if ev is not None:
                 yield ev
         self.lines = lineno
 
-    def _head(self, lineno: int, line: str) -> tuple:
+    def _head(self, lineno: int, line: str, kind: str) -> tuple:
         m = _HEAD.match(line)
         if m is None:
-            raise line_error(self.source, lineno, "header", line)
+            raise line_error(self.source, lineno, kind, line)
         comm = m.group("comm")
         if m.group("tid") is None:  # a lone tid
             pid, tid = None, int(m.group("pid"))

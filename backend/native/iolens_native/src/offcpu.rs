@@ -130,6 +130,8 @@ fn lit(b: &[u8], i: usize, s: &[u8]) -> Option<usize> {
 // (?P<sec>[0-9]{1,10})\.(?P<frac>[0-9]{1,9}):\s+(?:[0-9]{1,20}\s+)?(?P<event>[\w:.-]+):\s?
 
 struct Head<'a> {
+    /// the whitespace before the comm (`\s`), in bytes
+    indent: usize,
     comm: &'a str,
     pid: Option<i64>,
     tid: i64,
@@ -233,6 +235,7 @@ fn head(line: &str) -> Option<Head<'_>> {
         });
     let (cs, ce, (pid, tid, cpu, sec, frac, es, ee, end)) = found?;
     Some(Head {
+        indent: w,
         comm: &line[cs..ce],
         pid,
         tid,
@@ -786,6 +789,8 @@ pub fn offcpu_csv(
 
 fn run(mut pass: Pass, src: Source, chunk: usize) -> Result<Box<Counts>, Stop> {
     let mut open: Option<Open> = None;
+    // the open event's line was padded: no call chain follows it (perf_offcpu.py's rules)
+    let mut padded = false;
     let mut lineno = 0u64;
     let bytes = each_line(src, chunk, |line, ascii| {
         lineno += 1;
@@ -803,16 +808,20 @@ fn run(mut pass: Pass, src: Source, chunk: usize) -> Result<Box<Counts>, Stop> {
             return Ok(());
         }
         let first = line.as_bytes()[0];
-        if first == b' ' || first == b'\t' {
-            if open.is_none() {
-                return Err(format_stop(lineno, "chain", line));
-            }
+        let indented = first == b' ' || first == b'\t';
+        if indented && open.is_some() && !padded {
             pass.frame(line);
             return Ok(());
         }
         if first == b'#' {
             return Ok(());
         }
+        // the error if it is no event line: an indented line opening a paragraph reads as a chain
+        let kind = if indented && open.is_none() {
+            "chain"
+        } else {
+            "header"
+        };
         if let Some(ev) = open.take() {
             // an event without a chain and no blank line (perf record without -g)
             pass.finish_event(&ev)?;
@@ -825,8 +834,10 @@ fn run(mut pass: Pass, src: Source, chunk: usize) -> Result<Box<Counts>, Stop> {
             )));
         }
         let Some(h) = head(line) else {
-            return Err(format_stop(lineno, "header", line));
+            return Err(format_stop(lineno, kind, line));
         };
+        // perf pads the comm to 16 columns only when it prints no call chain
+        padded = h.indent > 0 && (!h.comm.is_empty() || h.indent >= 16);
         // frac[:9] * 10 ** (9 - len)
         let (frac, flen) = h.frac;
         let ts = h
@@ -958,6 +969,13 @@ mod tests {
         // the empty comm: `\s*` gives back a space
         let h = head("  7/7 [001] 1.5: sched:sched_waking: comm=a pid=1 prio=1").unwrap();
         assert_eq!((h.comm, h.tid, h.frac), ("", 7, (5, 1)));
+        // an empty comm as perf prints it before a call chain ("%s " then "%7d/%-7d ")
+        let h =
+            head("    4242/4242    [000] 1.5: sched:sched_waking: comm=a pid=1 prio=1").unwrap();
+        assert_eq!((h.comm, h.indent, h.pid, h.tid), ("", 4, Some(4242), 4242));
+        // padded to 16 columns (no call chain)
+        let h = head("             fio    7894/7894    [001] 1.5: sched:sched_switch: x").unwrap();
+        assert_eq!((h.comm, h.indent, h.tid), ("fio", 13, 7894));
         // a sample period before the event
         let h = head("a 1 [001] 1.5: 100 cycles:u: x").unwrap();
         assert_eq!((h.pid, h.tid, h.event, h.trace), (None, 1, "cycles:u", "x"));
