@@ -41,6 +41,18 @@ def exported(tmp_path_factory) -> dict:
             r = api.get(f"/api/notebooks/{nid}/export", params={"format": fmt})
             assert r.status_code == 200, r.text
             out[fmt] = r.text
+        # a run= the capture does not have, followed by a flame graph and the scheduler cell
+        doc = {"format_version": 1, "title": "missing run", "captures": [cid], "baseline": cid,
+               "cells": [{"type": "view", "kind": "timeline", "state": f"run=r007;{sel}", "full": False},
+                         {"type": "view", "kind": "flame", "state": "", "full": False},
+                         {"type": "view", "kind": "sched", "state": "", "full": False}]}
+        r = api.post("/api/notebooks", json={"document": doc, "parent": None})
+        assert r.status_code == 201, r.text
+        missing = r.json()["id"]
+        for fmt in ("html", "text"):
+            r = api.get(f"/api/notebooks/{missing}/export", params={"format": fmt})
+            assert r.status_code == 200, r.text
+            out[f"missing_{fmt}"] = r.text
         out["tracks"], out["sel_tracks"] = {}, {}
         for kind in ("cpu", "block", "fio", "samples"):
             for key, params in (("tracks", {}), ("sel_tracks", {"from_ns": SEL[0], "to_ns": SEL[1]})):
@@ -99,3 +111,27 @@ def test_text_table_equals_the_api(exported) -> None:
             assert cells == [*want, *tail], (lab, line)
     assert f"run {exported['run']['id']}" in text
     assert "selection 1.000 s - 2.000 s" in text
+
+
+def test_a_run_the_capture_lacks_draws_the_first_and_says_so(exported) -> None:
+    """run=r007 of a capture with one run: as the app (store/rules/timeline_run.py), the first run is
+    drawn and the export says so first; the selection stays of r007 and is not applied to the run
+    drawn; the flame cell says why, as the app's."""
+    first = exported["run"]["id"]
+    said = f"run r007 is not in this capture; showing {first}"
+    page = exported["missing_html"]
+    figs = _figures(page)
+    assert len(figs) == 1 and f"<b>Run {first}</b>" in figs[0]
+    assert f'<p class="warning" data-testid="timeline-missing-run">{said}</p><figure' in page
+    assert 'class="selection"' not in figs[0]  # the selection is of r007
+    assert "No timeline" not in page and "has no run" not in page
+    text = exported["missing_text"]
+    timeline = text[text.index("! " + said):]
+    assert timeline.splitlines()[1].strip().startswith("capture ")
+    assert f"run {first} (repeat" in timeline
+    assert "selection 1.000 s - 2.000 s of run r007: not applied" in timeline
+    flat = " ".join(text.split())
+    assert ("Time range 1.000-2.000 s of run r007 (timeline selection): run r007 is not in this capture: "
+            "not applied.") in flat  # the flame cell, as the app's
+    # the scheduler cell counts the range in every run, each on its own clock (not the brushed run's)
+    assert "Time range 1.000-2.000 s of run r007 (timeline selection): the figures and pairs below count only" in flat

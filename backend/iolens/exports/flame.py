@@ -163,8 +163,10 @@ class FlameExport:
             why = ("not applied to a difference of two captures (it is a range of one run)" if st["view"] == "diff"
                    else "of another capture: not applied to this graph")
             return selection.notice(ctx, t, why)
-        run = selection.timeline_runs(ctx, cap).get(t.run)
-        off = run.samples_offset_ns if run is not None else None
+        runs = selection.timeline_runs(ctx, cap)
+        if t.run not in runs:  # a run= the capture does not have (as the app's flame cell says)
+            return selection.notice(ctx, t, f"run {t.run} is not in this capture: not applied")
+        off = runs[t.run].samples_offset_ns
         if off is None:
             return selection.notice(ctx, t, f"run {t.run} has no perf samples: not applied")
         lo = max(0, t.from_ns - off)

@@ -10,6 +10,9 @@ Text: the same table in 72 columns, with a context line (capture, run, selection
 
 State (src/cells/timeline/state.ts): `cap=` capture (default: the baseline), `run=` (default: the
 first run), `sel=FROM-TO` the selection, `w=FROM-TO` the app's zoom (the export draws the whole run).
+A `run=` the capture does not have: as the app, the export draws the capture's first run and says
+so first ("run r007 is not in this capture; showing r000"); the selection stays of the named run and
+is not applied (store/rules/timeline_run.py, testdata/vectors/timeline-run.json).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from .. import models
+from ..store.rules.timeline_run import missing_run_notice, shown_run
 from ..views import timeline as tl
 from . import svgplot
 from . import textfmt as tf
@@ -70,6 +74,8 @@ class TimelineData:
     sel_tracks: dict[str, models.TimelineTrack] = field(default_factory=dict)
     sel: tuple[int, int] | None = None
     error: str | None = None
+    missing_run: str | None = None  # what the view says of a run= the capture does not have
+    unapplied: tuple[str, int, int] | None = None  # (run, from, to): the selection of that run
 
 
 def cpu_busy(t: models.TimelineTrack) -> list[float | None]:
@@ -143,12 +149,20 @@ class TimelineExport:
             out.error = str(exc)
             return out
         out.capture = ov.capture
-        run = next((r for r in ov.runs if r.id == st["run"]), None) if st["run"] else (ov.runs[0] if ov.runs else None)
+        ids = [r.id for r in ov.runs]
+        named = str(st["run"]) if st["run"] else None
+        shown = shown_run(named, ids)
+        out.missing_run = missing_run_notice(named, ids)
+        run = next((r for r in ov.runs if r.id == shown), None)
         if run is None:
-            out.error = f"capture {cid} has no run {st['run']}" if st["run"] else f"capture {cid} has no runs"
+            out.error = out.missing_run or f"capture {cid} has no runs"
             return out
         out.run = run
         sel = st["sel"]
+        if out.missing_run is not None and isinstance(sel, list):
+            # the selection is of the named run: not applied to the run drawn
+            out.unapplied = (str(named), sel[0], sel[1])
+            sel = None
         for kind in tl.TRACKS:
             out.tracks[kind] = tl.track(ctx.store, str(cid), run.id, kind, width=WIDTH)
             if isinstance(sel, list):
@@ -158,10 +172,22 @@ class TimelineExport:
         return out
 
     def context_line(self, ctx: ExportContext, d: TimelineData) -> str:
+        return f"{self._run_words(ctx, d)}; {self._sel_words(d)}"
+
+    @staticmethod
+    def _run_words(ctx: ExportContext, d: TimelineData) -> str:
         assert d.capture is not None and d.run is not None
-        sel = f"selection {_s(d.sel[0])} - {_s(d.sel[1])}" if d.sel else "no selection"
         return (f"capture {ctx.name(d.capture.id)}, run {d.run.id} (repeat {d.run.repeat}), "
-                f"{_s(d.run.duration_ns)} long; {sel}")
+                f"{_s(d.run.duration_ns)} long")
+
+    @staticmethod
+    def _sel_words(d: TimelineData) -> str:
+        if d.sel:
+            return f"selection {_s(d.sel[0])} - {_s(d.sel[1])}"
+        if d.unapplied:
+            run, lo, hi = d.unapplied
+            return f"selection {_s(lo)} - {_s(hi)} of run {run}: not applied"
+        return "no selection"
 
     def rows(self, d: TimelineData) -> list[tuple[str, str, tuple, tuple]]:
         """(label, unit, (mean, max) over the run, (mean, max) over the selection or (None, None))."""
@@ -172,8 +198,8 @@ class TimelineExport:
     def text(self, ctx: ExportContext, data: TimelineData) -> list[str]:
         if data.error or data.run is None:
             return tf.wrap(f"No timeline: {data.error}", indent="    ")
-        head, sel = self.context_line(ctx, data).split("; ")
-        lines = tf.wrap(head, indent="    ") + tf.wrap(sel, indent="    ")
+        lines = tf.wrap(f"! {data.missing_run}", indent="    ") if data.missing_run else []
+        lines += tf.wrap(self._run_words(ctx, data), indent="    ") + tf.wrap(self._sel_words(data), indent="    ")
         if not data.run.aligned:
             lines += tf.wrap("! no clock reading at the run's start: each track counts from its own first event",
                              indent="    ")
@@ -196,14 +222,16 @@ class TimelineExport:
     def html(self, ctx: ExportContext, data: TimelineData) -> str:
         if data.error or data.run is None:
             return f'<p class="muted">No timeline: {html.escape(str(data.error))}</p>'
+        said = (f'<p class="warning" data-testid="timeline-missing-run">{html.escape(data.missing_run)}</p>'
+                if data.missing_run else "")
         svg, legend = timeline_svg(data)
         head = ["series", "unit", "run mean", "run max", "selection mean", "selection max"]
         rows = [[html.escape(lab), html.escape(unit)] + [svgplot.val(v, unit) for v in (m, x, sm, sx)]
                 for lab, unit, (m, x), (sm, sx) in self.rows(data)]
         note = html.escape(self.context_line(ctx, data) + f"; {WIDTH}-column grids ({_bucket(data)}); "
                            "from views/timeline.py, the app's /timeline answers.")
-        return svgplot.figure("timeline", f"Run {data.run.id}", "per-CPU rows, block, fio, perf samples; time in s",
-                              svg, legend, svgplot.numbers(head, rows, note))
+        return said + svgplot.figure("timeline", f"Run {data.run.id}", "per-CPU rows, block, fio, perf samples; time in s",
+                                     svg, legend, svgplot.numbers(head, rows, note))
 
 
 def _bucket(d: TimelineData) -> str:
