@@ -152,4 +152,12 @@ test('a saved notebook keeps the selection: its permalink opens with the flame g
   await expect(cell(page, 'flame').getByTestId('time-applied')).toContainText('1.000–2.000 s of run r001');
   await expect(page.getByTestId('timeline-selection')).toContainText('1.000–2.000 s of run r001');
   await expect(cell(page, 'flame').getByTestId('flame-summary')).toContainText('run r001');
+  // the range's bounds (s since the run's first sample, to the µs) fit their fields: not cut to '1.13936'
+  for (const label of ['From, seconds', 'To, seconds']) {
+    const input = cell(page, 'flame').getByLabel(label);
+    await expect(input).toHaveValue(/^\d+\.\d{4,6}$/);
+    expect(await input.evaluate((el) => el.scrollWidth <= el.clientWidth), label).toBe(true);
+  }
+  // the legend names the track each server time is of
+  await expect(page.getByTestId('timeline-legend')).toContainText(/server time per track: samples \d+ ms/);
 });

@@ -266,7 +266,11 @@ function Hover({ row, t, track }: { row: RowSpec; t: number; track: Track | unde
 
 function Legend({ cpu, block, fio, samples, loading }: { cpu?: Track; block?: Track; fio?: Track; samples?: Track; loading: boolean }) {
   const names = cpu?.names ?? [];
-  const ms = (t?: Track) => (t ? `${t.elapsed_ms} ms` : '');
+  // the server's time to answer each track drawn: 'CPUs 616 ms, block 581 ms' (was '616.1 ms / 581 ms', unnamed)
+  const served = (['cpu', 'block', 'fio', 'samples'] as const).flatMap((k) => {
+    const t = { cpu, block, fio, samples }[k];
+    return t ? [`${k === 'cpu' ? 'CPUs' : k} ${Math.round(t.elapsed_ms)} ms`] : [];
+  });
   return (
     <div className="timeline-legend muted small" data-testid="timeline-legend">
       {names.map((n, i) => (
@@ -279,7 +283,7 @@ function Legend({ cpu, block, fio, samples, loading }: { cpu?: Track; block?: Tr
       {fio?.note && <span>· {TRACK_NAMES.fio}: {fio.note}</span>}
       {samples && <span>· {samples.event} samples per column</span>}
       <span>
-        · server {[cpu, block, fio, samples].filter(Boolean).map(ms).join(' / ')}
+        · server time per track: {served.join(', ')}
         {loading ? ' · loading…' : ''}
       </span>
     </div>
