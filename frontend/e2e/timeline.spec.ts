@@ -124,7 +124,7 @@ test('a run= the capture does not have: the timeline says so and shows the first
   await page.goto(`/compare?v=1&captures=${id}&baseline=${id}&cell=timeline:run=r007;sel=1000000000-2000000000&cell=flame`);
   await expect(page.getByTestId('timeline-missing-run')).toHaveText('run r007 is not in this capture; showing r000');
   await expect(page.getByLabel('Timeline run')).toHaveValue('r000');
-  await expect(page.getByTestId('timeline-selection')).toContainText('1.000–2.000 s of run r007');
+  await expect(page.getByTestId('timeline-selection')).toContainText('1.000–2.000 s of run r007: of a run this capture does not have, not drawn on r000');
   await expect(cell(page, 'flame').getByTestId('time-applied')).toContainText('run r007 is not in this capture: not applied');
   await shot(page, 'timeline-missing-run');
   // a run it has: no notice

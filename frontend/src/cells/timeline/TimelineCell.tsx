@@ -98,15 +98,17 @@ export function TimelineCell({ ctx, state, setState }: CellProps<TimelineState>)
           <p className="muted small timeline-sel" data-testid="timeline-selection">
             {state.sel ? (
               <>
-                Selection <strong>{sharedTimeText({ capture: cap, run: state.run ?? run.id, from: state.sel[0], to: state.sel[1] })}</strong>: the notebook's time range, applied by its flame graph, block and
-                scheduler cells.
+                Selection <strong>{sharedTimeText({ capture: cap, run: state.run ?? run.id, from: state.sel[0], to: state.sel[1] })}</strong>
+                {missing
+                  ? `: of a run this capture does not have, not drawn on ${run.id} (the exports say the same); brush here to select a range of ${run.id}.`
+                  : ": the notebook's time range, applied by its flame graph, block and scheduler cells."}
               </>
             ) : (
               'Drag across the tracks to select a time range: the flame graph, block and scheduler cells of the notebook then show that range.'
             )}{' '}
             Time: since the run's start{run.aligned ? ' (its clock reading, the block views’ time 0)' : ' — not aligned: this run has no clock reading, each track counts from its own first event'}.
           </p>
-          <Tracks key={`${cap}|${run.id}`} cap={cap} run={run} state={state} onSelect={(sel) => set({ cap: state.cap ?? cap, run: run.id, sel })} onZoom={(win) => set({ win })} />
+          <Tracks key={`${cap}|${run.id}`} cap={cap} run={run} state={missing ? { ...state, sel: null } : state} onSelect={(sel) => set({ cap: state.cap ?? cap, run: run.id, sel })} onZoom={(win) => set({ win })} />
           {o.notes.map((n) => (
             <p key={n} className="flame-note">
               {n}
