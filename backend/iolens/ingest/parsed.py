@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..formats.fio_json import FioResult
+from .streamed import Streamed
 
 Rows = dict[str, list[tuple[Any, ...]]]
 
@@ -21,6 +22,12 @@ class BulkCsv:
     path: Path                               # inside the bundle's temporary directory
     columns: tuple[tuple[str, str], ...]     # (name, DuckDB type) in file order
     constants: tuple[tuple[str, Any], ...]   # (name, value) for every row: capture_id, run_id
+    # written by a parse that the write transaction runs (ingest/streamed.py): loaded while it is
+    # written when `path` is its FIFO, after it ends otherwise
+    streamed: Streamed | None = None
+    # DuckDB's limit on a line, and what it reads at a time (Writer.insert_csv; None: 16 x the limit)
+    max_line_bytes: int = 64 << 20
+    buffer_bytes: int | None = None
 
 
 @dataclass

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shutil
 import threading
 from collections.abc import Iterator
@@ -25,9 +26,9 @@ from ..bundle import KEPT_KINDS, BundleError, Limits, OpenBundle, open_bundle
 from ..bundle.reader import file_sha256
 from ..formats import gz
 from ..formats.errors import FormatError
-from ..store.db import Store, StoreOpening
+from ..store.db import Store, StoreOpening, Writer
 from . import fio, sweep, workload
-from .parsed import Parsed
+from .parsed import BulkCsv, Parsed
 from .registry import FINISHERS, handler, table_columns
 
 log = logging.getLogger("iolens.ingest")
@@ -66,6 +67,28 @@ def _fact_str(v: Any) -> str | None:
     return str(v)
 
 
+# What a parser raises on bad input (FormatError), or by a bug on input it did not expect.
+_PARSE_ERRORS = (FormatError, ValueError, ArithmeticError, IndexError, KeyError, RecursionError, UnicodeError)
+
+
+def _refusal(bundle: OpenBundle, run_id: str | None, path: str, kind: str, exc: BaseException) -> BundleError:
+    """A parser's error as the refusal of the bundle, naming the file (and line or field); its
+    cause is the error it tells (for a damaged gzip stream, the damage's)."""
+    if isinstance(exc, FormatError):
+        if exc.file == path:  # garbage that a damaged gzip stream decoded to: the damage
+            exc = gz.explain(exc, bundle.path(path))
+        err = BundleError(str(exc), {"file": exc.file, "line": exc.line, "field": exc.field, "run": run_id}, 422)
+    else:
+        # A parser bug, not a FormatError: still a clear refusal naming the file, never a 500.
+        log.error("%s: the %s parser failed", path, kind, exc_info=exc)
+        err = BundleError(
+            f"{path}: cannot read this {kind} file ({type(exc).__name__}: {str(exc)[:200]})",
+            {"file": path, "line": None, "field": None, "run": run_id}, 422,
+        )
+    err.__cause__ = exc
+    return err
+
+
 def parse_bundle(bundle: OpenBundle) -> Parsed:
     out = Parsed()
     for name in bundle.unlisted:
@@ -78,19 +101,8 @@ def parse_bundle(bundle: OpenBundle) -> Parsed:
             continue
         try:
             parser(bundle, run_id, art, out)
-        except FormatError as exc:
-            if exc.file == art.path:  # garbage that a damaged gzip stream decoded to: the damage
-                exc = gz.explain(exc, bundle.path(art.path))
-            raise BundleError(
-                str(exc), {"file": exc.file, "line": exc.line, "field": exc.field, "run": run_id}, 422
-            ) from exc
-        except (ValueError, ArithmeticError, IndexError, KeyError, RecursionError, UnicodeError) as exc:
-            # A parser bug, not a FormatError: still a clear refusal naming the file, never a 500.
-            log.exception("%s: the %s parser failed", art.path, art.kind)
-            raise BundleError(
-                f"{art.path}: cannot read this {art.kind} file ({type(exc).__name__}: {str(exc)[:200]})",
-                {"file": art.path, "line": None, "field": None, "run": run_id}, 422,
-            ) from exc
+        except _PARSE_ERRORS as exc:
+            raise _refusal(bundle, run_id, art.path, art.kind, exc)  # noqa: B904 - its cause is set
     for finish in FINISHERS:
         finish(bundle, out)
     for run in bundle.manifest.runs:
@@ -238,6 +250,10 @@ def _write(store: Store, bundle: OpenBundle, parsed: Parsed) -> None:
         repeats[key] = repeats.get(key, 0) + 1
     now = datetime.now(UTC).replace(tzinfo=None)
     with store.write() as w:
+        # First the bulk loads: a streamed parse (ingest/streamed.py) runs now, and its warnings
+        # belong in the captures row.
+        for b in parsed.bulk:
+            _load_bulk(w, bundle, b, parsed)
         w.insert(
             "captures",
             ("capture_id", "label", "tags", "kernel", "hostname", "created_at", "ingested_at",
@@ -265,9 +281,57 @@ def _write(store: Store, bundle: OpenBundle, parsed: Parsed) -> None:
         )
         for table, rows in parsed.rows.items():
             w.insert(table, table_columns(table), rows)
-        for b in parsed.bulk:
-            w.insert_csv(b.table, b.path, b.columns, b.constants)
         for step in parsed.derive:
             step(w)
         w.execute(fio.DERIVE_FIO_RESULTS, {"cid": cid})
         w.execute(sweep.DERIVE_RUN_METRICS, {"cid": cid})
+
+
+def _load_bulk(w: Writer, bundle: OpenBundle, b: BulkCsv, parsed: Parsed) -> None:
+    """Loads one bulk file. A streamed parse is started by the first of its files: its FIFO is
+    loaded while the parse writes it, its other files once the parse is over; its error (the
+    parse's, not the load's that it caused) refuses the bundle and rolls the transaction back."""
+    job = b.streamed
+    if job is None:
+        _insert(w, b)
+        return
+    job.start()
+    try:
+        if b.path == job.fifo:
+            try:
+                _insert(w, b)
+            except duckdb.InvalidInputException as exc:
+                job.abort()
+                cause = job.error()
+                if cause is not None and not isinstance(cause, BrokenPipeError):
+                    raise cause from None  # the parse failed first: the load saw its truncated output
+                too_long = _TOO_LONG.search(str(exc))
+                if too_long is None:
+                    raise
+                raise BundleError(
+                    f"{job.art_path}: sample {too_long.group(1)} (in the order of the text): its command and event "
+                    f"name take more than {b.max_line_bytes} bytes; not a perf script sample",
+                    {"file": job.art_path, "line": None, "field": "sample", "run": job.run_id}, 422) from exc
+            except BaseException:
+                job.abort()
+                cause = job.error()
+                if cause is not None and not isinstance(cause, BrokenPipeError):
+                    raise cause from None  # the parse failed first: the load saw its truncated output
+                raise
+            parsed.warnings.extend(job.wait())
+        else:
+            parsed.warnings.extend(job.wait())
+            _insert(w, b)
+    except _PARSE_ERRORS as exc:
+        if isinstance(exc, (duckdb.Error, BundleError)):
+            raise
+        raise _refusal(bundle, job.run_id, job.art_path, job.kind, exc)  # noqa: B904 - its cause is set
+
+
+# DuckDB's refusal of a line longer than max_line_size (the line is the sample's number)
+_TOO_LONG = re.compile(r"CSV Error on Line: (\d+)(?s:.*)Maximum line size of \d+ bytes exceeded")
+
+
+def _insert(w: Writer, b: BulkCsv) -> None:
+    w.insert_csv(b.table, b.path, b.columns, b.constants, max_line_bytes=b.max_line_bytes,
+                 buffer_bytes=b.buffer_bytes)

@@ -84,11 +84,16 @@ class Writer:
         path: Path | str,
         columns: Sequence[tuple[str, str]],
         constants: Sequence[tuple[str, Any]] = (),
+        *,
+        max_line_bytes: int = 64 << 20,
+        buffer_bytes: int | None = None,
     ) -> int:
         """Bulk insert (millions of rows; executemany is far too slow for that) from a headerless
         CSV file: `columns` are its (name, DuckDB type) in file order, `constants` (name, value)
         fill the other columns (capture_id, run_id...). Quoting is RFC 4180 (quotes doubled inside quotes); an
-        empty unquoted field is NULL, a quoted one "" is the empty string. Returns the row count."""
+        empty unquoted field is NULL, a quoted one "" is the empty string. Returns the row count.
+        A longer line than `max_line_bytes` is an error. DuckDB reads `buffer_bytes` at a time
+        (default 16 x max_line_bytes): a FIFO is parsed as it is written only with small buffers."""
         names = [c for c, _ in constants] + [c for c, _ in columns]
         spec = "{" + ", ".join(f"'{c}': '{t}'" for c, t in columns) + "}"
         literal = "'" + str(path).replace("'", "''") + "'"
@@ -96,7 +101,8 @@ class Writer:
             f"INSERT INTO {table} ({', '.join(names)}) "
             f"SELECT {', '.join('?' for _ in constants)}{', ' if constants else ''}* FROM read_csv({literal}, "
             f"header = false, columns = {spec}, delim = ',', quote = '\"', escape = '\"', "
-            "allow_quoted_nulls = false, auto_detect = false, max_line_size = 67108864)"
+            f"allow_quoted_nulls = false, auto_detect = false, max_line_size = {int(max_line_bytes)}"
+            f"{'' if buffer_bytes is None else f', buffer_size = {int(buffer_bytes)}'})"
         )
         row = self._cur.execute(sql, [v for _, v in constants]).fetchone()
         return int(row[0]) if row else 0
