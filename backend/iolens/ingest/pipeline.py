@@ -1,8 +1,10 @@
 """Ingest one bundle: check it, parse every artifact, then write everything in one transaction.
 
-Parsing happens before the transaction opens, so a bad file leaves the store as it was. The
-original bundle is kept under the SHA-256 of its bytes. Each artifact kind is read by its handler
-(ingest/registry.py: one module per domain, one line per kind).
+Parsing happens before the transaction opens, so a bad file leaves the store as it was; except
+a streamed parse (perf script text, ingest/streamed.py), which runs inside the transaction while
+DuckDB loads its rows, and whose error rolls the transaction back: the store is left as it was
+all the same. The original bundle is kept under the SHA-256 of its bytes. Each artifact kind is
+read by its handler (ingest/registry.py: one module per domain, one line per kind).
 """
 
 from __future__ import annotations
