@@ -146,28 +146,39 @@ def ingest_file(
     """Check, parse and store one bundle (or fio terse text). `store` may still be opening
     (StoreOpening, `iolens ingest` on a new database): the bundle is then parsed meanwhile, and
     checked against the captures already stored once the store is open."""
-    if isinstance(store, StoreOpening) and store.done():
-        store = store.result()
+    # The store, resolved once: `ready` is None while it is still opening; it is then waited for
+    # when first needed, after the bundle is parsed (the database's DDL runs meanwhile).
+    if isinstance(store, StoreOpening):
+        opening: StoreOpening | None = store
+        ready = store.result() if store.done() else None
+    else:
+        opening, ready = None, store
+
+    def resolved() -> Store:
+        if ready is not None:
+            return ready
+        assert opening is not None
+        return opening.result()
+
     terse = sweep.sniff_terse(archive)  # fio terse text instead of a bundle: wrapped into one
     if terse is not None:
         import hashlib
 
-        if isinstance(store, StoreOpening):
-            store = store.result()
-        found = sweep.existing_terse(store, hashlib.sha256(terse.encode("utf-8")).hexdigest())
+        opened = resolved()
+        found = sweep.existing_terse(opened, hashlib.sha256(terse.encode("utf-8")).hexdigest())
         if found is not None:
-            runs = store.query("SELECT n_runs FROM captures WHERE capture_id = ?", [found[0]]).scalar()
+            runs = opened.query("SELECT n_runs FROM captures WHERE capture_id = ?", [found[0]]).scalar()
             return IngestResult(found[0], found[1], created=False, runs=runs)
         wrapped = sweep.wrap_terse(terse, source, archive.parent)
         try:
-            return ingest_file(store, wrapped, bundles_dir=bundles_dir, source=source, limits=limits)
+            return ingest_file(opened, wrapped, bundles_dir=bundles_dir, source=source, limits=limits)
         finally:
             wrapped.unlink(missing_ok=True)
     digest = file_sha256(archive)
-    if isinstance(store, StoreOpening):
+    if ready is None:
         with open_bundle(archive, source, limits, sha256=digest) as bundle:
             parsed = parse_bundle(bundle)
-            opened = store.result()
+            opened = resolved()
             with _one_at_a_time(digest):
                 found = opened.query("SELECT capture_id, label, n_runs FROM captures WHERE bundle_sha256 = ?",
                                      [digest]).rows
@@ -177,10 +188,10 @@ def ingest_file(
     # The same bytes again (a re-upload, five people uploading one bundle at once): answered from
     # the content hash before anything is unpacked or parsed; concurrent copies wait for the first.
     with _one_at_a_time(digest):
-        found = store.query("SELECT capture_id, label, n_runs FROM captures WHERE bundle_sha256 = ?", [digest]).rows
+        found = ready.query("SELECT capture_id, label, n_runs FROM captures WHERE bundle_sha256 = ?", [digest]).rows
         if found:
             return IngestResult(found[0][0], found[0][1], created=False, runs=found[0][2])
-        return _ingest_bundle(store, archive, digest, bundles_dir=bundles_dir, source=source, limits=limits)
+        return _ingest_bundle(ready, archive, digest, bundles_dir=bundles_dir, source=source, limits=limits)
 
 
 _INFLIGHT: dict[str, tuple[threading.Lock, int]] = {}
