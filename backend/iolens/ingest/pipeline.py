@@ -103,6 +103,8 @@ def parse_bundle(bundle: OpenBundle) -> Parsed:
             continue
         try:
             parser(bundle, run_id, art, out)
+        except BundleError:
+            raise  # the handler's own refusal, naming the file and field (a ValueError: not a parser bug)
         except _PARSE_ERRORS as exc:
             raise _refusal(bundle, run_id, art.path, art.kind, exc)  # noqa: B904 - its cause is set
     for finish in FINISHERS:
