@@ -13,7 +13,7 @@
 //                registry imports them)
 //   state/       the URL and the saved document: anything below, but of cells/ only `cells/registry`
 //                (the one table of kinds, whose encode/decode a link's cells go through) and `cells/types`
-//   pages/, App.tsx, main.tsx   the top: anything
+//   pages/, App.tsx, main.tsx, boot.ts, render.tsx   the top: anything
 import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';

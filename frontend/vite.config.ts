@@ -1,16 +1,102 @@
 /// <reference types="vitest/config" />
-import { defineConfig } from 'vite';
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
+
+// How a notebook page loads (issue 17: the flame graph's first paint):
+// - src/main.tsx, the first script: the styles and boot.ts, which starts the notebook's requests and
+//   its cells' code from the URL; then it imports src/render.tsx (react-dom, the app, the pages).
+// - index.html preloads render.tsx's chunk and the flame cell's code (the cell most notebooks show):
+//   they download while the first script runs, and boot's requests start before react-dom is
+//   evaluated.
+// - The flame cell's view is one chunk ('flame'), not the seven scripts and two stylesheets the
+//   automatic split made of it (each a request on the critical path of its first paint).
+const src = fileURLToPath(new URL('./src/', import.meta.url));
+const MAIN = `${src}main.tsx`;
+const RENDER = `${src}render.tsx`;
+const FLAME = `${src}cells/flame/FlameCell.tsx`;
+
+interface ModuleGraph {
+  getModuleInfo(id: string): { importedIds: readonly string[] } | null;
+}
+
+/** Modules reachable from `roots` through static imports. */
+function staticClosure(graph: ModuleGraph, roots: string[]): Set<string> {
+  const seen = new Set<string>();
+  const stack = [...roots];
+  while (stack.length) {
+    const id = stack.pop()!;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    for (const dep of graph.getModuleInfo(id)?.importedIds ?? []) stack.push(dep);
+  }
+  return seen;
+}
+
+/**
+ * Three chunks for a notebook page with a flame graph, not the twenty small files the automatic
+ * split makes of what the page's scripts share with the cells' views: 'boot' (what the first
+ * script imports), 'render' (what render.tsx adds), 'flame' (what the flame cell's view adds).
+ */
+function pageChunks() {
+  let groups: Map<string, string> | null = null;
+  return (id: string, graph: ModuleGraph): string | null => {
+    if (!groups) {
+      groups = new Map();
+      const boot = staticClosure(graph, [MAIN]);
+      const render = staticClosure(graph, [MAIN, RENDER]);
+      for (const m of boot) if (m !== MAIN) groups.set(m, 'boot');
+      for (const m of render) if (!groups.has(m) && m !== MAIN) groups.set(m, 'render');
+      for (const m of staticClosure(graph, [FLAME])) if (!groups.has(m) && !render.has(m)) groups.set(m, 'flame');
+    }
+    return groups.get(id) ?? null;
+  };
+}
+
+/** index.html preloads render.tsx's chunk and the flame chunk, with the chunks they import. */
+function preloadPage(): Plugin {
+  return {
+    name: 'iolens-preload-page',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      handler(html, ctx) {
+        const bundle = ctx.bundle;
+        if (!bundle) return [];
+        const chunks = Object.values(bundle).flatMap((c) => (c.type === 'chunk' ? [c] : []));
+        const roots = [RENDER, FLAME].map((id) => chunks.find((c) => c.facadeModuleId === id || c.moduleIds.includes(id)));
+        const entry = chunks.find((c) => c.isEntry);
+        if (!entry || roots.some((c) => !c)) throw new Error('vite.config.ts: no chunk for render.tsx or FlameCell.tsx, or no entry chunk');
+        const have = new Set([entry.fileName]);
+        for (const m of html.matchAll(/<link rel="modulepreload"[^>]* href="\/([^"]+)"/g)) have.add(m[1]!);
+        const files: string[] = [];
+        const add = (name: string) => {
+          if (have.has(name)) return;
+          have.add(name);
+          files.push(name);
+          const c = bundle[name];
+          if (c?.type === 'chunk') c.imports.forEach(add);
+        };
+        roots.forEach((c) => add(c!.fileName));
+        return files.map((f) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `/${f}` }, injectTo: 'head' as const }));
+      },
+    },
+  };
+}
 
 // Served by `iolens serve` at / (index.html fallback for every non-/api path), so assets use
 // absolute paths. In development the API runs separately: `iolens serve --port 8000`.
 export default defineConfig({
   base: '/',
-  plugins: [react()],
+  plugins: [react(), preloadPage()],
   server: {
     proxy: { '/api': 'http://127.0.0.1:8000' },
   },
-  build: { outDir: 'dist', sourcemap: true },
+  build: {
+    outDir: 'dist',
+    sourcemap: true,
+    rolldownOptions: { output: { codeSplitting: { includeDependenciesRecursively: false, groups: [{ name: pageChunks() }] } } },
+  },
   test: {
     include: ['src/**/*.test.ts', 'src/**/*.test.tsx'],
     environment: 'node',

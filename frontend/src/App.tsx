@@ -13,7 +13,7 @@ import { Link, useLocation } from './components/router';
 import { parseUrl } from './state/url';
 
 // Pages other than the notebook's load when first opened: a notebook link's first script is the
-// notebook and its cells' registry (main.tsx, cells/lazy.ts).
+// notebook and its cells' registry (main.tsx, render.tsx, cells/lazy.ts, vite.config.ts).
 const LibraryPage = lazy(() => import('./pages/LibraryPage').then((m) => ({ default: m.LibraryPage })));
 const CapturePage = lazy(() => import('./pages/CapturePage').then((m) => ({ default: m.CapturePage })));
 const NotebooksPage = lazy(() => import('./pages/NotebooksPage').then((m) => ({ default: m.NotebooksPage })));

@@ -1,14 +1,15 @@
+// The page's first script: the styles, then boot.ts (the notebook's requests and its cells' code,
+// from the URL), then React (render.tsx, preloaded by index.html: vite.config.ts). boot.ts runs
+// before react-dom and the app are evaluated, so its requests start that much earlier; the first
+// render waits for its answers, at most FIRST_RENDER_WAIT_MS (boot.ts says why).
 import '@fontsource-variable/inter/wght.css';
 import './styles.css';
-import { StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
-import { App } from './App';
-import { bootFromUrl } from './boot';
+// the flame cell's styles (and the time notice's it shows) in the first stylesheet: no request
+// of its own before the cell's first paint
+import './cells/flame/flame.css';
+import './cells/timeline/timeline.css';
+import { bootFromUrl, FIRST_RENDER_WAIT_MS } from './boot';
 
-bootFromUrl(window.location.pathname, window.location.search);
-
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
-    <App />
-  </StrictMode>,
-);
+const ready = bootFromUrl(window.location.pathname, window.location.search);
+const waited = Promise.race([ready, new Promise((r) => setTimeout(r, FIRST_RENDER_WAIT_MS))]);
+void Promise.all([import('./render'), waited]).then(([m]) => m.renderApp());

@@ -29,12 +29,28 @@ function load<T>(key: string, fetcher: () => Promise<T>): Entry {
   return e;
 }
 
+// requests started by prefetch() and not answered yet
+const pending = new Set<Promise<unknown>>();
+
 /**
- * Start a request before any component asks for it (main.tsx: the notebook's answers from its
+ * Start a request before any component asks for it (boot.ts: the notebook's answers from its
  * URL, while the page's code loads). The component that later asks for `key` shares it.
  */
 export function prefetch<T>(key: string, fetcher: () => Promise<T>): Promise<unknown> {
-  return load(key, fetcher).promise;
+  const e = load(key, fetcher);
+  if (!settled(e) && !pending.has(e.promise)) {
+    pending.add(e.promise);
+    void e.promise.then(() => pending.delete(e.promise));
+  }
+  return e.promise;
+}
+
+/** Resolves when every request prefetch() started (also while waiting) has its answer or error. */
+export function prefetched(): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => (pending.size === 0 ? resolve() : void Promise.all(pending).then(check));
+    check();
+  });
 }
 
 /** Forget cached answers whose key starts with `prefix` and re-fetch the ones on screen. */

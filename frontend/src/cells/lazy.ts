@@ -1,7 +1,9 @@
 // A cell kind's component, loaded when a notebook first shows a cell of that kind: the page's first
 // script holds the registry (names, URL decoders, starters) and not the views it does not show.
-// `preload` starts the load early (main.tsx, from the URL, before React renders the notebook).
-import { lazy, type ComponentType } from 'react';
+// `preload` starts the load early (boot.ts, from the URL, before React renders the notebook).
+// Once loaded, the component renders at once: a cell whose code came before React first rendered
+// it (index.html preloads the flame cell's) does not suspend, show its fallback, and render again.
+import { createElement, lazy, type ComponentType } from 'react';
 import type { CellProps } from './types';
 
 export function lazyCell<S>(load: () => Promise<ComponentType<CellProps<S>>>): {
@@ -9,6 +11,9 @@ export function lazyCell<S>(load: () => Promise<ComponentType<CellProps<S>>>): {
   preload: () => Promise<ComponentType<CellProps<S>>>;
 } {
   let loading: Promise<ComponentType<CellProps<S>>> | null = null;
-  const preload = () => (loading ??= load());
-  return { Component: lazy(() => preload().then((C) => ({ default: C }))), preload };
+  let loaded: ComponentType<CellProps<S>> | null = null;
+  const preload = () => (loading ??= load().then((C) => (loaded = C)));
+  const Lazy = lazy(() => preload().then((C) => ({ default: C })));
+  const Component = (props: CellProps<S>) => createElement(loaded ?? Lazy, props);
+  return { Component, preload };
 }

@@ -45,11 +45,11 @@ export interface CellKind<S> {
   decode: (s: string) => S | Error;
   /** The view (lazy: cells/lazy.ts loads its code when a notebook first shows the kind). */
   Component: ComponentType<CellProps<S>>;
-  /** Starts loading Component's code before it is rendered (main.tsx, from the URL). */
+  /** Starts loading Component's code before it is rendered (boot.ts, from the URL). */
   preload?: () => Promise<unknown>;
   /**
    * Starts the requests a cell of this state will make when it mounts, before the page has
-   * rendered (main.tsx, from the URL): the same query keys, so the cell finds them under way.
+   * rendered (boot.ts, from the URL): the same query keys, so the cell finds them under way.
    */
   prefetch?: (ctx: NotebookContext, state: S) => void;
   /**

@@ -53,7 +53,7 @@ export function useFlame(id: string | null, s: FlameState) {
 }
 
 /**
- * The one-capture graph's answer, asked for before the cell mounts (main.tsx, from the URL): the
+ * The one-capture graph's answer, asked for before the cell mounts (boot.ts, from the URL): the
  * capture FlameCell shows before the capture list is known (the state's, else the baseline), when
  * no shared time selection or second range changes the query. Anything else is asked for on mount.
  */
