@@ -43,14 +43,16 @@ function sortValue(c: CapturePublic, key: SortKey): string | number {
   }
 }
 
-const collator = new Intl.Collator('en', { numeric: true });
+// made on first use: creating it loads ICU's collation data (~25 ms), and this module is in
+// every page's first script (state/url.ts reads its sort keys)
+let collator: Intl.Collator | null = null;
 
 export function sortCaptures(list: readonly CapturePublic[], sort: Sort): CapturePublic[] {
   const dir = sort.desc ? -1 : 1;
   return [...list].sort((a, b) => {
     const x = sortValue(a, sort.key);
     const y = sortValue(b, sort.key);
-    const c = typeof x === 'number' && typeof y === 'number' ? x - y : collator.compare(String(x), String(y));
+    const c = typeof x === 'number' && typeof y === 'number' ? x - y : (collator ??= new Intl.Collator('en', { numeric: true })).compare(String(x), String(y));
     return c !== 0 ? c * dir : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
   });
 }

@@ -4,6 +4,7 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { drawFlame, FONT, ROW_H, rowY, sizedContext, type Fill } from '../../charts/flameCanvas';
 import { hitTest, rectsDepth, visibleRects, type FlameLayout, type Rect } from '../../logic/flame';
+import { fmtInt } from '../../logic/flameFormat';
 
 declare global {
   interface Window {
@@ -156,7 +157,7 @@ export function FlameChart({ lay, zoom, icicle, fill, tooltip, onZoom, maxHeight
               tooltip(hover.rect.node)
             ) : (
               <>
-                <div className="tt-name">{hover.rect.merged.toLocaleString('en-US')} frames, each narrower than a pixel</div>
+                <div className="tt-name">{fmtInt(hover.rect.merged)} frames, each narrower than a pixel</div>
                 <div className="muted">Zoom into the frame below to see them.</div>
               </>
             )}
