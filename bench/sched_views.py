@@ -223,7 +223,7 @@ def ranges(store: Store, cid: str) -> None:
             print(f"| {name} | {desc} | {label} | {med * 1000:.0f} ms | {worst * 1000:.0f} ms | "
                   f"{os.getloadavg()[0]:.1f} |")
     one = views.tasks(store, cid, span=spans[1][1], limit=5000).rows
-    assert sched_range.bounds([("r000", 0, dur)], spans[3][1]) is not None
+    assert sched_range.bounds([("r000", 0, dur, spans[3][1])]) is not None  # the whole trace is a range
     print(f"\n1 s range: {sum(r.switched_in for r in one):,} switches in its task rows")
 
 
