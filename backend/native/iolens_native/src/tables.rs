@@ -162,21 +162,10 @@ fn quoted(w: &mut impl Write, s: &[u8]) -> io::Result<()> {
 /// Writes v in decimal, as `{}` does, without the formatting machinery (a few percent of the
 /// pass: every sample has four or five numbers).
 fn int(w: &mut impl Write, v: i64) -> io::Result<()> {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    let mut u = v.unsigned_abs();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (u % 10) as u8;
-        u /= 10;
-        if u == 0 {
-            break;
-        }
-    }
     if v < 0 {
         w.write_all(b"-")?;
     }
-    w.write_all(&buf[i..])
+    uint(w, v.unsigned_abs())
 }
 
 fn uint(w: &mut impl Write, v: u64) -> io::Result<()> {
