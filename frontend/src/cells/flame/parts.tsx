@@ -1,6 +1,6 @@
 // Pieces shared by the single and differential views: the zoom path and its Esc key, the
 // orientation toggle, the last answer kept while the next loads, and the bars of the tables.
-import { useMemo, useRef } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import type { QueryResult } from '../../api/useQuery';
 import { useShortcut } from '../../components/shortcuts';
 import { findPath, pathOf, type FlameLayout } from '../../logic/flame';
@@ -39,17 +39,33 @@ export function Breadcrumb({ lay, zoom, onZoom }: { lay: FlameLayout; zoom: numb
   );
 }
 
+/**
+ * The zoomed frame: the URL's path (state.zoom) found in the layout. A zoom is drawn at once from
+ * this cell's own state, and written to the URL (which renders the whole notebook again) only after
+ * the frame that shows it has been painted; the URL's path takes over when it names the same frame.
+ */
 export function useZoom(lay: FlameLayout | null, state: FlameState, set: (p: Partial<FlameState>) => void) {
   const found = useMemo(() => (lay ? findPath(lay, state.zoom) : { node: 0, missing: [] }), [lay, state.zoom]);
-  const zoomTo = (n: number) => lay && set({ zoom: n === 0 ? [] : pathOf(lay, n) });
+  const [pending, setPending] = useState<{ lay: FlameLayout; node: number; from: string } | null>(null);
+  const urlKey = state.zoom.join('\n');
+  // pending until the URL moves (to this zoom, or elsewhere: Back, a link) or the layout changes
+  const live = pending && pending.lay === lay && pending.from === urlKey ? pending : null;
+  const node = live ? live.node : found.node;
+  const zoomTo = (n: number) => {
+    if (!lay) return;
+    setPending({ lay, node: n, from: urlKey });
+    const path = n === 0 ? [] : pathOf(lay, n);
+    // after the paint: a task posted from the next animation frame runs once that frame is shown
+    requestAnimationFrame(() => setTimeout(() => set({ zoom: path }), 0));
+  };
   useShortcut(
     'Escape',
     () => {
-      if (lay && found.node > 0) zoomTo(lay.parent[found.node]!);
+      if (lay && node > 0) zoomTo(lay.parent[node]!);
     },
-    !!lay && found.node > 0,
+    !!lay && node > 0,
   );
-  return { zoom: found.node, missing: found.missing, zoomTo };
+  return { zoom: node, missing: live ? [] : found.missing, zoomTo };
 }
 
 export function ModeToggle({ state, set }: { state: FlameState; set: (p: Partial<FlameState>) => void }) {
