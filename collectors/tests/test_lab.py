@@ -278,7 +278,12 @@ def test_lab_reports_a_panicking_kernel_and_goes_on(smoke):
     assert r.returncode == 3, r.stderr[-2000:]
     assert "kernel panics (xfs): FAILED: the guest crashed: " in r.stderr
     assert "Kernel panic - not syncing" in r.stderr
-    assert "VFS: Unable to mount root fs" in (out / "smoke-panics.console.log").read_text()
+    # the whole console is kept. The guest is made to panic for want of a root fs; under TCG it has
+    # also crashed before that once (a fault in sched_clock_cpu while registering a device, 'Fatal
+    # exception in interrupt'), which the lab reports the same way: either panic is the kept log's
+    console = (out / "smoke-panics.console.log").read_text()
+    assert "Kernel panic - not syncing" in console
+    assert "VFS: Unable to mount root fs" in console or "Fatal exception" in console, console[-2000:]
     # the console's tail is shown on the terminal, and the next kernel ran after it
     assert r.stderr.index("FAILED") < r.stderr.index("smoke-deb612.iolens.tar.gz written")
     assert "smoke-deb612.iolens.tar.gz" in r.stdout and "made" in r.stdout
