@@ -32,6 +32,7 @@ from ..store.db import Store, StoreOpening, Writer
 from . import fio, sweep, workload
 from .parsed import BulkCsv, Parsed
 from .registry import FINISHERS, handler, table_columns
+from .streamed import Streamed
 
 log = logging.getLogger("iolens.ingest")
 
@@ -316,10 +317,7 @@ def _load_bulk(w: Writer, bundle: OpenBundle, b: BulkCsv, parsed: Parsed) -> Non
             try:
                 _insert(w, b)
             except duckdb.InvalidInputException as exc:
-                job.abort()
-                cause = job.error()
-                if cause is not None and not isinstance(cause, BrokenPipeError):
-                    raise cause from None  # the parse failed first: the load saw its truncated output
+                _raise_parse_error_first(job)
                 too_long = _TOO_LONG.search(str(exc))
                 if too_long is None:
                     raise
@@ -328,10 +326,7 @@ def _load_bulk(w: Writer, bundle: OpenBundle, b: BulkCsv, parsed: Parsed) -> Non
                     f"name take more than {b.max_line_bytes} bytes; not a perf script sample",
                     {"file": job.art_path, "line": None, "field": "sample", "run": job.run_id}, 422) from exc
             except BaseException:
-                job.abort()
-                cause = job.error()
-                if cause is not None and not isinstance(cause, BrokenPipeError):
-                    raise cause from None  # the parse failed first: the load saw its truncated output
+                _raise_parse_error_first(job)
                 raise
             parsed.warnings.extend(job.wait())
         else:
@@ -341,6 +336,15 @@ def _load_bulk(w: Writer, bundle: OpenBundle, b: BulkCsv, parsed: Parsed) -> Non
         if isinstance(exc, (duckdb.Error, BundleError)):
             raise
         raise _refusal(bundle, job.run_id, job.art_path, job.kind, exc)  # noqa: B904 - its cause is set
+
+
+def _raise_parse_error_first(job: Streamed) -> None:
+    """The load of a streamed parse's FIFO failed: stop the parse; when the parse had failed first
+    (the load saw its truncated output), its error is the one raised."""
+    job.abort()
+    cause = job.error()
+    if cause is not None and not isinstance(cause, BrokenPipeError):
+        raise cause from None
 
 
 # DuckDB's refusal of a line longer than max_line_size (the line is the sample's number)
