@@ -16,7 +16,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from test_offcpu import TEXT
+from offcpu_texts import TEXT
 
 from iolens.formats.errors import FormatError
 from iolens.formats.perf_offcpu import OffcpuReader, OffcpuSwitch
