@@ -148,12 +148,18 @@ def context(store: Store, capture_id: str, run: str | None = None, span: Span | 
     checks: dict[str, list[models.SchedCheck]] = {}
     for c in store.query(_CHECKS_SQL, {"cid": capture_id}).dicts():
         checks.setdefault(c.pop("run_id"), []).append(models.SchedCheck(**c))
-    # each run's trace starts sched_offset_ns after the run's start (its clock reading; the timeline's rule)
+    # each run's trace starts sched_offset_ns after the run's start (its clock reading; the timeline's
+    # rule). Every answer carries it (SchedRun.offset_ns: the cell moves the notebook's selection onto
+    # each run's trace by it), so it is read on every call: the timeline caches the runs' axes per
+    # capture until the capture is ingested again (views/timeline.py _axes), a call costs one lookup.
     offsets = {r.id: r.sched_offset_ns for r in timeline_view.overview(store, capture_id).runs}
     runs: list[RunCtx] = []
     warnings: list[str] = []
     for r in rows:
-        own = None if span is None else run_span(span[0], span[1], offsets.get(r["run_id"]) or 0) if clock == "run" else span
+        own: Span | None = span
+        if span is not None and clock == "run":
+            # the selection is on the run's clock: this run's part of it, on its trace's clock
+            own = run_span(span[0], span[1], offsets.get(r["run_id"]) or 0)
         run_warnings = json.loads(r["warnings"])
         warnings.extend(run_warnings)
         duration_s = (r["duration_ns"] or 0) / 1e9
