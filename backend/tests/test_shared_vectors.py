@@ -270,3 +270,26 @@ def test_run_span(case):
     from iolens.store.rules.run_span import run_span
 
     assert list(run_span(case["from_ns"], case["to_ns"], case["offset_ns"])) == case["span"]
+
+
+# --- a number with its unit, and the spread of repeats --------------------------------------------
+
+NUMBERS = vectors("number-format")
+
+
+@pytest.mark.parametrize("case", NUMBERS["values"], ids=lambda c: f"{c['v']}-{c['unit'] or 'plain'}")
+def test_number_format_values(case):
+    """The text exports' numbers (exports/textfmt.py format_value) as the app's (logic/format.ts):
+    an integer-valued count-like measure shows as an integer."""
+    from iolens.exports import textfmt as tf
+
+    assert tf.format_value(case["v"], case["unit"]) == case["text"]
+
+
+@pytest.mark.parametrize("case", NUMBERS["spreads"], ids=lambda c: f"{c['n']}-{c['mean']}-{c['unit']}")
+def test_number_format_spreads(case):
+    """The spread of repeats always says its unit (format_spread; the metric tables' spread column)."""
+    from iolens.exports import textfmt as tf
+
+    got = tf.format_spread(case["n"], case["mean"], case["stddev"], case["min"], case["max"], case["unit"])
+    assert got == case["text"]

@@ -157,29 +157,57 @@ def scale_for(v: float, unit: str) -> tuple[float, str, int]:
     return 1, f" {unit}" if unit else "", _decimals_for(v, 4, 3)
 
 
+# the units shown in a scale of their own (scale_for); any other is count-like (format_plain)
+SCALED = frozenset({"IO/s", "B/s", "ns", "%", "/s", "CPUs"})
+
+
 def _fixed(v: float, decimals: int) -> str:
     s = f"{v:,.{decimals}f}"
     return "0" + s[2:] if s.startswith("-0") and float(s.replace(",", "")) == 0 else s
 
 
+def format_plain(v: float) -> str:
+    """A count-like number (a plain number, I/Os, samples, a command's own unit): at most 4
+    significant digits and 3 decimals, trailing zeros dropped, so an integer-valued measure shows as
+    an integer ('32', '31.5', '0.012'); from 1000 up with an SI prefix ('1.5k', '123.5k', '1.235M')."""
+    a = abs(v)
+    i = 0
+    while i < len(_SI) - 1 and a >= 1000 ** (i + 1) * 0.99995:
+        i += 1
+    scaled = v / 1000 ** i
+    text = _fixed(scaled, _decimals_for(scaled, 4, 3))
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return ("0" if text == "-0" else text) + _SI[i]
+
+
 def format_value(v: float | None, unit: str) -> str:
+    """A value with its unit (src/logic/format.ts formatValue, in ASCII; testdata/vectors/number-format.json)."""
     if v is None or not math.isfinite(v):
         return "-"
+    if unit not in SCALED:
+        return format_plain(v) + (f" {unit}" if unit else "")
     factor, suffix, decimals = scale_for(v, unit)
     return _fixed(v / factor, decimals) + suffix
 
 
 def format_spread(n: int, mean: float | None, stddev: float | None, lo: float | None, hi: float | None,
                   unit: str) -> str:
-    """'+-1.3k' (n >= 3: sample stddev), '170.0-172.5k' (n = 2: min-max), '' (n < 2)."""
+    """The spread of repeats in the scale of the mean, with the unit: '+-1.3k IO/s' (n >= 3: sample
+    stddev), '170.0-172.5k IO/s' (n = 2: min-max), '' (n < 2); count-like units: each number as
+    format_plain ('+-0.5 I/Os'). As src/logic/format.ts formatSpread (testdata/vectors/number-format.json)."""
     if mean is None or n < 2:
         return ""
+    scaled = unit in SCALED
     factor, suffix, decimals = scale_for(mean, unit)
-    suffix = suffix.replace(" IO/s", "") if unit == "IO/s" else suffix.replace("/s", "") if unit == "/s" else suffix
+
+    def num(v: float) -> str:
+        return _fixed(v / factor, decimals) if scaled else format_plain(v)
+
     if n >= 3 and stddev is not None:
-        return f"+-{_fixed(stddev / factor, decimals)}{suffix}"
+        return f"+-{num(stddev)}{suffix}"
     if lo is not None and hi is not None:
-        return f"{_fixed(lo / factor, decimals)}-{_fixed(hi / factor, decimals)}{suffix}"
+        return f"{num(lo)}-{num(hi)}{suffix}"
     return ""
 
 

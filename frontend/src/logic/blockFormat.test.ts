@@ -40,6 +40,9 @@ describe('hover texts', () => {
     expect(formatQuantity(48_400, 'ns')).toBe('48.4 µs');
     expect(formatQuantity(11.7231, 'depth')).toBe('11.72 in flight');
     expect(formatQuantity(0.00034, 'depth')).toBe('3.4e-4 in flight');
+    expect(formatQuantity(32, 'depth')).toBe('32 in flight');
+    expect(formatQuantity(128, 'depth')).toBe('128 in flight');
+    expect(formatQuantity(0, 'depth')).toBe('0 in flight');
     expect(formatQuantity(0.0152, 'share')).toBe('1.5 %');
     expect(formatQuantity(0.00002, 'share')).toBe('<0.1 %');
     expect(formatQuantity(null, 'ns')).toBe('–');

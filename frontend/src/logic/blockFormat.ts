@@ -91,7 +91,8 @@ export function formatQuantity(v: number | null | undefined, unit: ValueUnit): s
     case 'ns':
       return formatLatency(v);
     case 'depth':
-      return `${v === 0 ? '0' : Math.abs(v) >= 100 ? fixed(v, 1) : Math.abs(v) >= 0.01 ? fixed(v, 2) : minus(d3format('.2~e')(v))} in flight`;
+      // an integer-valued depth as an integer ('32 in flight', testdata/vectors/number-format.json's rule)
+      return `${Number.isInteger(v) ? fixed(v, 0) : Math.abs(v) >= 100 ? fixed(v, 1) : Math.abs(v) >= 0.01 ? fixed(v, 2) : minus(d3format('.2~e')(v))} in flight`;
     case 'share':
       return `${v === 0 ? '0' : v >= 0.001 ? fixed(v * 100, 1) : '<0.1'} %`;
     case 'count':

@@ -24,13 +24,13 @@ describe('buildFioTable', () => {
     const [base, ext4, old] = iops.cells;
     expect(base!.column.id).toBe(A);
     expect(base!.mean).toBe('171.2k IO/s');
-    expect(base!.spread).toBe('±1.2k');
+    expect(base!.spread).toBe('±1.2k IO/s');
     expect(base!.n).toBe(3);
     expect(base!.ratio).toBe('');
     expect(base!.tone).toBe('none');
     expect(ext4!.ratio).toBe('-11.1 %');
     expect(ext4!.tone).toBe('worse');
-    expect(old!.spread).toBe('21.50–23.90k'); // decimals of the mean (22.70k)
+    expect(old!.spread).toBe('21.50–23.90k IO/s'); // decimals of the mean (22.70k)
     expect(old!.n).toBe(2);
   });
 

@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatDate, formatDuration, formatRatio, formatSpread, formatValue, scaleFor } from './format';
+import { vectors } from '../testdata/vectors';
+import { formatBytes, formatDate, formatDuration, formatRatio, formatSpread, formatValue, scaleFor, type SpreadInput } from './format';
+
+interface NumberVectors {
+  values: { v: number; unit: string; app: string }[];
+  spreads: (SpreadInput & { unit: string; app: string })[];
+}
+const NUMBERS = vectors<NumberVectors>('number-format');
+
+describe('the number rule shared with the text exports (testdata/vectors/number-format.json)', () => {
+  it.each(NUMBERS.values.map((c) => [c.v, c.unit, c.app] as const))('%s %s -> %s', (v, unit, app) => expect(formatValue(v, unit)).toBe(app));
+  it.each(NUMBERS.spreads.map((c) => [JSON.stringify(c), c] as const))('spread %s', (_, c) => expect(formatSpread(c, c.unit)).toBe(c.app));
+});
 
 describe('formatValue', () => {
   it.each([
@@ -45,7 +57,7 @@ describe('formatValue', () => {
     expect(formatValue(8.46, '/s')).toBe('8.5/s');
     expect(formatValue(0.2721, 'CPUs')).toBe('0.272 CPUs');
     expect(formatValue(1.254, 'CPUs')).toBe('1.25 CPUs');
-    expect(formatSpread({ n: 3, mean: 14186, stddev: 1013, min: 13542, max: 15354 }, '/s')).toBe('±1.01k');
+    expect(formatSpread({ n: 3, mean: 14186, stddev: 1013, min: 13542, max: 15354 }, '/s')).toBe('±1.01k/s');
   });
 
   it('negative values keep an ASCII minus', () => {
@@ -55,13 +67,13 @@ describe('formatValue', () => {
 
 describe('formatSpread', () => {
   it('± stddev in the scale and decimals of the mean when n >= 3', () => {
-    expect(formatSpread({ n: 3, mean: 171234, stddev: 1245, min: 170010, max: 172500 }, 'IO/s')).toBe('±1.2k');
+    expect(formatSpread({ n: 3, mean: 171234, stddev: 1245, min: 170010, max: 172500 }, 'IO/s')).toBe('±1.2k IO/s');
     expect(formatSpread({ n: 3, mean: 845_100, stddev: 5_150, min: 839_900, max: 850_200 }, 'ns')).toBe('±5 µs');
     expect(formatSpread({ n: 3, mean: 1_234_000, stddev: 52_000, min: 1e6, max: 1.3e6 }, 'ns')).toBe('±0.05 ms');
     expect(formatSpread({ n: 4, mean: 701374464, stddev: 5e6, min: 6e8, max: 7e8 }, 'B/s')).toBe('±4.8 MiB/s');
   });
   it('min–max when n = 2', () => {
-    expect(formatSpread({ n: 2, mean: 171255, stddev: 1760, min: 170010, max: 172500 }, 'IO/s')).toBe('170.0–172.5k');
+    expect(formatSpread({ n: 2, mean: 171255, stddev: 1760, min: 170010, max: 172500 }, 'IO/s')).toBe('170.0–172.5k IO/s');
     expect(formatSpread({ n: 2, mean: 12.5, stddev: 0.4, min: 12.1, max: 12.9 }, '%')).toBe('12.1–12.9 %');
   });
   it('nothing for a single repeat', () => {

@@ -2,7 +2,10 @@
 //
 // Units come from the API (MetricRow.unit): 'IO/s', 'B/s', 'ns', '%', '/s' (events), 'CPUs'. A value is shown in a
 // "scale" (k IO/s, MiB/s, µs, ...) chosen from its magnitude; a spread (± stddev, min–max) is
-// shown in the scale and with the decimals of the mean it belongs to, so the two line up.
+// shown in the scale and with the decimals of the mean it belongs to, so the two line up, and with
+// the unit. Any other unit is count-like (formatPlain: an integer-valued measure shows as an integer).
+// The text exports keep the same rule (backend/iolens/exports/textfmt.py): both are tested on
+// testdata/vectors/number-format.json.
 import { format as d3format } from 'd3-format';
 
 export interface Scale {
@@ -75,19 +78,30 @@ export function formatInScale(v: number, s: Scale): string {
   return fixed(v / s.factor, s.decimals);
 }
 
-/** A value with its unit: '171.2k IO/s', '668.9 MiB/s', '845 µs', '1.23 ms', '12.3 %'. */
-export function formatValue(v: number | null | undefined, unit: string): string {
-  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
-  if (unit === '' || !['IO/s', 'B/s', 'ns', '%', '/s', 'CPUs'].includes(unit)) {
-    return d3format('.4~s')(v).replace(/−/g, '-') + (unit ? ` ${unit}` : '');
-  }
-  const s = scaleFor(v, unit);
-  return formatInScale(v, s) + s.suffix;
+/** The units shown in a scale of their own (scaleFor); any other is count-like (formatPlain). */
+const SCALED = new Set(['IO/s', 'B/s', 'ns', '%', '/s', 'CPUs']);
+
+/**
+ * A count-like number (a plain number, I/Os, samples, a command's own unit): at most 4 significant
+ * digits and 3 decimals, trailing zeros dropped, so an integer-valued measure shows as an integer
+ * ('32', '31.5', '0.012'); from 1000 up with an SI prefix ('1.5k', '123.5k', '1.235M').
+ */
+export function formatPlain(v: number): string {
+  const a = Math.abs(v);
+  let i = 0;
+  while (i < SI.length - 1 && a >= 1000 ** (i + 1) * 0.99995) i++;
+  const scaled = v / 1000 ** i;
+  const text = fixed(scaled, decimalsFor(scaled, 4, 3));
+  const trimmed = text.includes('.') ? text.replace(/\.?0+$/, '') : text;
+  return (trimmed === '-0' ? '0' : trimmed) + (SI[i] ?? '');
 }
 
-/** Text after a spread number in the scale of its mean: the SI prefix alone for IO/s ('k'), the full unit otherwise. */
-function spreadSuffix(s: Scale, unit: string): string {
-  return unit === 'IO/s' ? s.suffix.replace(' IO/s', '') : unit === '/s' ? s.suffix.replace('/s', '') : s.suffix;
+/** A value with its unit: '171.2k IO/s', '668.9 MiB/s', '845 µs', '1.23 ms', '12.3 %', '32 I/Os'. */
+export function formatValue(v: number | null | undefined, unit: string): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
+  if (!SCALED.has(unit)) return formatPlain(v) + (unit ? ` ${unit}` : '');
+  const s = scaleFor(v, unit);
+  return formatInScale(v, s) + s.suffix;
 }
 
 export interface SpreadInput {
@@ -99,15 +113,18 @@ export interface SpreadInput {
 }
 
 /**
- * The spread of repeats, in the scale of the mean: '±1.3k' (n >= 3, sample stddev),
- * '170.0–172.5k' (n = 2: min–max), '' (n < 2).
+ * The spread of repeats, in the scale of the mean and with the unit: '±1.3k IO/s' (n >= 3, sample
+ * stddev), '170.0–172.5k IO/s' (n = 2: min–max), '' (n < 2). Count-like units: each number as
+ * formatPlain ('±0.5 I/Os', '1.4k–1.6k inodes/s').
  */
 export function formatSpread(c: SpreadInput, unit: string): string {
   if (c.mean === null || c.n < 2) return '';
+  const scaled = SCALED.has(unit);
   const s = scaleFor(c.mean, unit);
-  const suffix = spreadSuffix(s, unit);
-  if (c.n >= 3 && c.stddev !== null) return `±${formatInScale(c.stddev, s)}${suffix}`;
-  if (c.min !== null && c.max !== null) return `${formatInScale(c.min, s)}–${formatInScale(c.max, s)}${suffix}`;
+  const num = (v: number) => (scaled ? formatInScale(v, s) : formatPlain(v));
+  const suffix = scaled ? s.suffix : unit ? ` ${unit}` : '';
+  if (c.n >= 3 && c.stddev !== null) return `±${num(c.stddev)}${suffix}`;
+  if (c.min !== null && c.max !== null) return `${num(c.min)}–${num(c.max)}${suffix}`;
   return '';
 }
 

@@ -11,6 +11,7 @@ import { useQuery } from '../../api/useQuery';
 import { useDebounced, useWidth } from '../../charts/useWidth';
 import { ErrorBox } from '../../components/ErrorBox';
 import { fmtInt } from '../../logic/flameFormat';
+import { formatValue } from '../../logic/format';
 import { AXIS_H, brushed, LABEL_W, layoutRows, taskColour, tOf, TRACK_NAMES, xOf, type RowSpec, type Scale, type TrackKind, type TrackShape } from '../../logic/timeline';
 import type { CellProps } from '../types';
 import { canvasWidth, drawAxis, drawRow } from './draw';
@@ -253,7 +254,7 @@ function Hover({ row, t, track }: { row: RowSpec; t: number; track: Track | unde
     const c = track.cpus?.find((v) => v.cpu === row.cpu);
     const k = c?.task[i] ?? -1;
     body = c ? `${(100 * (c.busy[i] ?? 0)).toFixed(0)} % busy · ${k < 0 ? 'idle' : `mostly ${track.names?.[k]}`} (sched_switch slices, tiles of ${track.level_ns! / 1e6} ms)` : '';
-  } else if (row.series === 'depth') body = `${(track.depth?.[i] ?? 0).toFixed(2)} I/Os in flight on ${track.device} (mean over the column)`;
+  } else if (row.series === 'depth') body = `${formatValue(track.depth?.[i] ?? 0, 'I/Os')} in flight on ${track.device} (mean over the column)`;
   else if (row.series === 'iops') body = `${fmtInt(track.iops?.[i] ?? 0)} IOPS completed on ${track.device}`;
   else if (row.track === 'fio') body = (track.ddirs ?? []).map((d) => `${d.ddir} ${d.iops[i] === null || d.iops[i] === undefined ? '–' : fmtInt(d.iops[i]!)} IO/s`).join(' · ') + " (fio's log)";
   else body = `${fmtInt(track.counts?.[i] ?? 0)} ${track.event ?? ''} samples`;

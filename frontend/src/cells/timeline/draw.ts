@@ -4,7 +4,7 @@
 // ticks above the rows kept inside the canvas, a track's "no data" note fitted to the plot.
 // Drawing calls go through the Paint subset of CanvasRenderingContext2D, so tests record them
 // (draw.test.ts).
-import { fmtInt } from '../../logic/flameFormat';
+import { formatValue } from '../../logic/format';
 import { AXIS_H, LABEL_W, rowTexts, taskColour, tickText, ticks, xOf, type RowSpec, type Scale, type TextBox } from '../../logic/timeline';
 import type { components } from '../../api/schema';
 
@@ -68,7 +68,15 @@ export function rowValues(r: RowSpec, t: Track): (number | null)[] {
 
 const COLOURS: Record<string, string> = { depth: '#3a6fb0', iops: '#2a8a57', fio: '#c0612b', samples: '#8a4fbf' };
 
-export const fmtNum = (v: number) => (v >= 100 ? fmtInt(v) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+/** A chart row's scale, its tallest column with the unit, as the timeline export writes it
+ *  (exports/timeline.py series_of; one number rule, testdata/vectors/number-format.json): queue
+ *  depth in I/Os in flight ('max 32 I/Os', an integer as an integer), IOPS in IO/s, perf samples per
+ *  second of the column. */
+export function rowMaxText(r: RowSpec, t: Track, max: number): string {
+  if (r.series === 'depth') return `max ${formatValue(max, 'I/Os')}`;
+  if (r.track === 'samples') return `max ${formatValue(max / (t.bucket_ns / 1e9), '/s')}`;
+  return `max ${formatValue(max, 'IO/s')}`;
+}
 
 /** One row: its name (and scale) in the label column, its data or its note in the plot. */
 export function drawRow(g: Paint, r: RowSpec, s: Scale, t: Track | undefined) {
@@ -77,7 +85,7 @@ export function drawRow(g: Paint, r: RowSpec, s: Scale, t: Track | undefined) {
   g.fillRect(s.left, r.y, s.width, r.h);
   const chart = r.empty === null && r.track !== 'cpu' && t?.available ? rowValues(r, t) : null;
   const max = chart ? Math.max(1e-9, ...chart.map((v) => v ?? 0)) : null;
-  for (const b of rowTexts(r, max === null ? null : `max ${fmtNum(max)}`, s, measurer(g))) put(g, b);
+  for (const b of rowTexts(r, max === null || !t ? null : rowMaxText(r, t, max), s, measurer(g))) put(g, b);
   if (r.empty !== null || !t || !t.available) return;
   const x = (i: number) => xOf(s, t.grid_lo_ns + i * t.bucket_ns);
   const cw = Math.max(1, (t.bucket_ns / (s.to - s.from)) * s.width);
