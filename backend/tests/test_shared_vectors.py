@@ -249,6 +249,15 @@ def test_timeline_run(case):
     assert missing_run_notice(case["named"], case["runs"]) == case["notice"]
 
 
+@pytest.mark.parametrize("case", RUN["captures"], ids=lambda c: f"{c['named']}-{'-'.join(c['captures'])}")
+def test_timeline_capture(case):
+    """The capture a timeline view draws, and what it says when its cap= is not in the notebook."""
+    from iolens.store.rules.timeline_run import missing_capture_notice, shown_capture
+
+    assert shown_capture(case["named"], case["captures"], case["baseline"]) == case["shown"]
+    assert missing_capture_notice(case["named"], case["captures"], case["baseline"]) == case["notice"]
+
+
 # --- where the flame graph's time 0 lies from the run's start, in words -----------------------------
 
 

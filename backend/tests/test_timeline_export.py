@@ -53,6 +53,14 @@ def exported(tmp_path_factory) -> dict:
             r = api.get(f"/api/notebooks/{missing}/export", params={"format": fmt})
             assert r.status_code == 200, r.text
             out[f"missing_{fmt}"] = r.text
+        # a cap= the notebook does not have (the app draws the baseline and says so)
+        doc = {"format_version": 1, "title": "missing capture", "captures": [cid], "baseline": cid,
+               "cells": [{"type": "view", "kind": "timeline", "state": f"cap=gone0;run=r001;{sel}", "full": False}]}
+        r = api.post("/api/notebooks", json={"document": doc, "parent": None})
+        assert r.status_code == 201, r.text
+        r = api.get(f"/api/notebooks/{r.json()['id']}/export", params={"format": "text"})
+        assert r.status_code == 200, r.text
+        out["missing_cap_text"] = r.text
         out["tracks"], out["sel_tracks"] = {}, {}
         for kind in ("cpu", "block", "fio", "samples"):
             for key, params in (("tracks", {}), ("sel_tracks", {"from_ns": SEL[0], "to_ns": SEL[1]})):
@@ -135,3 +143,17 @@ def test_a_run_the_capture_lacks_draws_the_first_and_says_so(exported) -> None:
             "not applied.") in flat  # the flame cell, as the app's
     # the scheduler cell counts the range in every run, each on its own clock (not the brushed run's)
     assert "Time range 1.000-2.000 s of run r007 (timeline selection): the figures and pairs below count only" in flat
+
+
+def test_a_capture_the_notebook_lacks_draws_the_baseline_and_says_so(exported) -> None:
+    """cap=gone0, not in the notebook: as the app (store/rules/timeline_run.py shown_capture), the
+    baseline's first run is drawn and the export says so first, naming the baseline; the run= and
+    the selection are of gone0's run and not applied (was: the export tried gone0 and said only
+    'No timeline', while the app drew the baseline silently)."""
+    text = exported["missing_cap_text"]
+    said = "! capture gone0 is not in this notebook; showing A, its baseline"  # A: the baseline's short name
+    flat = " ".join(text.split())
+    assert said in flat
+    timeline = flat[flat.index(said):]
+    assert f"run {exported['run']['id']} (repeat" in timeline and "No timeline" not in timeline
+    assert "selection 1.000 s - 2.000 s of run r001 of capture gone0: not applied" in timeline

@@ -133,6 +133,23 @@ test('a run= the capture does not have: the timeline says so and shows the first
   await expect(page.getByTestId('timeline-missing-run')).toHaveCount(0);
 });
 
+test('a cap= the notebook does not have: the timeline says so and draws the baseline, its selection not applied', async ({ page }) => {
+  const id = ids['stacks-xfs']!;
+  const other = ids['block-loop']!;
+  await page.goto(`/compare?v=1&captures=${id}&baseline=${id}&cell=timeline:cap=${other};run=r001;sel=1000000000-2000000000`);
+  const said = page.getByTestId('timeline-missing-capture');
+  await expect(said).toContainText(`capture ${other} is not in this notebook; showing `);
+  await expect(said).toContainText('its baseline');
+  await expect(page.getByLabel('Timeline capture')).toHaveValue(id);
+  await expect(page.getByTestId('timeline-missing-run')).toHaveCount(0);
+  await expect(page.getByTestId('timeline-selection')).toContainText('of a capture this notebook does not have, not drawn on');
+  await shot(page, 'timeline-missing-capture');
+  // a capture it has: no notice
+  await page.goto(`/compare?v=1&captures=${id}&baseline=${id}&cell=timeline:cap=${id}`);
+  await expect(page.getByLabel('Timeline capture')).toHaveValue(id);
+  await expect(page.getByTestId('timeline-missing-capture')).toHaveCount(0);
+});
+
 test('a saved notebook keeps the selection: its permalink opens with the flame graph of that range', async ({ page, request }) => {
   const id = ids['stacks-xfs']!;
   const doc = {

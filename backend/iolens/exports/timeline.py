@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from .. import models
-from ..store.rules.timeline_run import missing_run_notice, shown_run
+from ..store.rules.timeline_run import missing_capture_notice, missing_run_notice, shown_capture, shown_run
 from ..views import timeline as tl
 from . import svgplot
 from . import textfmt as tf
@@ -74,8 +74,8 @@ class TimelineData:
     sel_tracks: dict[str, models.TimelineTrack] = field(default_factory=dict)
     sel: tuple[int, int] | None = None
     error: str | None = None
-    missing_run: str | None = None  # what the view says of a run= the capture does not have
-    unapplied: tuple[str, int, int] | None = None  # (run, from, to): the selection of that run
+    missing_run: str | None = None  # what the view says of a run= the capture (or cap= the notebook) does not have
+    unapplied: tuple[str, int, int] | None = None  # (whose, from, to): the selection of that run or capture
 
 
 def cpu_busy(t: models.TimelineTrack) -> list[float | None]:
@@ -141,7 +141,11 @@ class TimelineExport:
 
     def data(self, ctx: ExportContext, state: str) -> TimelineData:
         st = self.read_state(state)
-        cid = st["cap"] or ctx.doc.baseline
+        # a cap= the notebook does not have: the baseline is drawn and the export says so, as the cell does
+        named_cap = str(st["cap"]) if st["cap"] else None
+        in_notebook = [c.id for c in ctx.captures]
+        cid = shown_capture(named_cap, in_notebook, ctx.doc.baseline)
+        cap_notice = missing_capture_notice(named_cap, in_notebook, ctx.doc.baseline, ctx.name)
         out = TimelineData()
         try:
             ov = tl.overview(ctx.store, str(cid))
@@ -151,8 +155,9 @@ class TimelineExport:
         out.capture = ov.capture
         ids = [r.id for r in ov.runs]
         named = str(st["run"]) if st["run"] else None
-        shown = shown_run(named, ids)
-        out.missing_run = missing_run_notice(named, ids)
+        # under a cap= the notebook lacks, the run= is of that capture: the baseline's first run is drawn
+        shown = shown_run(None if cap_notice else named, ids)
+        out.missing_run = cap_notice or missing_run_notice(named, ids)
         run = next((r for r in ov.runs if r.id == shown), None)
         if run is None:
             out.error = out.missing_run or f"capture {cid} has no runs"
@@ -160,8 +165,9 @@ class TimelineExport:
         out.run = run
         sel = st["sel"]
         if out.missing_run is not None and isinstance(sel, list):
-            # the selection is of the named run: not applied to the run drawn
-            out.unapplied = (str(named), sel[0], sel[1])
+            # the selection is of the named run (or capture): not applied to the run drawn
+            whose = (f"run {named}" if named else "the first run") + (f" of capture {named_cap}" if cap_notice else "")
+            out.unapplied = (whose, sel[0], sel[1])
             sel = None
         for kind in tl.TRACKS:
             out.tracks[kind] = tl.track(ctx.store, str(cid), run.id, kind, width=WIDTH)
@@ -185,8 +191,8 @@ class TimelineExport:
         if d.sel:
             return f"selection {_s(d.sel[0])} - {_s(d.sel[1])}"
         if d.unapplied:
-            run, lo, hi = d.unapplied
-            return f"selection {_s(lo)} - {_s(hi)} of run {run}: not applied"
+            whose, lo, hi = d.unapplied
+            return f"selection {_s(lo)} - {_s(hi)} of {whose}: not applied"
         return "no selection"
 
     def rows(self, d: TimelineData) -> list[tuple[str, str, tuple, tuple]]:

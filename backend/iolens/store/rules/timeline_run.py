@@ -4,11 +4,15 @@ does not have is kept as named (the selection is of that run, and applied to non
 draws the capture's first run and says so (`shown_run`, `missing_run_notice`). The frontend's copies
 are `timelineRun`, `shownRun` and `missingRunNotice` (frontend/src/cells/timeline/shared.ts), all
 tested on testdata/vectors/timeline-run.json.
+
+The capture a timeline cell shows follows the same pattern: its `cap=` when the notebook has that
+capture, else the notebook's baseline, said in words (`shown_capture`, `missing_capture_notice`;
+`shownCapture`, `missingCaptureNotice` in the frontend; the vectors' `captures`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 
 def timeline_run(named: str | None, runs: Iterable[str]) -> str | None:
@@ -34,3 +38,17 @@ def missing_run_notice(named: str | None, runs: Iterable[str]) -> str | None:
     if not ids:
         return f"run {named} is not in this capture, which has no runs"
     return f"run {named} is not in this capture; showing {ids[0]}"
+
+
+def shown_capture(named: str | None, captures: Iterable[str], baseline: str) -> str:
+    """The capture a timeline view draws: `named` when the notebook has it, else its baseline."""
+    return named if named is not None and named in list(captures) else baseline
+
+
+def missing_capture_notice(named: str | None, captures: Iterable[str], baseline: str,
+                           name: Callable[[str], str] = str) -> str | None:
+    """What a view says when its `cap=` is not one of the notebook's captures (None: nothing to say);
+    `name` gives a capture's name (its label)."""
+    if named is None or named in list(captures):
+        return None
+    return f"capture {named} is not in this notebook; showing {name(baseline)}, its baseline"

@@ -15,7 +15,7 @@ import { formatValue } from '../../logic/format';
 import { AXIS_H, brushed, LABEL_W, layoutRows, taskColour, tOf, TRACK_NAMES, xOf, type RowSpec, type Scale, type TrackKind, type TrackShape } from '../../logic/timeline';
 import type { CellProps } from '../types';
 import { canvasWidth, drawAxis, drawRow } from './draw';
-import { missingRunNotice, sharedTimeText, shownRun } from './shared';
+import { missingCaptureNotice, missingRunNotice, sharedTimeText, shownCapture, shownRun } from './shared';
 import type { TimelineState } from './state';
 import './timeline.css';
 
@@ -34,7 +34,9 @@ function useTrack(cap: string, run: string, kind: TrackKind, win: [number, numbe
 export function TimelineCell({ ctx, state, setState }: CellProps<TimelineState>) {
   const list = useCaptureList();
   const label = (id: string) => list.data?.find((c) => c.id === id)?.label ?? id;
-  const cap = state.cap && ctx.captures.includes(state.cap) ? state.cap : ctx.baseline;
+  // a cap= the notebook does not have: draw the baseline, and say so (as for a run=, below)
+  const cap = shownCapture(state.cap, ctx.captures, ctx.baseline);
+  const capMissing = missingCaptureNotice(state.cap, ctx.captures, ctx.baseline, label);
   const ov = useTimelineOverview(cap);
   const set = (p: Partial<TimelineState>) => setState({ ...state, ...p });
   if (ov.error) return <ErrorBox error={ov.error} title="timeline" />;
@@ -42,9 +44,11 @@ export function TimelineCell({ ctx, state, setState }: CellProps<TimelineState>)
   if (!o) return <p className="muted">Reading the runs…</p>;
   // a run= the capture does not have: draw its first run, and say so (the exports say the same)
   const ids = o.runs.map((r) => r.id);
-  const shown = shownRun(state.run, ids);
+  const shown = shownRun(capMissing ? null : state.run, ids);
   const run = o.runs.find((r) => r.id === shown);
-  const missing = missingRunNotice(state.run, ids);
+  // under a cap= the notebook lacks, the run= and selection are of that capture: not drawn here
+  const missing = capMissing ? null : missingRunNotice(state.run, ids);
+  const foreign = capMissing !== null || missing !== null;
   return (
     <div className="timeline-cell">
       <div className="cell-toolbar timeline-toolbar">
@@ -87,6 +91,11 @@ export function TimelineCell({ ctx, state, setState }: CellProps<TimelineState>)
           </>
         )}
       </div>
+      {capMissing && (
+        <p className="timeline-missing-run" data-testid="timeline-missing-capture">
+          {capMissing}
+        </p>
+      )}
       {missing && (
         <p className="timeline-missing-run" data-testid="timeline-missing-run">
           {missing}
@@ -100,7 +109,9 @@ export function TimelineCell({ ctx, state, setState }: CellProps<TimelineState>)
             {state.sel ? (
               <>
                 Selection <strong>{sharedTimeText({ capture: cap, run: state.run ?? run.id, from: state.sel[0], to: state.sel[1] })}</strong>
-                {missing
+                {capMissing
+                  ? `: of a capture this notebook does not have, not drawn on ${label(cap)} (the exports say the same); brush here to select a range of its run ${run.id}.`
+                  : missing
                   ? `: of a run this capture does not have, not drawn on ${run.id} (the exports say the same); brush here to select a range of ${run.id}.`
                   : ": the notebook's time range, applied by its flame graph, block and scheduler cells."}
               </>
@@ -109,7 +120,7 @@ export function TimelineCell({ ctx, state, setState }: CellProps<TimelineState>)
             )}{' '}
             Time: since the run's start{run.aligned ? ' (its clock reading, the block views’ time 0)' : ' — not aligned: this run has no clock reading, each track counts from its own first event'}.
           </p>
-          <Tracks key={`${cap}|${run.id}`} cap={cap} run={run} state={missing ? { ...state, sel: null } : state} onSelect={(sel) => set({ cap: state.cap ?? cap, run: run.id, sel })} onZoom={(win) => set({ win })} />
+          <Tracks key={`${cap}|${run.id}`} cap={cap} run={run} state={foreign ? { ...state, sel: null } : state} onSelect={(sel) => set({ cap, run: run.id, sel })} onZoom={(win) => set({ win })} />
           {o.notes.map((n) => (
             <p key={n} className="flame-note">
               {n}

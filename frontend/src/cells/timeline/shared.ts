@@ -39,6 +39,21 @@ export function missingRunNotice(named: string | null, runs: readonly string[]):
   return runs.length ? `run ${named} is not in this capture; showing ${runs[0]}` : `run ${named} is not in this capture, which has no runs`;
 }
 
+/** The capture a timeline view draws: its `cap=` when the notebook has that capture, else the
+ *  notebook's baseline (a `cap=` the notebook lacks stays the selection's capture, as a missing
+ *  run= does). The exports keep the same rule (store/rules/timeline_run.py shown_capture;
+ *  testdata/vectors/timeline-run.json `captures`). */
+export function shownCapture(named: string | null, captures: readonly string[], baseline: string): string {
+  return named !== null && captures.includes(named) ? named : baseline;
+}
+
+/** What a view says when its `cap=` is not one of the notebook's captures (null: nothing to say);
+ *  `name` gives a capture's name (its label in the app). Same rule and vectors. */
+export function missingCaptureNotice(named: string | null, captures: readonly string[], baseline: string, name: (id: string) => string = (id) => id): string | null {
+  if (named === null || captures.includes(named)) return null;
+  return `capture ${named} is not in this notebook; showing ${name(baseline)}, its baseline`;
+}
+
 /** The shared selection of a notebook's cells and the index of the cell holding it (null: none).
  *  A timeline cell without cap names the baseline; without run, the run the cell shows
  *  (timelineRun): `runsOf` gives a capture's runs, null while they are not known yet, and until

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { vectors } from '../../testdata/vectors';
-import { clearSharedTime, missingRunNotice, offsetText, runSpan, sharedTimeCapture, sharedTimeOf, sharedTimeText, shownRun, timelineRun } from './shared';
+import { clearSharedTime, missingCaptureNotice, missingRunNotice, offsetText, runSpan, sharedTimeCapture, sharedTimeOf, sharedTimeText, shownCapture, shownRun, timelineRun } from './shared';
 import { decodeTimeline, defaultTimelineState, encodeTimeline } from './state';
 
 describe('timeline cell state', () => {
@@ -54,6 +54,14 @@ describe('the shared time selection', () => {
     for (const c of vectors<{ cases: { named: string | null; runs: string[]; shown: string | null; notice: string | null }[] }>('timeline-run').cases) {
       expect(shownRun(c.named, c.runs), JSON.stringify(c)).toBe(c.shown);
       expect(missingRunNotice(c.named, c.runs), JSON.stringify(c)).toBe(c.notice);
+    }
+  });
+  it('draws the named capture or the baseline, and says when the notebook lacks it (timeline-run.json captures)', () => {
+    const cases = vectors<{ captures: { named: string | null; captures: string[]; baseline: string; shown: string; notice: string | null }[] }>('timeline-run').captures;
+    expect(cases.length).toBeGreaterThan(3);
+    for (const c of cases) {
+      expect(shownCapture(c.named, c.captures, c.baseline), JSON.stringify(c)).toBe(c.shown);
+      expect(missingCaptureNotice(c.named, c.captures, c.baseline), JSON.stringify(c)).toBe(c.notice);
     }
   });
   it('maps the selection onto each run\'s track by its own offset (testdata/vectors/run-span.json)', () => {
