@@ -82,6 +82,18 @@ test("the threads table: fio's threads, the others folded behind one row whose f
   await expect(cell.getByTestId('offcpu-side-b')).toContainText(/^B\s*kworker/);
 });
 
+test('an r= the capture does not have: the cell says so, naming r=, and shows its first run', async ({ page }) => {
+  test.skip(!cap.id, 'needs the upload above');
+  await page.goto(`/compare?v=1&captures=${cap.id}&baseline=${cap.id}&cell=offcpu:r=r009`);
+  const cell = page.locator('section.cell[data-kind="offcpu"]');
+  await expect(cell.getByTestId('offcpu-missing-run')).toHaveText(`r=r009: ${cap.label} has no off-CPU stacks in run r009 (runs with them: r000); showing r000.`);
+  await expect(cell.getByTestId('offcpu-run')).toContainText('run r000');
+  if (shots) await cell.screenshot({ path: path.join(shots, 'offcpu-missing-run.png') });
+  await page.goto(`/compare?v=1&captures=${cap.id}&baseline=${cap.id}&cell=offcpu:r=r000`);
+  await expect(cell.getByTestId('offcpu-run')).toContainText('run r000');
+  await expect(cell.getByTestId('offcpu-missing-run')).toHaveCount(0);
+});
+
 test('the flame cell draws event offcpu as time off the CPU', async ({ page }) => {
   test.skip(!cap.id, 'needs the upload');
   await page.goto(`/compare?v=1&captures=${cap.id}&baseline=${cap.id}&cell=flame:ev=offcpu;comm=fio`);

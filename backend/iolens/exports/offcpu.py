@@ -31,6 +31,9 @@ class OffcpuData:
     summaries: list[models.OffcpuSummary] = field(default_factory=list)
     pair: models.OffcpuPair | None = None
     missing: list[str] = field(default_factory=list)  # captures without off-CPU stacks
+    run: str | None = None  # the cell's r=: the one run shown (None: every run)
+    error: str | None = None  # what the export cannot show, naming the parameter (an r= the capture lacks)
+    pair_error: str | None = None  # why the pair (a=, b=) is not shown
 
 
 def _ms(ns: int) -> str:
@@ -73,21 +76,32 @@ class OffcpuExport:
 
     def data(self, ctx: ExportContext, state: str) -> OffcpuData:
         st = self.read_state(state)
-        out = OffcpuData()
+        out = OffcpuData(run=st["run"])
         ids = [st["cap"]] if st["cap"] else [c.id for c in ctx.captures]
         for cid in ids:
             try:
                 out.summaries.append(offcpu_view.summary(ctx.store, str(cid), limit=TOP_THREADS))
             except (flame_view.NoStacks, flame_view.UnknownCapture):
                 out.missing.append(str(cid))
+        if st["run"] is not None and out.summaries:
+            # r= is a run of the capture the cell shows (c=, else the notebook's first with off-CPU
+            # stacks), as the app's: that capture's run alone, or say why not
+            s0 = out.summaries[0]
+            try:
+                s0 = offcpu_view.summary(ctx.store, s0.capture.id, run=st["run"], limit=TOP_THREADS)
+            except offcpu_view.BadQuery as exc:
+                out.error = f"r={st['run']}: {exc}"
+                out.summaries = [s0]
+                return out
+            out.summaries = [s0.model_copy(update={"runs": [r for r in s0.runs if r.run_id == st["run"]]})]
         if st["a"] and st["b"] and out.summaries:
             s0 = out.summaries[0]
             run = st["run"] or (s0.runs[0].run_id if s0.runs else None)
             if run is not None:
                 try:
                     out.pair = offcpu_view.pair(ctx.store, s0.capture.id, run, str(st["a"]), str(st["b"]))
-                except offcpu_view.BadQuery:
-                    out.pair = None
+                except offcpu_view.BadQuery as exc:
+                    out.pair_error = f"pair a={st['a']}, b={st['b']} in {run}: {exc}"
         return out
 
     def text(self, ctx: ExportContext, data: OffcpuData) -> list[str]:
@@ -95,6 +109,8 @@ class OffcpuExport:
         if not data.summaries:
             return tf.wrap("No off-CPU stacks in these captures: record them with iolens-collect run --offcpu.",
                            indent="    ")
+        if data.error is not None:
+            return tf.wrap(f"! {data.error}", indent="    ", subsequent="      ")
         for s in data.summaries:
             lines.append(f"    {ctx.name(s.capture.id)}"[:72])
             for r in s.runs:
@@ -128,6 +144,8 @@ class OffcpuExport:
                 lines.append("        woken by (by count):")
                 for frames, w in top_stacks(side.woken_by):
                     lines += tf.wrap(f"{w:,}  {_stack_text(frames)}", indent="          ")
+        if data.pair_error is not None:
+            lines += tf.wrap(f"! {data.pair_error}", indent="    ", subsequent="      ")
         if data.missing:
             lines += tf.wrap("No off-CPU stacks in: " + ", ".join(ctx.name(c) for c in data.missing), indent="    ")
         return lines

@@ -33,8 +33,10 @@ export function OffcpuCell({ ctx, state, setState, openCell }: CellProps<OffcpuS
   if (q.error) return <ErrorBox error={q.error} title="off-CPU stacks" />;
   if (!q.data || cap === null) return <p className="muted">Loading off-CPU stacks…</p>;
   const data = q.data;
-  const run = state.run ?? data.runs[0]?.run_id ?? null;
-  const info = data.runs.find((r) => r.run_id === run) ?? null;
+  // an r= the capture does not have: its first run is shown, and the cell says so (as the exports do)
+  const runMissing = state.run !== null && !data.runs.some((r) => r.run_id === state.run);
+  const info = data.runs.find((r) => r.run_id === state.run) ?? data.runs[0] ?? null;
+  const run = info?.run_id ?? null;
   return (
     <div className="offcpu-cell" data-testid="offcpu-cell">
       <div className="cell-toolbar">
@@ -77,6 +79,12 @@ export function OffcpuCell({ ctx, state, setState, openCell }: CellProps<OffcpuS
           </>
         )}
       </div>
+      {runMissing && (
+        <p className="offcpu-missing-run" data-testid="offcpu-missing-run">
+          r={state.run}: {data.capture.label} has no off-CPU stacks in run {state.run} (runs with them: {data.runs.map((r) => r.run_id).join(', ') || 'none'})
+          {data.runs[0] ? `; showing ${data.runs[0].run_id}` : ''}.
+        </p>
+      )}
       {info && <RunLine r={info} label={data.capture.label} />}
       {state.a !== null && state.b !== null && run !== null ? (
         <PairView cap={cap} run={run} a={state.a} b={state.b} icicle={state.mode === 'icicle'} />
