@@ -3,6 +3,7 @@ import { delaysB, NO_TRACE, pairsB, pingPongB, runtimeB, SCHED_A, SCHED_B, sched
 import {
   autoStepMs,
   buildSchedTable,
+  COUNTED_STEP_MS,
   countedOnGrid,
   cpuListText,
   delayAxisLabels,
@@ -10,6 +11,7 @@ import {
   delayBinIndex,
   delayPos,
   delayRows,
+  rateStepMs,
   fmtCount,
   fmtShare,
   isWorkloadKworker,
@@ -181,6 +183,14 @@ describe('switch rate over time', () => {
     expect(rateOverlay([rate], color, 'switches').window).toBeNull();
     // the same rule as the views' clock=run and the exports (testdata/vectors/run-span.json): a run without an offset is not moved
     expect(runWindow(sel, { offset_ns: null })).toEqual(sel);
+  });
+  it("draws the trace at perf stat's interval at least while its counted lines are shown (lockstat-6.12: they lay flat under 200 ms peaks)", () => {
+    // the lab pair's runs: 8.2-24.6 s traced; auto gives 200 ms, perf stat counts per 1 s
+    expect(rateStepMs([10.9, 8.2, 24.6, 12.3], false)).toBe(200);
+    expect(rateStepMs([10.9, 8.2, 24.6, 12.3], true)).toBe(COUNTED_STEP_MS);
+    expect(COUNTED_STEP_MS).toBe(1000);
+    // a long run's auto interval is already longer: kept
+    expect(rateStepMs([600], true)).toBe(5000);
   });
   it('counted intervals on the trace grid', () => {
     expect(countedOnGrid({ t_s: [1, 2], values: [10, 20] }, { t: [0, 0.5e9, 1e9, 1.5e9, 2e9], interval: 0.5e9 })).toEqual([10, 10, 20, 20, null]);

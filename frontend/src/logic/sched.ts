@@ -179,6 +179,21 @@ export function autoStepMs(durationsS: readonly number[], maxPoints = 150): numb
   return STEPS_MS.find((s) => (d * 1000) / s <= maxPoints) ?? 600_000;
 }
 
+/** perf stat's interval in the collector's recordings (`perf stat -I 1000`), ms. */
+export const COUNTED_STEP_MS = 1000;
+
+/**
+ * The switch-rate chart's interval when none is chosen: `autoStepMs`, but never shorter than perf
+ * stat's own interval while its counted lines are drawn. A 200 ms bucket's rate peaks several times
+ * higher than the same switches averaged over perf stat's 1 s: on one y axis the counted lines lay
+ * flat near 0 under the trace's peaks (seen on the lockstat-6.12 lab pair: trace peaks of 3k/s at
+ * 200 ms, perf stat's 100-500/s). Same unit and resolution, the two can be compared.
+ */
+export function rateStepMs(durationsS: readonly number[], countedShown: boolean): number {
+  const auto = autoStepMs(durationsS);
+  return countedShown ? Math.max(auto, COUNTED_STEP_MS) : auto;
+}
+
 /** A line of a time-series chart (charts/TimeSeriesChart.tsx NamedLine): a value per bucket of the grid. */
 export interface RateLine {
   key: string;

@@ -7,7 +7,7 @@ import { useCaptureList } from '../../api/queries';
 import { ErrorBox } from '../../components/ErrorBox';
 import { Legend, MetricTable } from '../fio/FioTableCell';
 import {
-  autoStepMs,
+  rateStepMs,
   buildSchedTable,
   checkRows,
   fmtCount,
@@ -136,7 +136,9 @@ function SchedBody({ cmp, table, state, setState, stacks, span }: { cmp: SchedCo
   );
   const ov = useSchedOverviews(common);
   const overviews = ok(ov.data);
-  const autoStep = ov.data ? autoStepMs(overviews.flatMap((o) => o.runs.map((r) => r.duration_s))) : null;
+  // with perf stat's counted lines drawn, at least its interval: the two lines on one axis, comparable
+  const countedShown = state.view === 'rate' && !state.overlay && state.counted && MEASURE_INFO[state.measure].counted !== null;
+  const autoStep = ov.data ? rateStepMs(overviews.flatMap((o) => o.runs.map((r) => r.duration_s)), countedShown) : null;
   const step = state.step ?? autoStep;
   const runs = [...new Set(traced.flatMap((c) => c.status?.runs ?? []))].sort();
   const cpus = [...new Set(overviews.flatMap((o) => o.runs.flatMap((r) => r.cpus)))].sort((a, b) => a - b);

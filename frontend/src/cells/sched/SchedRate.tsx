@@ -73,7 +73,7 @@ export function RateMultiples({ answers, columns, measure, counted }: { answers:
           {' '}
           · {formatSpan(step * 1e6)} intervals · time since each run's first event
           {sel ? " · each run cut at the timeline selection on its own clock (moved by that run's offset)" : ''} · workload CPUs in the capture's colour, others grey
-          {counted && info.counted ? ' · dotted: perf stat’s count of the same CPU (1 s intervals)' : ''}
+          {counted && info.counted ? ' · dotted: perf stat’s count of the same CPU, per second of its own 1 s intervals (at a shorter interval the trace’s peaks stand higher than perf stat’s averages)' : ''}
         </span>
         {zoomed && (
           <button type="button" className="link-button rate-reset" onClick={reset}>
