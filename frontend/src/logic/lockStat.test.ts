@@ -107,6 +107,9 @@ describe('buildCompareTable', () => {
     expect(noBase.baseHasLockStat).toBe(false);
     expect(noBase.columns.every((c) => !c.isBaseline)).toBe(true);
     expect(noBase.missing[0]!.isBaseline).toBe(true);
+    // nothing is 'new' against a baseline that has no lock_stat at all
+    expect(noBase.rows.length).toBeGreaterThan(0);
+    expect(noBase.rows.flatMap((r) => r.marks)).toEqual([]);
   });
 });
 

@@ -273,7 +273,9 @@ export function buildCompareTable(cmp: LockStatComparison): CompareTableView {
         deltaTitle,
       };
     });
-    const marks = [...new Set(cells.map((c) => c.mark).filter((m) => m === 'new' || m === 'gone'))];
+    // no 'new' or 'gone' against a baseline without lock_stat: there is nothing to compare with (every
+    // row was marked 'new' on the lockstat-6.12 lab pair, whose baseline kernel has no CONFIG_LOCK_STAT)
+    const marks = baseHasLockStat ? [...new Set(cells.map((c) => c.mark).filter((m) => m === 'new' || m === 'gone'))] : [];
     return { key: `${r.lock_class}\u0000${r.occurrence}\u0000${r.rw}`, lockClass: r.lock_class, occurrence: r.occurrence, rw: r.rw, rwLabel: rwLabel(r), name, marks, cells };
   });
   return {

@@ -285,8 +285,15 @@ function CompareTable({ table, stacks }: { table: CompareTableView; stacks: Stac
       {table.total > table.rows.length && <p className="muted small">The server sent the first {table.rows.length} of {formatCount(table.total)} contended classes.</p>}
       <div className="legend muted">
         <span>
-          Rows: lock classes contended in at least one capture, {table.sort}. <span className="tone-worse">Red</span>: more waiting than the baseline, <span className="tone-better">green</span>: less;{' '}
-          <span className="mark mark-new">new</span> contended here but not in the baseline, <span className="mark mark-gone">gone</span> the reverse.
+          Rows: lock classes contended in at least one capture, {table.sort}.{' '}
+          {table.baseHasLockStat ? (
+            <>
+              <span className="tone-worse">Red</span>: more waiting than the baseline, <span className="tone-better">green</span>: less; <span className="mark mark-new">new</span> contended here but not in the baseline,{' '}
+              <span className="mark mark-gone">gone</span> the reverse.
+            </>
+          ) : (
+            'No new or gone marks: the baseline has nothing to compare with.'
+          )}
         </span>
         <span>
           {table.perOp
