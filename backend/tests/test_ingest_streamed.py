@@ -1,6 +1,7 @@
-"""perf script text parsed inside the write transaction, its samples loaded through a FIFO while
-the Rust pass writes them (ingest/streamed.py): what the pass or the load refuses leaves nothing
-stored, names the file, and never leaves a thread or the store waiting on the FIFO."""
+"""perf script text parsed inside the write transaction, its samples loaded (Arrow batches through
+iolens_native.SampleStream) while the Rust pass writes them (ingest/streamed.py): what the pass or
+the load refuses leaves nothing stored, names the file, and never leaves a thread or the store
+waiting on the other."""
 
 from __future__ import annotations
 
@@ -8,12 +9,12 @@ import gzip
 import threading
 from pathlib import Path
 
+import duckdb
 import pytest
 from bundles import add_file, fio_capture, write_bundle
 
 from iolens.bundle import BundleError
 from iolens.ingest import ingest_file
-from iolens.ingest.perf_script import SAMPLE_BUFFER_BYTES, SAMPLE_LINE_BYTES
 from iolens.store.db import Store, Writer
 
 SAMPLES = Path(__file__).resolve().parent / "formats" / "samples"
@@ -26,14 +27,18 @@ def perf_bundle(tmp_path: Path, data: bytes, label: str) -> Path:
     return write_bundle(tmp_path / f"{label}.iolens.tar.gz", m, files)
 
 
+BATCH_ROWS = 1 << 16  # samples per Arrow batch (backend/native/iolens_native/src/arrow.rs)
+
+
 def big_text() -> bytes:
-    """Real perf script text, copied until its samples CSV spans several of DuckDB's buffers."""
+    """Real perf script text, copied until its samples span a dozen batches of the stream (more
+    than the channel between the pass and the load holds)."""
     one = gzip.decompress(DD.read_bytes())
     copies = []
-    size = 0
-    while size < 12 * SAMPLE_BUFFER_BYTES:
+    samples = 0
+    while samples < 12 * BATCH_ROWS:
         copies.append(one)
-        size += len(one)
+        samples += one.count(b"cpu-clock:")
     return b"".join(copies)
 
 
@@ -84,28 +89,25 @@ def test_big_text_is_stored_whole_and_a_cut_copy_stores_nothing(tmp_path):
     store.close()
 
 
-def test_a_sample_line_too_long_for_the_load_is_refused_naming_the_sample(tmp_path):
+def test_a_sample_with_a_command_name_over_a_mebibyte_is_stored(tmp_path):
+    """The samples went through CSV text with a 1 MiB limit on a line (such a sample was refused);
+    in Arrow batches a value has no such limit."""
     text = b"".join(b"fio 1 [000] 1.%06d: 1 cpu-clock:\n\tffff f (/lib/m.so)\n\n" % i for i in range(50000))
-    text += b"x" * (SAMPLE_LINE_BYTES + 10) + b" 5 [000] 2.0: 1 cpu-clock:\n\tffff g (/lib/m.so)\n\n"
+    text += b"x" * ((1 << 20) + 10) + b" 5 [000] 2.0: 1 cpu-clock:\n\tffff g (/lib/m.so)\n\n"
     store = Store(tmp_path / "db.duckdb")
     bundle = perf_bundle(tmp_path, gzip.compress(text), "long")
-    with pytest.raises(BundleError, match=r"perf.script.gz: sample 50001 .*command and event name take more than"):
-        within(120, lambda: ingest_file(store, bundle, bundles_dir=tmp_path / "kept"))
-    nothing_stored(store, tmp_path / "kept")
+    assert within(120, lambda: ingest_file(store, bundle, bundles_dir=tmp_path / "kept")).created
+    assert store.query("SELECT count(*), max(length(comm)) FROM perf_samples").rows == [(50001, (1 << 20) + 10)]
     store.close()
 
 
-def test_a_load_that_fails_before_it_opens_the_fifo_does_not_wait_for_the_pass(tmp_path, monkeypatch):
-    """The load's own error (not the pass's) comes out, the pass (blocked opening the FIFO for
-    writing) is let through and ends, and nothing is stored."""
-    real = Writer.insert_csv
+def test_a_load_that_fails_before_it_reads_does_not_wait_for_the_pass(tmp_path, monkeypatch):
+    """The load's own error (not the pass's) comes out, the pass (blocked on a full channel) is
+    stopped and ends, and nothing is stored."""
+    def failing(self, table, stream, *args, **kwargs):
+        raise RuntimeError("the load failed before reading")
 
-    def failing(self, table, path, *args, **kwargs):
-        if str(path).endswith(".fifo"):
-            raise RuntimeError("the load failed before reading")
-        return real(self, table, path, *args, **kwargs)
-
-    monkeypatch.setattr(Writer, "insert_csv", failing)
+    monkeypatch.setattr(Writer, "insert_arrow", failing)
     store = Store(tmp_path / "db.duckdb")
     bundle = perf_bundle(tmp_path, gzip.compress(big_text(), 1), "fails")
     with pytest.raises(RuntimeError, match="the load failed before reading"):
@@ -113,4 +115,21 @@ def test_a_load_that_fails_before_it_opens_the_fifo_does_not_wait_for_the_pass(t
     nothing_stored(store, tmp_path / "kept")
     left = [t for t in threading.enumerate() if t.name == "iolens-streamed-parse"]
     assert not left, "the pass still runs"
+    store.close()
+
+
+def test_a_load_that_fails_while_the_pass_runs_stops_it(tmp_path):
+    """A value the table cannot hold (a pid past INTEGER) far into the text: DuckDB's cast fails
+    while the pass is still parsing; its error comes out, the pass ends, nothing is stored."""
+    text = big_text()
+    cut = text.index(b"\n\n", len(text) // 3) + 2
+    text = text[:cut] + b"dd 99999999999/7 [000] 3.0: 1 cpu-clock:\n\tffff g (/lib/m.so)\n\n" + text[cut:]
+    store = Store(tmp_path / "db.duckdb")
+    bundle = perf_bundle(tmp_path, gzip.compress(text, 1), "pid")
+    with pytest.raises(duckdb.ConversionException, match="99999999999"):
+        within(120, lambda: ingest_file(store, bundle, bundles_dir=tmp_path / "kept"))
+    nothing_stored(store, tmp_path / "kept")
+    assert not [t for t in threading.enumerate() if t.name == "iolens-streamed-parse"], "the pass still runs"
+    assert ingest_file(store, perf_bundle(tmp_path, gzip.compress(big_text(), 1), "good"),
+                       bundles_dir=tmp_path / "kept").created
     store.close()

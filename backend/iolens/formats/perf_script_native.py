@@ -10,7 +10,10 @@ never passes through Python.
 - `write_folded`: the same, written straight to a file descriptor (`iolens convert`).
 - `write_tables`: every sample of every event with its timestamp, CPU, pid, tid, comm and
   event, and the distinct stacks folded with inferno's default rules, as two CSV files for
-  DuckDB (`STACK_COLUMNS`, `SAMPLE_COLUMNS`; ingest loads them with `Writer.insert_csv`).
+  DuckDB (`STACK_COLUMNS`, `SAMPLE_COLUMNS`).
+- `write_tables_arrow`: the same, but the samples go to a `SampleStream` as Arrow batches, which
+  DuckDB scans while the text is parsed (ingest: `Writer.insert_arrow`; the stacks' CSV file
+  with `Writer.insert_csv`).
 """
 
 from __future__ import annotations
@@ -27,6 +30,11 @@ from .perf_script import FoldOptions
 from .perf_script_source import native_source
 
 Source = Union[str, "os.PathLike[str]", bytes]
+
+# The samples of write_tables_arrow: Arrow batches of SAMPLE_COLUMNS (ts_ns, cpu, pid, tid as
+# int64, stack_id uint32, weight uint64: DuckDB casts them to the table's types on insert).
+# `cancel()` stops the pass (its next batch fails with BrokenPipeError).
+SampleStream = iolens_native.SampleStream
 
 # The CSV files of write_tables: column name and DuckDB type, in file order.
 STACK_COLUMNS: tuple[tuple[str, str], ...] = (("stack_id", "INTEGER"), ("folded_stack", "VARCHAR"))
@@ -100,6 +108,20 @@ def write_tables(source: Source, stacks_csv: str | os.PathLike[str], samples_csv
     with gz.native_reads(_path(source), name or str(source)):
         d = iolens_native.write_tables(_source(source, name), os.fspath(stacks_csv), os.fspath(samples_csv),
                                        nthreads=nthreads, chunk_bytes=chunk_bytes)
+    return _summary(d)
+
+
+def write_tables_arrow(source: Source, stacks_csv: str | os.PathLike[str], samples: SampleStream, *,
+                       name: str | None = None, nthreads: int = 0, chunk_bytes: int = 0) -> TablesSummary:
+    """Like write_tables, but the samples go to `samples` (read by DuckDB meanwhile); the stream
+    ends after its last batch only when the pass succeeds (else reading it fails)."""
+    with gz.native_reads(_path(source), name or str(source)):
+        d = iolens_native.write_tables_arrow(_source(source, name), os.fspath(stacks_csv), samples,
+                                             nthreads=nthreads, chunk_bytes=chunk_bytes)
+    return _summary(d)
+
+
+def _summary(d: dict) -> TablesSummary:
     return TablesSummary(
         d["bytes"], d["samples"], d["stacks"], d["stackless_samples"], d["weird_lines"], d["first_event"],
         {k: tuple(v) for k, v in d["events"].items()}, d["ts_min_ns"], d["ts_max_ns"],

@@ -22,12 +22,22 @@ class BulkCsv:
     path: Path                               # inside the bundle's temporary directory
     columns: tuple[tuple[str, str], ...]     # (name, DuckDB type) in file order
     constants: tuple[tuple[str, Any], ...]   # (name, value) for every row: capture_id, run_id
-    # written by a parse that the write transaction runs (ingest/streamed.py): loaded while it is
-    # written when `path` is its FIFO, after it ends otherwise
+    # written by a parse that the write transaction runs (ingest/streamed.py): loaded after it ends
     streamed: Streamed | None = None
     # DuckDB's limit on a line, and what it reads at a time (Writer.insert_csv; None: 16 x the limit)
     max_line_bytes: int = 64 << 20
     buffer_bytes: int | None = None
+
+
+@dataclass(frozen=True)
+class BulkStream:
+    """Rows that a streamed parse (ingest/streamed.py) hands to DuckDB while it parses: its
+    `stream` (Arrow batches), loaded by `Writer.insert_arrow`."""
+
+    table: str
+    columns: tuple[tuple[str, str], ...]     # (name, DuckDB type) in the stream's order
+    constants: tuple[tuple[str, Any], ...]   # (name, value) for every row: capture_id, run_id
+    streamed: Streamed
 
 
 @dataclass
@@ -35,7 +45,7 @@ class Parsed:
     rows: Rows = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     fio: list[FioResult] = field(default_factory=list)
-    bulk: list[BulkCsv] = field(default_factory=list)
+    bulk: list[BulkCsv | BulkStream] = field(default_factory=list)
     # derived tables computed in the write transaction after the bulk loads (block tiles)
     derive: list[Callable[[Any], None]] = field(default_factory=list)
     # state of parsers that pair artifacts (diskstats before/after), used by ARTIFACT_FINISHERS

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import shutil
 import threading
 from collections.abc import Iterator
@@ -30,7 +29,7 @@ from ..formats import gz
 from ..formats.errors import FormatError
 from ..store.db import Store, StoreOpening, Writer
 from . import fio, sweep, workload
-from .parsed import BulkCsv, Parsed
+from .parsed import BulkCsv, BulkStream, Parsed
 from .registry import FINISHERS, handler, table_columns
 from .streamed import Streamed
 
@@ -303,28 +302,20 @@ def _write(store: Store, bundle: OpenBundle, parsed: Parsed) -> None:
         w.execute(sweep.DERIVE_RUN_METRICS, {"cid": cid})
 
 
-def _load_bulk(w: Writer, bundle: OpenBundle, b: BulkCsv, parsed: Parsed) -> None:
-    """Loads one bulk file. A streamed parse is started by the first of its files: its FIFO is
-    loaded while the parse writes it, its other files once the parse is over; its error (the
+def _load_bulk(w: Writer, bundle: OpenBundle, b: BulkCsv | BulkStream, parsed: Parsed) -> None:
+    """Loads one bulk file or stream. A streamed parse is started by the first of them: its
+    stream is loaded while the parse fills it, its files once the parse is over; its error (the
     parse's, not the load's that it caused) refuses the bundle and rolls the transaction back."""
     job = b.streamed
     if job is None:
+        assert isinstance(b, BulkCsv)
         _insert(w, b)
         return
     job.start()
     try:
-        if b.path == job.fifo:
+        if isinstance(b, BulkStream):
             try:
-                _insert(w, b)
-            except duckdb.InvalidInputException as exc:
-                _raise_parse_error_first(job)
-                too_long = _TOO_LONG.search(str(exc))
-                if too_long is None:
-                    raise
-                raise BundleError(
-                    f"{job.art_path}: sample {too_long.group(1)} (in the order of the text): its command and event "
-                    f"name take more than {b.max_line_bytes} bytes; not a perf script sample",
-                    {"file": job.art_path, "line": None, "field": "sample", "run": job.run_id}, 422) from exc
+                w.insert_arrow(b.table, job.stream, b.columns, b.constants)
             except BaseException:
                 _raise_parse_error_first(job)
                 raise
@@ -339,16 +330,12 @@ def _load_bulk(w: Writer, bundle: OpenBundle, b: BulkCsv, parsed: Parsed) -> Non
 
 
 def _raise_parse_error_first(job: Streamed) -> None:
-    """The load of a streamed parse's FIFO failed: stop the parse; when the parse had failed first
-    (the load saw its truncated output), its error is the one raised."""
+    """The load of a streamed parse's rows failed: stop the parse; when the parse had failed
+    first (the load saw its stream end early), its error is the one raised."""
     job.abort()
     cause = job.error()
     if cause is not None and not isinstance(cause, BrokenPipeError):
         raise cause from None
-
-
-# DuckDB's refusal of a line longer than max_line_size (the line is the sample's number)
-_TOO_LONG = re.compile(r"CSV Error on Line: (\d+)(?s:.*)Maximum line size of \d+ bytes exceeded")
 
 
 def _insert(w: Writer, b: BulkCsv) -> None:

@@ -15,6 +15,7 @@ setting that cannot be changed afterwards).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import queue
@@ -105,6 +106,28 @@ class Writer:
             f"{'' if buffer_bytes is None else f', buffer_size = {int(buffer_bytes)}'})"
         )
         row = self._cur.execute(sql, [v for _, v in constants]).fetchone()
+        return int(row[0]) if row else 0
+
+    def insert_arrow(self, table: str, stream: Any, columns: Sequence[tuple[str, str]],
+                     constants: Sequence[tuple[str, Any]] = ()) -> int:
+        """Bulk insert from an object of the Arrow PyCapsule interface (`__arrow_c_stream__`,
+        e.g. iolens_native.SampleStream) whose columns are `columns` (name, DuckDB type: each
+        value is cast to it, an out-of-range value is an error), `constants` (name, value) filling
+        the other columns. DuckDB reads the batches as they come. Returns the row count."""
+        view = f"_iolens_arrow_{threading.get_ident()}"
+        names = [c for c, _ in constants] + [c for c, _ in columns]
+        casts = ", ".join(f"CAST({c} AS {t})" for c, t in columns)
+        sql = (f"INSERT INTO {table} ({', '.join(names)}) "
+               f"SELECT {''.join('?, ' for _ in constants)}{casts} FROM {view}")
+        self._cur.register(view, stream)
+        try:
+            row = self._cur.execute(sql, [v for _, v in constants]).fetchone()
+        except BaseException:
+            # the transaction is aborted: the view goes with its rollback (and this cursor)
+            with contextlib.suppress(duckdb.Error):
+                self._cur.unregister(view)
+            raise
+        self._cur.unregister(view)
         return int(row[0]) if row else 0
 
     def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> QueryResult:

@@ -186,6 +186,58 @@ def test_tables_match_the_python_reference_and_fold_to_infernos_output(corpus, t
         assert folded == fold_text(read_text(inp)), inp.name
 
 
+def arrow_tables(inp: Path, stacks_csv: Path, chunk_bytes: int = 0) -> tuple[native.TablesSummary, list[tuple]]:
+    """write_tables_arrow's samples as DuckDB reads them (the pass on a thread, as ingest runs it)."""
+    import threading
+
+    import duckdb
+
+    stream = native.SampleStream()
+    out: dict = {}
+
+    def run():
+        out["summary"] = native.write_tables_arrow(inp, stacks_csv, stream, chunk_bytes=chunk_bytes)
+
+    t = threading.Thread(target=run)
+    t.start()
+    con = duckdb.connect()
+    con.register("samples", stream)
+    cols = ", ".join(f"CAST({c} AS {ty}) AS {c}" for c, ty in native.SAMPLE_COLUMNS)
+    rows = con.execute(f"SELECT {cols} FROM samples").fetchall()
+    t.join()
+    return out["summary"], rows
+
+
+def test_arrow_samples_are_the_csv_samples(corpus, tmp_path):
+    """The samples handed to DuckDB as Arrow batches (ingest) are the rows of the CSV text, nulls
+    (no CPU, no pid, no stack, no event) included, in the same order; the stacks file is the same."""
+    inputs = sorted((corpus / "perf-script" / "input").iterdir()) + [SAMPLES / f"{s}.txt.gz" for s in OWN_SAMPLES]
+    for inp in inputs:
+        s_csv, r_csv, a_csv = tmp_path / "s.csv", tmp_path / "r.csv", tmp_path / "a.csv"
+        want = native.write_tables(inp, s_csv, r_csv, chunk_bytes=3000)
+        _, rows = read_tables(s_csv, r_csv)
+        got, arrow_rows = arrow_tables(inp, a_csv, chunk_bytes=3000)
+        assert arrow_rows == rows, inp.name
+        assert got == want, inp.name
+        assert a_csv.read_bytes() == s_csv.read_bytes(), inp.name
+
+
+def test_arrow_samples_span_batches_and_long_names(tmp_path):
+    """More samples than a batch holds (65536), and a command name of 2 MiB (the CSV load refused
+    lines over 1 MiB; a batch holds its text whole)."""
+    n = 150_000
+    text = b"".join(b"fio %d [%03d] 1.%06d: 1 cpu-clock:\n\tffff f%d (/lib/m.so)\n\n" % (i % 7 + 1, i % 3, i, i % 5)
+                    for i in range(n))
+    text += b"x" * (2 << 20) + b" 5 [000] 2.0: 1 cpu-clock:\n\tffff g (/lib/m.so)\n\n"
+    inp = tmp_path / "big.txt"
+    inp.write_bytes(text)
+    summary, rows = arrow_tables(inp, tmp_path / "s.csv")
+    assert summary.samples == len(rows) == n + 1
+    assert rows[0] == (1_000_000_000, 0, None, 1, "fio", 0, 1, "cpu-clock")  # one number: the tid
+    assert rows[n - 1][:5] == (1_000_000_000 + (n - 1) * 1000, (n - 1) % 3, None, (n - 1) % 7 + 1, "fio")
+    assert rows[n][4] == "x" * (2 << 20) and rows[n][3] == 5
+
+
 def test_tables_keep_time_cpu_and_task():
     text = (
         "V8 WorkerThread 24636/25607 [002]  94564.109216:     257597 cycles:uppp: \n"

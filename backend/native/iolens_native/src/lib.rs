@@ -3,7 +3,8 @@
 //! - `fold`, `fold_write`: `perf script` text -> folded stacks, exactly as inferno-collapse-perf
 //!   0.12.8 folds them (see fold.rs), on several threads (see stream.rs).
 //! - `write_tables`: the same parse, keeping every sample's timestamp, CPU, pid, tid, comm and
-//!   event, written as CSV for DuckDB (see tables.rs).
+//!   event, written as CSV for DuckDB (see tables.rs); `write_tables_arrow`: the samples handed
+//!   to DuckDB as Arrow batches while the text is parsed instead (`SampleStream`, arrow.rs).
 //! - `block_perf_csv`: `perf script` text of the block tracepoints -> one CSV row per I/O, parsed
 //!   and matched in one pass (see block/mod.rs).
 //! - `offcpu_csv`: `perf script` text of sched_switch / sched_waking with call chains -> the
@@ -13,6 +14,7 @@
 //! iolens/formats/perf_block_native.py; the pure-Python references of the same rules are
 //! iolens/formats/perf_script.py, and iolens/formats/perf_block.py with iolens/ingest_block.py.
 
+pub mod arrow;
 pub mod block;
 pub mod compact;
 pub mod fold;
@@ -232,13 +234,44 @@ fn write_tables<'py>(
             chunk(chunk_bytes),
         )
     })?;
+    summary_dict(py, &s)
+}
+
+/// Like `write_tables`, but the samples go to `samples` (a SampleStream that DuckDB scans while
+/// the text is parsed) as Arrow batches; the stream ends after the last sample only when the
+/// pass succeeds. Returns the same summary dict.
+#[pyfunction]
+#[pyo3(signature = (source, stacks_csv, samples, *, nthreads=0, chunk_bytes=0))]
+fn write_tables_arrow<'py>(
+    py: Python<'py>,
+    source: &Bound<'py, PyAny>,
+    stacks_csv: String,
+    samples: &Bound<'py, arrow::SampleStream>,
+    nthreads: usize,
+    chunk_bytes: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let src = source_of(source)?;
+    let sender = arrow::sender_of(samples)?;
+    let s = py.detach(|| {
+        tables::write_tables_arrow(
+            src,
+            &stacks_csv,
+            sender,
+            threads(nthreads),
+            chunk(chunk_bytes),
+        )
+    })?;
+    summary_dict(py, &s)
+}
+
+fn summary_dict<'py>(py: Python<'py>, s: &tables::Summary) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("bytes", s.bytes)?;
     d.set_item("samples", s.samples)?;
     d.set_item("stacks", s.stacks)?;
     d.set_item("stackless_samples", s.stackless_samples)?;
     d.set_item("weird_lines", s.weird_lines)?;
-    d.set_item("first_event", s.first_event)?;
+    d.set_item("first_event", s.first_event.as_deref())?;
     let events = PyDict::new(py);
     for (name, n, w) in &s.events {
         events.set_item(name, (n, w))?;
@@ -326,6 +359,8 @@ fn iolens_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(block_lat_bin, m)?)?;
     m.add_function(wrap_pyfunction!(fold_write, m)?)?;
     m.add_function(wrap_pyfunction!(write_tables, m)?)?;
+    m.add_function(wrap_pyfunction!(write_tables_arrow, m)?)?;
+    m.add_class::<arrow::SampleStream>()?;
     m.add_function(wrap_pyfunction!(offcpu::offcpu_csv_py, m)?)?;
     m.add("DEFAULT_CHUNK_BYTES", DEFAULT_CHUNK_BYTES)?;
     m.add("INFERNO_VERSION", "0.12.8")?;

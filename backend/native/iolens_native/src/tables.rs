@@ -11,6 +11,7 @@ use std::fs::File;
 use std::hash::Hasher;
 use std::io::{self, BufWriter, Write};
 
+use crate::arrow::{SampleBatch, Sender};
 use crate::fold::{Emit, Meta, Options, Stack};
 use crate::fxhash::{FxHashMap, FxHasher};
 
@@ -190,6 +191,88 @@ fn opt_int(w: &mut impl Write, v: Option<i64>) -> io::Result<()> {
     Ok(())
 }
 
+/// Where the samples' rows go: CSV text, or Arrow batches (arrow.rs).
+trait SampleSink {
+    fn row(
+        &mut self,
+        r: &Row,
+        comm: &str,
+        stack: Option<u32>,
+        event: Option<&str>,
+    ) -> io::Result<()>;
+    fn finish(self) -> io::Result<()>;
+}
+
+struct CsvSamples(BufWriter<File>);
+
+impl SampleSink for CsvSamples {
+    fn row(
+        &mut self,
+        r: &Row,
+        comm: &str,
+        stack: Option<u32>,
+        event: Option<&str>,
+    ) -> io::Result<()> {
+        let w = &mut self.0;
+        opt_int(w, r.ts_ns)?;
+        w.write_all(b",")?;
+        opt_int(w, r.cpu)?;
+        w.write_all(b",")?;
+        opt_int(w, r.pid)?;
+        w.write_all(b",")?;
+        opt_int(w, r.tid)?;
+        w.write_all(b",")?;
+        quoted(w, comm.as_bytes())?;
+        w.write_all(b",")?;
+        if let Some(s) = stack {
+            uint(w, u64::from(s))?;
+        }
+        w.write_all(b",")?;
+        uint(w, r.weight)?;
+        w.write_all(b",")?;
+        if let Some(e) = event {
+            quoted(w, e.as_bytes())?;
+        }
+        w.write_all(b"\n")
+    }
+
+    fn finish(mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
+struct ArrowSamples {
+    batch: SampleBatch,
+    sender: Sender,
+}
+
+impl SampleSink for ArrowSamples {
+    #[inline]
+    fn row(
+        &mut self,
+        r: &Row,
+        comm: &str,
+        stack: Option<u32>,
+        event: Option<&str>,
+    ) -> io::Result<()> {
+        self.batch
+            .push(r.ts_ns, r.cpu, r.pid, r.tid, comm, stack, r.weight, event);
+        if self.batch.full() {
+            self.sender.send(std::mem::take(&mut self.batch))?;
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> io::Result<()> {
+        if !self.batch.is_empty() {
+            self.sender.send(std::mem::take(&mut self.batch))?;
+        }
+        self.sender.complete();
+        Ok(())
+    }
+}
+
+/// Writes the two headerless CSV files (see the module's comment).
 pub fn write_tables(
     source: Source,
     stacks_csv: &str,
@@ -197,9 +280,38 @@ pub fn write_tables(
     nthreads: usize,
     chunk_bytes: usize,
 ) -> io::Result<Summary> {
+    let samples = CsvSamples(BufWriter::with_capacity(
+        1 << 20,
+        File::create(samples_csv)?,
+    ));
+    tables(source, stacks_csv, samples, nthreads, chunk_bytes)
+}
+
+/// Writes the stacks' CSV file and sends the samples as Arrow batches through `sender`; the
+/// stream ends (complete) only when every sample was sent.
+pub fn write_tables_arrow(
+    source: Source,
+    stacks_csv: &str,
+    sender: Sender,
+    nthreads: usize,
+    chunk_bytes: usize,
+) -> io::Result<Summary> {
+    let samples = ArrowSamples {
+        batch: SampleBatch::default(),
+        sender,
+    };
+    tables(source, stacks_csv, samples, nthreads, chunk_bytes)
+}
+
+fn tables(
+    source: Source,
+    stacks_csv: &str,
+    mut samples: impl SampleSink,
+    nthreads: usize,
+    chunk_bytes: usize,
+) -> io::Result<Summary> {
     let opt = Options::default();
     let mut stacks_out = BufWriter::with_capacity(1 << 20, File::create(stacks_csv)?);
-    let mut samples_out = BufWriter::with_capacity(1 << 20, File::create(samples_csv)?);
     let mut ids = Interned::default();
     let mut events: FxHashMap<String, usize> = FxHashMap::default();
     let mut summary = Summary::default();
@@ -252,33 +364,17 @@ pub fn write_tables(
                     summary.ts_max_ns = Some(summary.ts_max_ns.map_or(ts, |m| m.max(ts)));
                 }
                 summary.samples += 1;
-                opt_int(&mut samples_out, r.ts_ns)?;
-                samples_out.write_all(b",")?;
-                opt_int(&mut samples_out, r.cpu)?;
-                samples_out.write_all(b",")?;
-                opt_int(&mut samples_out, r.pid)?;
-                samples_out.write_all(b",")?;
-                opt_int(&mut samples_out, r.tid)?;
-                samples_out.write_all(b",")?;
-                quoted(&mut samples_out, chunk.strings[r.comm as usize].as_bytes())?;
-                samples_out.write_all(b",")?;
-                match r.stack {
-                    Some(s) => uint(&mut samples_out, u64::from(local_to_global[s as usize]))?,
-                    None => summary.stackless_samples += 1,
+                let stack = r.stack.map(|s| local_to_global[s as usize]);
+                if stack.is_none() {
+                    summary.stackless_samples += 1;
                 }
-                samples_out.write_all(b",")?;
-                uint(&mut samples_out, r.weight)?;
-                samples_out.write_all(b",")?;
-                if let Some(e) = event {
-                    quoted(&mut samples_out, e.as_bytes())?;
-                }
-                samples_out.write_all(b"\n")?;
+                samples.row(r, &chunk.strings[r.comm as usize], stack, event)?;
             }
             Ok(())
         },
     )?;
     stacks_out.flush()?;
-    samples_out.flush()?;
+    samples.finish()?;
     summary.bytes = bytes;
     summary.weird_lines = weird;
     summary.stacks = ids.len() as u64;
