@@ -150,6 +150,18 @@ test('a cap= the notebook does not have: the timeline says so and draws the base
   await expect(page.getByTestId('timeline-missing-capture')).toHaveCount(0);
 });
 
+test('a run with none of the tracks: one sentence says how to record them, no empty axis', async ({ page, request }) => {
+  const dir = path.join(repo, 'datasets', 'fs-xfs');
+  const f = fs.readdirSync(dir).find((x) => x.endsWith('.iolens.tar.gz'))!;
+  const r = await request.post('/api/captures', { multipart: { file: { name: f, mimeType: 'application/gzip', buffer: fs.readFileSync(path.join(dir, f)) } } });
+  expect(r.status(), await r.text()).toBeLessThan(300);
+  const id = ((await r.json()) as { id: string }).id;
+  await page.goto(`/compare?v=1&captures=${id}&baseline=${id}&cell=timeline`);
+  await expect(page.getByTestId('timeline-nothing')).toContainText("Run r000 has none of the timeline's tracks: record them with iolens-collect run and --sched");
+  await expect(page.getByTestId('timeline-canvas')).toHaveCount(0);
+  await shot(page, 'timeline-nothing');
+});
+
 test('a saved notebook keeps the selection: its permalink opens with the flame graph of that range', async ({ page, request }) => {
   const id = ids['stacks-xfs']!;
   const doc = {

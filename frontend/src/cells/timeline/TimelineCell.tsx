@@ -103,6 +103,12 @@ export function TimelineCell({ ctx, state, setState }: CellProps<TimelineState>)
       )}
       {!run ? (
         <p className="muted">This capture has no runs.</p>
+      ) : !Object.values(run.tracks).some(Boolean) ? (
+        // nothing to draw: one sentence that says how to record the tracks, not an empty 0.001 µs axis
+        <p className="muted" data-testid="timeline-nothing">
+          Run {run.id} has none of the timeline&apos;s tracks: record them with <code>iolens-collect run</code> and <code>--sched</code> (which task ran on each CPU), <code>--block DEV</code> (the
+          device&apos;s queue depth and IOPS), <code>--fio-logs MSEC</code> (fio&apos;s IOPS log) or <code>--stacks</code> (perf samples).
+        </p>
       ) : (
         <>
           <p className="muted small timeline-sel" data-testid="timeline-selection">
