@@ -52,6 +52,8 @@ class Serve:
             except httpx.HTTPError:
                 pass
             if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.proc.kill()  # not left running behind the failed test
+                self.proc.wait()
                 raise RuntimeError(f"iolens serve did not start: {self.log.read_text()[-2000:]}")
             time.sleep(0.1)
 
