@@ -13,7 +13,7 @@ DATASETS := $(sort $(wildcard datasets/*/*.iolens.tar.gz))
 export PATH := $(dir $(UV)):$(HOME)/.cargo/bin:$(PATH)
 
 .PHONY: readme-shots help deps deps-system deps-python deps-node build api-client demo serve test test-python \
-        test-rust test-unit test-e2e typecheck clean bench lab-deps lab-kernel lab-datasets lint-python bundle-schema
+        test-python-rest test-python-lab test-lab-unit-rust test-rust test-unit test-e2e typecheck clean bench lab-deps lab-kernel lab-datasets lint-python bundle-schema
 
 help:
 	@echo "make demo   install, build, load datasets/ and serve on http://$(HOST):$(PORT)/"
@@ -69,8 +69,17 @@ demo: deps build
 serve: build
 	$(UV) run iolens serve --host $(HOST) --port $(PORT)
 
-test: deps build lab-kernel
-	$(MAKE) --no-print-directory test-python test-rust test-unit test-e2e
+# `make test`: the system packages first, then everything else in one make, three lanes side by side
+# (CI has 2 cores): the Python suite as soon as uv sync is done (beside npm ci and the build); the
+# browser tests after the build (they wait on the page about half the time); and the kernel lab's test
+# (a qemu guest booted twice: it waits on the guest more than it computes), then Vitest, then Rust.
+# Each suite's output is printed whole when it ends, with its wall and CPU time. Every suite runs (-k)
+# and any failure fails `make test`. IOLENS_BUILT=1: the build is part of this make run.
+test: deps-system
+	$(MAKE) --no-print-directory -k -j3 --output-sync=target IOLENS_BUILT=1 test-python-rest test-e2e test-lab-unit-rust
+
+test-lab-unit-rust: deps-python deps-node
+	+@rc=0; for t in test-python-lab test-unit test-rust; do $(MAKE) --no-print-directory IOLENS_BUILT=1 $$t || rc=1; done; exit $$rc
 
 # The kernel lab (docs/lab.md): qemu and friends come with deps-system; lab-deps adds the kernel
 # build tools; lab-kernel fetches the Debian kernel the lab's test boots (into the lab's cache).
@@ -81,15 +90,26 @@ lab-kernel: deps-system deps-python
 	@cd collectors && $(UV) run python -m iolens_lab prepare tests/lab/smoke.toml || \
 	  echo "lab-kernel: could not fetch the lab's test kernel; its test will say why" >&2
 
-test-python: deps-python lint-python
-	$(UV) run pytest -q
+# The Python suite is two pytest runs: the kernel lab's (collectors/tests/test_lab.py, its guest boots
+# take minutes of one qemu) and the rest, so that `make -j2 test-python` runs them side by side.
+# Each prints its wall and CPU time (bash's `time`).
+LAB_TESTS := collectors/tests/test_lab.py
+timed = TIMEFORMAT="$@: %0R s wall, %0U s user + %0S s system CPU"; time
+test-python: test-python-rest test-python-lab
+
+test-python-rest: deps-python lint-python
+	@$(timed) $(UV) run pytest -q --ignore=$(LAB_TESTS)
+
+test-python-lab: deps-python lab-kernel
+	@$(timed) $(UV) run pytest -q -p no:cacheprovider $(LAB_TESTS)
 
 # The Rust core: formatted, clippy-clean with warnings as errors, and its own #[test]s (the byte-for-byte
 # comparisons with the Python reference are pytest's, e.g. backend/tests/test_block_native.py).
 NATIVE := backend/native/iolens_native
 test-rust:
 	@cargo clippy --version >/dev/null 2>&1 && cargo fmt --version >/dev/null 2>&1 || rustup component add clippy rustfmt
-	cd $(NATIVE) && cargo fmt --check && cargo clippy --release --locked --all-targets -- -D warnings && cargo test --release --locked
+	@cd $(NATIVE) && unset MAKEFLAGS && $(timed) { cargo fmt --check && \
+	  cargo clippy --release --locked --all-targets -- -D warnings && cargo test --release --locked; }
 
 # ruff (pyproject.toml [tool.ruff]) and the import contracts: layers, imports downward only
 # (pyproject.toml [tool.importlinter], docs/architecture.md).
@@ -97,13 +117,15 @@ lint-python: deps-python
 	$(UV) run ruff check backend collectors bench scripts
 	$(UV) run lint-imports
 
+# typecheck is `tsc --noEmit`, which `npm run build` runs first: skipped when the build is part of the
+# same make run (IOLENS_BUILT=1, set by `make test`). Under `make test` other suites run beside Vitest: a test's
+# time limit is 20 s there, not Vitest's 5 s (a limit against hangs; no test measures its own time).
 test-unit: deps-node
-	npm run --silent typecheck
-	npm run --silent lint
-	npm run --silent test:unit
+	@$(timed) { $(if $(IOLENS_BUILT),,npm run --silent typecheck &&) npm run --silent lint && \
+	  npm run --silent test:unit --workspace frontend $(if $(IOLENS_BUILT),-- --testTimeout=20000); }
 
 test-e2e: build
-	npm run --silent test:e2e
+	@$(timed) npm run --silent test:e2e
 
 # The README's pictures (docs/screenshot-*.png), taken by frontend/e2e/readme.spec.ts from the real
 # datasets through the real server; every e2e run takes them too, into frontend/test-results/.
