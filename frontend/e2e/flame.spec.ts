@@ -194,10 +194,11 @@ test('the differential flame graph of two captures, swapped, with its table of c
   await expect(cell.getByLabel('Task', { exact: true })).toHaveValue('all');
 });
 
-test('draws a 500k-node tree in under 16 ms a frame', async ({ page }) => {
-  const s = syntheticTree(500_000, 1);
-  const body = JSON.stringify({
-    capture: { id: 'synthetic500k', label: 'synthetic 500k nodes', kernel: null },
+/** The API's answer for a synthetic tree of n nodes, served as capture `id`. */
+function syntheticAnswer(id: string, n: number, seed = 1): string {
+  const s = syntheticTree(n, seed);
+  return JSON.stringify({
+    capture: { id, label: `synthetic ${n} nodes`, kernel: null },
     filters: { event: 'cpu-clock', runs: null, cpus: null, tid: null, comm: null, from_ns: null, to_ns: null },
     weight_unit: 'count',
     total_weight: s.self_weight.reduce((a, b) => a + b, 0),
@@ -212,6 +213,70 @@ test('draws a 500k-node tree in under 16 ms a frame', async ({ page }) => {
     notes: [],
     elapsed_ms: 0,
   });
+}
+
+test('a zoom reads no layout before its frame, and the root stays in view', async ({ page }) => {
+  const body = syntheticAnswer('synthetic20k', 20_000, 3);
+  await page.route('**/api/captures/synthetic20k/flame*', (route) => route.fulfill({ status: 200, contentType: 'application/json', body }));
+  await page.goto('/compare?v=1&captures=synthetic20k&baseline=synthetic20k&cell=flame');
+  const chart = page.getByTestId('flame-chart');
+  await expect(page.getByTestId('flame-canvas')).toBeVisible({ timeout: 30_000 });
+  await chart.scrollIntoViewIfNeeded();
+  // taller than its box, so it scrolls; the root row (the canvas's bottom) is at the box's bottom
+  const gap = () =>
+    chart.evaluate((el) => {
+      const box = el.getBoundingClientRect();
+      const c = el.querySelector('canvas')!.getBoundingClientRect();
+      return { scrolls: el.scrollHeight > el.clientHeight + 16, gap: Math.round(c.bottom - (box.top + el.clientTop + el.clientHeight)) };
+    });
+  expect(await gap()).toEqual({ scrolls: true, gap: 0 });
+  // From the click to the frame that shows the zoom, nothing asks for the layout (a scroll
+  // position or a size read after the render forces a synchronous layout inside the click).
+  await page.evaluate(() => {
+    const w = window as unknown as { __layoutReads: string[] };
+    w.__layoutReads = [];
+    // the page's own code only (the test runner's trace snapshots read scroll positions too)
+    const note = (what: string) => {
+      if (new Error().stack?.includes('/assets/')) w.__layoutReads.push(what);
+    };
+    const spy = (proto: object, prop: string) => {
+      const d = Object.getOwnPropertyDescriptor(proto, prop)!;
+      Object.defineProperty(proto, prop, {
+        configurable: true,
+        get() {
+          note(`get ${prop}`);
+          return d.get!.call(this);
+        },
+        set: d.set
+          ? function (this: Element, v: unknown) {
+              note(`set ${prop}`);
+              d.set!.call(this, v);
+            }
+          : undefined,
+      });
+    };
+    for (const p of ['scrollTop', 'scrollHeight', 'clientHeight', 'offsetHeight']) spy(p.startsWith('offset') ? HTMLElement.prototype : Element.prototype, p);
+  });
+  const f = await frameAt(page, 2);
+  await page.mouse.click(f.x, f.y);
+  await expect(page.getByTestId('flame-breadcrumb')).toContainText(f.name);
+  const reads = await page.evaluate(() => (window as unknown as { __layoutReads: string[] }).__layoutReads);
+  expect(reads).toEqual([]);
+  expect(await gap()).toEqual({ scrolls: true, gap: 0 });
+  await expect(page).toHaveURL(/cell=flame:z=/);
+  // scrolled up by the user, a zoom out scrolls back down to the root
+  await page.mouse.move(f.x, f.y - 200);
+  await page.mouse.wheel(0, -300);
+  await expect.poll(async () => (await gap()).gap).toBeGreaterThan(100);
+  await page.mouse.move(0, 0);
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('flame-breadcrumb')).not.toContainText(f.name);
+  await expect.poll(gap).toEqual({ scrolls: true, gap: 0 });
+  await shot(page, 'flame-08-zoom-scroll');
+});
+
+test('draws a 500k-node tree in under 16 ms a frame', async ({ page }) => {
+  const body = syntheticAnswer('synthetic500k', 500_000);
   await page.route('**/api/captures/synthetic500k/flame*', (route) => route.fulfill({ status: 200, contentType: 'application/json', body }));
   await page.goto('/compare?v=1&captures=synthetic500k&baseline=synthetic500k&cell=flame.full');
   const canvas = page.getByTestId('flame-canvas');

@@ -109,10 +109,17 @@ export function FlameChart({ lay, zoom, icicle, fill, tooltip, onZoom, maxHeight
     (window.__iolensFlameDraws ??= []).push(ms);
   }, [lay, rects, fill, width, height, rows, icicle]);
 
-  // A flame graph grows upwards: keep its root in view when it is taller than the box.
+  // A flame graph grows upwards: its root stays in view when it is taller than the box because
+  // the box scrolls from the bottom (flex-direction: column-reverse in flame.css: scrollTop 0 is
+  // the bottom, negative above), so a draw never reads or writes the layout. Only when the user
+  // has scrolled up (seen in scroll events) does a zoom scroll back down to the root.
+  const scrolled = useRef(false);
   useEffect(() => {
     const el = wrap.current;
-    if (el && !icicle) el.scrollTop = el.scrollHeight;
+    if (el && !icicle && scrolled.current) {
+      scrolled.current = false;
+      el.scrollTop = 0;
+    }
   }, [icicle, zoom, height]);
 
   const at = (e: React.MouseEvent): Hover | null => {
@@ -126,7 +133,13 @@ export function FlameChart({ lay, zoom, icicle, fill, tooltip, onZoom, maxHeight
   };
 
   return (
-    <div className="flame-chart" ref={wrap} style={{ maxHeight }} data-testid={slot ? `flame-chart-${slot}` : 'flame-chart'}>
+    <div
+      className={`flame-chart${icicle ? '' : ' from-root'}`}
+      ref={wrap}
+      style={{ maxHeight }}
+      onScroll={(e) => (scrolled.current = e.currentTarget.scrollTop !== 0)}
+      data-testid={slot ? `flame-chart-${slot}` : 'flame-chart'}
+    >
       <div
         className="flame-canvas-box"
         ref={host}
