@@ -281,6 +281,21 @@ export interface FunctionRow {
 
 /** Self and total weight per function in root's subtree (command names excluded: nodes above fnDepth), sorted by key. */
 export function topFunctions(lay: FlameLayout, root = 0, by: 'self' | 'total' | 'name' = 'self', limit = 50, fnDepth = 2): FunctionRow[] {
+  const work = topFunctionsWork(lay, root, by, limit, fnDepth);
+  for (;;) {
+    const step = work.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Nodes or functions between two pauses of topFunctionsWork. */
+export const TOP_STEP = 4096;
+
+/**
+ * topFunctions in steps: the same work (and rows), pausing (yield) after every TOP_STEP nodes or
+ * functions, so a page can spread a large subtree's table over several tasks (SingleView.tsx).
+ */
+export function* topFunctionsWork(lay: FlameLayout, root = 0, by: 'self' | 'total' | 'name' = 'self', limit = 50, fnDepth = 2): Generator<void, FunctionRow[], void> {
   const selfBy = new Float64Array(lay.names.length);
   const totalBy = new Float64Array(lay.names.length);
   const seen = new Uint8Array(lay.names.length);
@@ -298,12 +313,14 @@ export function topFunctions(lay: FlameLayout, root = 0, by: 'self' | 'total' | 
     }
     onPath[nm]!++;
     stack.push(i);
+    if ((i - root) % TOP_STEP === TOP_STEP - 1) yield;
   }
   const names = lay.names;
   const byName = (p: FunctionRow, q: FunctionRow) => (p.name < q.name ? -1 : p.name > q.name ? 1 : 0);
   if (by === 'name') {
     const rows: FunctionRow[] = [];
     for (let k = 0; k < names.length; k++) if (seen[k]) rows.push({ name: names[k]!, self: selfBy[k]!, total: totalBy[k]! });
+    yield;
     return rows.sort(byName).slice(0, limit);
   }
   // the first `limit` in the order (key desc, the other key desc, name), kept in a heap whose top
@@ -325,6 +342,7 @@ export function topFunctions(lay: FlameLayout, root = 0, by: 'self' | 'total' | 
     }
   };
   for (let k = 0; k < names.length && limit > 0; k++) {
+    if (k % TOP_STEP === TOP_STEP - 1) yield;
     if (!seen[k]) continue;
     if (heap.length < limit) {
       heap.push(k);
@@ -339,6 +357,7 @@ export function topFunctions(lay: FlameLayout, root = 0, by: 'self' | 'total' | 
       down(0);
     }
   }
+  yield;
   return heap.sort(cmp).map((k) => ({ name: names[k]!, self: selfBy[k]!, total: totalBy[k]! }));
 }
 

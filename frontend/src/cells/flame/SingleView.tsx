@@ -2,7 +2,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { frameFills } from '../../charts/flameCanvas';
 import { ErrorBox } from '../../components/ErrorBox';
-import { GREY, matchedWeight, MATCH, searchMatches, topFunctions, type FlameLayout, type FunctionRow } from '../../logic/flame';
+import { GREY, matchedWeight, MATCH, searchMatches, type FlameLayout, type FunctionRow } from '../../logic/flame';
 import { fmtInt, fmtPct, fmtWeight, pctOf } from '../../logic/flameFormat';
 import { exactPattern } from '../../logic/flameSelect';
 import { FlameChart } from './FlameChart';
@@ -16,6 +16,7 @@ import { TimeOrderView } from './TimeOrderView';
 import { SelectionBar } from './Selection';
 import { FunctionMenu, StacksBar } from './StacksBar';
 import { TimePanel } from './Heatmap';
+import { topInSlices } from './topSlices';
 import type { FlameState } from './state';
 
 export function SingleView({ id, state, set }: { id: string; state: FlameState; set: (p: Partial<FlameState>) => void }) {
@@ -170,16 +171,11 @@ function Legend({ search, heavy }: { search: boolean; heavy: boolean }) {
 // zooming back out finds its table here.
 const tops = new WeakMap<FlameLayout, Map<string, FunctionRow[]>>();
 const topKey = (zoom: number, by: string, fnDepth: number) => `${zoom}|${by}|${fnDepth}`;
-function cachedTop(lay: FlameLayout, zoom: number, by: 'self' | 'total', fnDepth: number): FunctionRow[] {
+function keepTop(lay: FlameLayout, zoom: number, by: 'self' | 'total', fnDepth: number, rows: FunctionRow[]): void {
   let byKey = tops.get(lay);
   if (!byKey) tops.set(lay, (byKey = new Map()));
-  const key = topKey(zoom, by, fnDepth);
-  let rows = byKey.get(key);
-  if (!rows) {
-    if (byKey.size >= 64) byKey.delete(byKey.keys().next().value!);
-    byKey.set(key, (rows = topFunctions(lay, zoom, by, 500, fnDepth)));
-  }
-  return rows;
+  if (byKey.size >= 64) byKey.delete(byKey.keys().next().value!);
+  byKey.set(topKey(zoom, by, fnDepth), rows);
 }
 
 function TopTable({
@@ -207,25 +203,24 @@ function TopTable({
 }) {
   const by = key === 'total' ? 'total' : 'self';
   const [all, setAll] = useState(false);
-  // a table not made yet (a pass over the zoomed subtree) is made in the render after the one
-  // that paints the flame graph: first paint and zooms do not wait for it
-  // A table not made yet (a pass over the zoomed subtree: ~50 ms at 450k nodes) is made after the
-  // next frame is painted, so first paint and zooms do not wait for it; until then the last table
-  // made for this layout stays, marked as being updated.
+  // A table not made yet (a pass over the zoomed subtree and its functions: ~50 ms at 51k nodes)
+  // is made from the next frame on, in slices of a few ms (topInSlices), so neither the frame that
+  // paints the flame graph nor the ones after it wait for it; until then the last table made for
+  // this layout stays, marked as being updated.
   const have = tops.get(lay)?.get(topKey(zoom, by, fnDepth));
   const [, made] = useState(0);
   useEffect(() => {
     if (have) return;
-    let timer = 0;
+    let stop = () => {};
     const frame = requestAnimationFrame(() => {
-      timer = window.setTimeout(() => {
-        cachedTop(lay, zoom, by, fnDepth);
+      stop = topInSlices(lay, zoom, by, fnDepth, (rows) => {
+        keepTop(lay, zoom, by, fnDepth, rows);
         made((n) => n + 1);
-      }, 0);
+      });
     });
     return () => {
       cancelAnimationFrame(frame);
-      clearTimeout(timer);
+      stop();
     };
   }, [have, lay, zoom, by, fnDepth]);
   const last = useRef<{ lay: FlameLayout; zoom: number; rows: FunctionRow[] } | null>(null);
