@@ -44,7 +44,7 @@ class Serve:
         self.proc = subprocess.Popen(
             [*command, "serve", "--db", str(db), "--port", str(self.port), "--log-level", "info"],
             stdout=subprocess.DEVNULL, stderr=self.log.open("w"), env={**os.environ, **env})
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180  # a limit against a hang: under load 15 the start took over 60 s
         while True:
             try:
                 if httpx.get(f"{self.url}/api/health", timeout=2).status_code == 200:
@@ -406,9 +406,10 @@ def test_killed_server_during_upload_restarts_clean(tmp_path: Path) -> None:
         try:
             assert not list(db.parent.glob(".upload-*")), point
             assert kept_bundles(db) == hashes, point
-            with pytest.raises(httpx.HTTPError):
+            with pytest.raises(httpx.HTTPError):  # the connection dies with the server (or times out)
                 srv.upload(crash)
-            assert srv.proc.wait(timeout=60) == -signal.SIGKILL, (point, srv.log.read_text()[-2000:])
+            # the server may still be on its way to the point: a loaded machine takes minutes
+            assert srv.proc.wait(timeout=300) == -signal.SIGKILL, (point, srv.log.read_text()[-2000:])
         finally:
             if srv.proc.poll() is None:
                 srv.stop(signal.SIGKILL)
