@@ -108,7 +108,7 @@ test-python-lab: deps-python lab-kernel
 NATIVE := backend/native/iolens_native
 test-rust:
 	@cargo clippy --version >/dev/null 2>&1 && cargo fmt --version >/dev/null 2>&1 || rustup component add clippy rustfmt
-	@cd $(NATIVE) && unset MAKEFLAGS && $(timed) { cargo fmt --check && \
+	@cd $(NATIVE) && unset MAKEFLAGS MFLAGS && $(timed) { cargo fmt --check && \
 	  cargo clippy --release --locked --all-targets -- -D warnings && cargo test --release --locked; }
 
 # ruff (pyproject.toml [tool.ruff]) and the import contracts: layers, imports downward only
