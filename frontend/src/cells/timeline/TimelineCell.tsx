@@ -15,7 +15,7 @@ import { formatValue } from '../../logic/format';
 import { AXIS_H, brushed, LABEL_W, layoutRows, taskColour, tOf, TRACK_NAMES, xOf, type RowSpec, type Scale, type TrackKind, type TrackShape } from '../../logic/timeline';
 import type { CellProps } from '../types';
 import { canvasWidth, drawAxis, drawRow } from './draw';
-import { missingCaptureNotice, missingRunNotice, sharedTimeText, shownCapture, shownRun } from './shared';
+import { missingCaptureNotice, missingRunNotice, runOptionText, sharedTimeText, shownCapture, shownRun } from './shared';
 import type { TimelineState } from './state';
 import './timeline.css';
 
@@ -68,7 +68,7 @@ export function TimelineCell({ ctx, state, setState }: CellProps<TimelineState>)
             <select value={run.id} aria-label="Timeline run" onChange={(e) => set({ run: e.target.value, sel: null, win: null })}>
               {o.runs.map((r) => (
                 <option key={r.id} value={r.id}>
-                  {r.id} · repeat {r.repeat} · {(r.duration_ns / 1e9).toFixed(2)} s
+                  {runOptionText(r)}
                 </option>
               ))}
             </select>

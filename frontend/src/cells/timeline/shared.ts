@@ -97,3 +97,12 @@ export function offsetText(offNs: number): string {
 
 /** The selection on a track of a run, moved by that run's own offset (logic/timeline.ts runSpan). */
 export { runSpan } from '../../logic/timeline';
+
+/**
+ * A run's option in the run picker: `r001 · repeat 1 · 12.34 s`. A run with no track of data has no
+ * known length (the server's duration is then 0): it says "no tracks", not "0.00 s".
+ */
+export function runOptionText(r: { id: string; repeat: number; duration_ns: number; tracks: Record<string, boolean> }): string {
+  const known = Object.values(r.tracks).some(Boolean) && r.duration_ns > 0;
+  return `${r.id} · repeat ${r.repeat} · ${known ? `${(r.duration_ns / 1e9).toFixed(2)} s` : 'no tracks'}`;
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { vectors } from '../../testdata/vectors';
-import { clearSharedTime, missingCaptureNotice, missingRunNotice, offsetText, runSpan, sharedTimeCapture, sharedTimeOf, sharedTimeText, shownCapture, shownRun, timelineRun } from './shared';
+import { clearSharedTime, missingCaptureNotice, missingRunNotice, offsetText, runOptionText, runSpan, sharedTimeCapture, sharedTimeOf, sharedTimeText, shownCapture, shownRun, timelineRun } from './shared';
 import { decodeTimeline, defaultTimelineState, encodeTimeline } from './state';
 
 describe('timeline cell state', () => {
@@ -79,4 +79,11 @@ describe('the shared time selection', () => {
     expect(out[1]).toBe(cells[1]);
   });
   it('reads as seconds of a run', () => expect(sharedTimeText({ capture: 'c', run: 'r000', from: 2e9, to: 5.5e9 })).toBe('2.000–5.500 s of run r000'));
+});
+
+describe('run picker', () => {
+  it('says the length of a run with data, "no tracks" for one without (not 0.00 s)', () => {
+    expect(runOptionText({ id: 'r001', repeat: 1, duration_ns: 12_345_000_000, tracks: { cpu: true, block: false } })).toBe('r001 · repeat 1 · 12.35 s');
+    expect(runOptionText({ id: 'r002', repeat: 2, duration_ns: 0, tracks: { cpu: false, block: false } })).toBe('r002 · repeat 2 · no tracks');
+  });
 });
