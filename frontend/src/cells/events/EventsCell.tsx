@@ -3,7 +3,7 @@ import { ErrorBox } from '../../components/ErrorBox';
 import { captureColor } from '../../logic/colors';
 import type { CellProps } from '../types';
 import { useEventsByField, useEventsRate, useEventsSummary } from './queries';
-import { showValue, type EventsState } from './state';
+import { columnFormat, showValue, type EventsState } from './state';
 
 const fmtCount = (n: number) => (Number.isInteger(n) ? n.toLocaleString('en-US') : n.toLocaleString('en-US', { maximumFractionDigits: 1 }));
 const fmtS = (s: number | null | undefined) => (s === null || s === undefined ? '–' : `${s.toFixed(3)} s`);
@@ -32,6 +32,9 @@ export function EventsCell({ ctx, state, setState, full }: CellProps<EventsState
   const values: (string | null)[] = [];
   for (const c of d?.captures ?? []) for (const r of c.rows) if (!r.rest && !values.includes(r.value ?? null)) values.push(r.value ?? null);
   const hasRest = (d?.captures ?? []).some((c) => c.rows.some((r) => r.rest));
+  // one precision per column, so the digits line up
+  const perRunFmt = columnFormat(rows.map((r) => r.per_run));
+  const perSFmt = columnFormat(rows.map((r) => r.per_s));
   return (
     <div className="events-cell">
       <div className="cell-toolbar">
@@ -88,8 +91,8 @@ export function EventsCell({ ctx, state, setState, full }: CellProps<EventsState
               <td style={{ color: captureColor(ctx.captures.indexOf(r.capture)) }}>{r.label}</td>
               <td className="num">{r.runs}</td>
               <td className="num">{fmtCount(r.events)}</td>
-              <td className="num">{fmtCount(r.per_run)}</td>
-              <td className="num">{r.per_s === null || r.per_s === undefined ? '–' : fmtCount(r.per_s)}</td>
+              <td className="num">{perRunFmt(r.per_run)}</td>
+              <td className="num">{perSFmt(r.per_s)}</td>
               <td className="num">{r.counted === null || r.counted === undefined ? '–' : fmtCount(r.counted)}</td>
               <td className="mono">{r.table}</td>
             </tr>
@@ -130,9 +133,10 @@ export function EventsCell({ ctx, state, setState, full }: CellProps<EventsState
                   <td className="mono">{v === '\u0000rest' ? <span className="muted">the rest (summed)</span> : v === null ? d.event : <span title={v}>{showValue(d.field ?? null, v)}</span>}</td>
                   {d.captures.map((c) => {
                     const r = c.rows.find((x) => (v === '\u0000rest' ? x.rest : !x.rest && (x.value ?? null) === v));
+                    const perRun = columnFormat(c.rows.map((x) => x.per_run));
                     return [
                       <td key={`${c.capture}n`} className="num" title={r ? `${fmtCount(r.count)} events over ${c.runs} run(s)${r.rest ? `, ${r.values} values` : ''}` : undefined}>
-                        {r ? fmtCount(r.per_run) : '–'}
+                        {r ? perRun(r.per_run) : '–'}
                       </td>,
                       <td key={`${c.capture}f`} className="num muted">
                         {fmtS(r?.first_s)}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeEvents, defaultEventsState, encodeEvents, showValue } from './state';
+import { columnFormat, decodeEvents, defaultEventsState, encodeEvents, showValue } from './state';
 
 describe('events cell state', () => {
   it('round-trips and keeps the default empty', () => {
@@ -23,5 +23,15 @@ describe('field values', () => {
     expect(showValue('old_lsn', '0')).toBe('0/0');
     expect(showValue('sector', '4294967298')).toBe('4294967298');
     expect(showValue('new_lsn', 'x')).toBe('x');
+  });
+});
+
+describe('columnFormat', () => {
+  it('gives a column one precision, so its digits line up', () => {
+    const mixed = columnFormat([1655.3, 1655, null]);
+    expect([1655.3, 1655].map(mixed)).toEqual(['1,655.3', '1,655.0']);
+    expect(mixed(null)).toBe('–');
+    const whole = columnFormat([1655, 12, 3.02]);
+    expect([1655, 12, 3.02].map(whole)).toEqual(['1,655', '12', '3']);
   });
 });

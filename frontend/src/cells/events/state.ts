@@ -48,3 +48,17 @@ export function showValue(field: string | null, v: string): string {
   const n = BigInt(v);
   return `${(n >> 32n).toString()}/${(n & 0xffffffffn).toString()}`;
 }
+
+/**
+ * One precision for a column of counts, so its digits line up: no decimals when every value is whole
+ * (to one decimal), else one decimal on every value (`1,655.0` beside `1,655.3`, not `1,655`).
+ * Absent values read '–'.
+ */
+export function columnFormat(values: readonly (number | null | undefined)[]): (n: number | null | undefined) => string {
+  const finite = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+  const digits = finite.some((v) => Math.round(Math.abs(v) * 10) % 10 !== 0) ? 1 : 0;
+  return (n) =>
+    n === null || n === undefined || !Number.isFinite(n)
+      ? '–'
+      : n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }).replace('-', '\u2212');
+}
