@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { A, B, C } from '../testdata/fixtures';
 import { lockComparison, lockPoints, lockTop, NOTE } from '../testdata/lockStat';
-import { buildCompareTable, buildPoints, buildTopTable, className, codeSpans, formatCount, formatDelta, formatNs, formatRate, reasonText, rwLabels } from './lockStat';
+import { buildCompareTable, buildPoints, buildTopTable, className, codeSpans, formatCount, formatDelta, formatNs, formatRate, rateColumn, reasonText, rwLabels } from './lockStat';
 
 describe('number formats', () => {
   it('counts, rates and signed differences', () => {
@@ -61,9 +61,9 @@ describe('buildCompareTable', () => {
     expect(head.name).toBe('&head->lock');
     expect(head.rwLabel).toBe('');
     const [base, other] = head.cells;
-    expect(base!.numbers.map((n) => n.text)).toEqual(['400', '0.0200', '10.0 µs', '200 ns']);
+    expect(base!.numbers.map((n) => n.text)).toEqual(['400', '0.020000', '10.0 µs', '200 ns']);
     expect(base!.delta).toBe('');
-    expect(other!.numbers.map((n) => n.text)).toEqual(['1,600', '0.0400', '10.0 µs', '400 ns']);
+    expect(other!.numbers.map((n) => n.text)).toEqual(['1,600', '0.040000', '10.0 µs', '400 ns']);
     expect(other!.delta).toBe('+200 ns');
     expect(other!.ratio).toBe('×2');
     expect(other!.tone).toBe('worse');
@@ -122,7 +122,7 @@ describe('buildTopTable', () => {
       [2, 'tasklist_lock', 'read'],
       [3, '(work_completion)(&(&sbi->s_err_repor (2nd of this name)', ''],
     ]);
-    expect(t.rows[0]!.numbers.map((n) => n.text).slice(0, 3)).toEqual(['400', '0.0200', '4.00 ms']);
+    expect(t.rows[0]!.numbers.map((n) => n.text).slice(0, 3)).toEqual(['400', '0.020000', '4.00 ms']);
     expect(t.rows[2]!.numbers[3]!.text).toBe('–'); // no contention: no average wait
     expect(t.rows[0]!.numbers[0]!.title).toContain(`6.18-xfs (${A})`);
   });
@@ -148,5 +148,16 @@ describe('buildPoints', () => {
 describe('reasonText', () => {
   it('drops the note prefix', () => {
     expect(reasonText(lockComparison.availability[C]!)).toMatch(/^\/proc\/lock_stat does not exist/);
+  });
+});
+
+describe('rateColumn', () => {
+  it('one precision per column, so the decimal points line up', () => {
+    const f = rateColumn([0.035714, 0.00051, null, 0]);
+    expect([0.035714, 0.00051, null, 0].map(f)).toEqual(['0.035714', '0.000510', '–', '0']);
+    const g = rateColumn([0.02, 0.04]);
+    expect([0.02, 0.04].map(g)).toEqual(['0.0200', '0.0400']);
+    expect(rateColumn([1.5, 1234])(1234)).toBe('1,234.00');
+    expect(rateColumn([null])(0.5)).toBe('0.500');
   });
 });

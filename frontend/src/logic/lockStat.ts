@@ -42,6 +42,24 @@ export function formatRate(v: number | null | undefined): string {
 }
 
 /**
+ * One precision for a column of rates, so its decimal points line up: the decimals formatRate gives
+ * the column's smallest non-zero value (at most 6), on every value: '0.035714' beside '0.000510', not
+ * '0.0357' beside '0.000510'. Absent values read '–', zero '0'.
+ */
+export function rateColumn(values: readonly (number | null | undefined)[]): (v: number | null | undefined) => string {
+  const nz = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v) && v !== 0).map(Math.abs);
+  if (!nz.length) return formatRate;
+  const small = Math.min(...nz);
+  const decimals = small >= 1000 ? 0 : Math.min(6, Math.max(0, 2 - Math.floor(Math.log10(small) + 1e-9)));
+  return (v) => (v === null || v === undefined || !Number.isFinite(v) ? '–' : v === 0 ? '0' : fixed(v, decimals));
+}
+
+/** The formats of a table's metric columns: the rate columns (formatRate) at one precision each. */
+function columnFormats(metrics: readonly LockMetric[], stats: readonly LockClassStat[]): LockMetric['format'][] {
+  return metrics.map((m) => (m.format === formatRate ? rateColumn(stats.map((s) => m.value(s))) : m.format));
+}
+
+/**
  * A time in ns: as everywhere (formatValue: '845 ns', '84.5 µs', '1.23 ms'), except that times
  * under 1 µs keep three significant digits ('0.500 ns', '12.0 ns'): a wait per I/O is often
  * below a nanosecond, and rounding it to '1 ns' or '0 ns' would hide the comparison.
@@ -235,14 +253,15 @@ export function buildCompareTable(cmp: LockStatComparison): CompareTableView {
     : [METRICS.contentions!, METRICS.wait_total!, METRICS.wait_avg!];
   const waitWhat = cmp.per_op ? 'wait per I/O' : 'total wait';
   const rwLabel = rwLabels(cmp.rows);
+  const formats = columnFormats(metrics, cmp.rows.flatMap((r) => columns.map((col) => r.cells[col.id]?.stat).filter((x): x is LockClassStat => !!x)));
   const rows: CompareRowView[] = cmp.rows.map((r) => {
     const name = className(r.lock_class, r.occurrence);
     const cells: CompareCellView[] = columns.map((col) => {
       const c = r.cells[col.id];
       const s = c?.stat ?? null;
       const mark: Mark = c ? markOf(c.status) : 'idle';
-      const numbers = metrics.map((m) =>
-        s ? { text: m.format(m.value(s)), title: numberTitle(col, name, r.rw, m, s) } : { text: '', title: absentTitle(col, name, r.rw) },
+      const numbers = metrics.map((m, i) =>
+        s ? { text: formats[i]!(m.value(s)), title: numberTitle(col, name, r.rw, m, s) } : { text: '', title: absentTitle(col, name, r.rw) },
       );
       let tone: Tone = 'none';
       const d = c?.delta_wait ?? null;
@@ -320,6 +339,7 @@ export function buildTopTable(top: LockStatTop, color: string): TopTableView {
   const column: LockColumn = { id: top.capture.id, label: top.capture.label, kernel: top.capture.kernel ?? null, runs: top.capture.runs, repeats: top.capture.repeats, tags: top.capture.tags, color, isBaseline: false, availability: a };
   const rwLabel = rwLabels(top.rows);
   const metrics = [METRICS.contentions!, ...(a.ops ? [METRICS.contentions_per_op!] : []), METRICS.wait_total!, METRICS.wait_avg!, METRICS.wait_max!, ...(a.ops ? [METRICS.wait_per_op!] : []), METRICS.acquisitions!, METRICS.hold_avg!];
+  const formats = columnFormats(metrics, top.rows.map((r) => r.stat));
   return {
     column,
     metrics,
@@ -336,7 +356,7 @@ export function buildTopTable(top: LockStatTop, color: string): TopTableView {
         rwLabel: rwLabel(r),
         name,
         points: r.points,
-        numbers: metrics.map((m) => ({ text: m.format(m.value(r.stat)), title: numberTitle(column, name, r.rw, m, r.stat) })),
+        numbers: metrics.map((m, j) => ({ text: formats[j]!(m.value(r.stat)), title: numberTitle(column, name, r.rw, m, r.stat) })),
       };
     }),
   };
