@@ -20,6 +20,7 @@ import {
   shapeLatencyHistogram,
   shapeRates,
   shapeSizes,
+  sizeSummary,
   sourceWords,
 } from './blockSeries';
 import { captureColor } from './colors';
@@ -109,6 +110,15 @@ describe('shaping', () => {
     ]);
     expect(b!.totalBytes).toBe(690 * 4096 + 89 * 524288 + 3 * 528384);
     expect(shapeSizes(sizes, CAPS, 'write')[1]!.total).toBe(94);
+  });
+  it('sizes legend: a mean of mostly 4 KiB is 4.01 KiB, so the most frequent size and its share stand beside it', () => {
+    // 1,149 writes of 4 KiB, one of 16 KiB, one of 512 B (vmlab-lockstat-6.12, plain)
+    const s = { total: 1151, totalBytes: 1149 * 4096 + 16384 + 512, mode: 4096, modeShare: 1149 / 1151 };
+    expect(sizeSummary(s)).toEqual({ mode: '4 KiB', share: '99.8%', mean: '4.01 KiB' });
+    expect(sizeSummary({ total: 1398, totalBytes: 1398 * 4096, mode: 4096, modeShare: 1 })).toEqual({ mode: '4 KiB', share: 'all', mean: '4 KiB' });
+    expect(sizeSummary({ total: 0, totalBytes: 0, mode: 0, modeShare: 0 })).toBeNull();
+    const [, b] = shapeSizes(sizes, CAPS, 'all');
+    expect([b!.mode, b!.modeShare]).toEqual([4096, 690 / b!.total]);
   });
 });
 

@@ -3,6 +3,7 @@
 // and the loss warnings of every series, gathered once. Pure; tests in blockSeries.test.ts.
 import type { Schemas } from '../api/client';
 import { captureColor } from './colors';
+import { formatSize } from './blockFormat';
 
 export type BlockRun = Schemas['BlockRunPublic'];
 export type BlockQueueDepth = Schemas['BlockQueueDepth'];
@@ -344,6 +345,9 @@ export interface SizeSeries {
   total: number;
   totalBytes: number;
   bins: SizeBin[];
+  /** The most frequent exact size of the series, and its share of the series' I/Os. */
+  mode: number;
+  modeShare: number;
 }
 
 /** Request sizes per series grouped by power of two ([4 KiB, 8 KiB) ...), as shares of the series' I/Os. */
@@ -351,6 +355,7 @@ export function shapeSizes(r: BlockSizes, captures: readonly string[], op: OpFil
   const metas = seriesMetas(r.series, captures);
   return r.series.map((s, i) => {
     const by = new Map<number, SizeBin & { modes: Map<number, number> }>();
+    const exact = new Map<number, number>();
     for (const o of s.ops) {
       if (op !== 'all' && o.op !== op) continue;
       for (const z of o.sizes) {
@@ -364,6 +369,7 @@ export function shapeSizes(r: BlockSizes, captures: readonly string[], op: OpFil
         b.count += z.count;
         b.bytes += z.bytes * z.count;
         b.modes.set(z.bytes, (b.modes.get(z.bytes) ?? 0) + z.count);
+        exact.set(z.bytes, (exact.get(z.bytes) ?? 0) + z.count);
       }
     }
     const bins = [...by.entries()]
@@ -376,8 +382,23 @@ export function shapeSizes(r: BlockSizes, captures: readonly string[], op: OpFil
       });
     const total = bins.reduce((a, b) => a + b.count, 0);
     for (const b of bins) b.share = total ? b.count / total : 0;
-    return { key: metas[i]!.key, meta: metas[i]!, total, totalBytes: bins.reduce((a, b) => a + b.bytes, 0), bins };
+    let mode = 0;
+    let best = 0;
+    for (const [size, n] of exact) if (n > best) [mode, best] = [size, n];
+    return { key: metas[i]!.key, meta: metas[i]!, total, totalBytes: bins.reduce((a, b) => a + b.bytes, 0), bins, mode, modeShare: total ? best / total : 0 };
   });
+}
+
+/**
+ * The words of a series in the sizes legend. The mean of mostly 4 KiB I/Os with a few others (a
+ * 16 KiB and a 512 B journal write among 1,149 writes of 4 KiB) is 4.01 KiB: a true mean, not a
+ * whole size, so the legend names the most frequent size and its share beside it, and 'all 4 KiB'
+ * when every I/O has one size.
+ */
+export function sizeSummary(s: Pick<SizeSeries, 'total' | 'totalBytes' | 'mode' | 'modeShare'>): { mode: string; share: string; mean: string } | null {
+  if (!s.total) return null;
+  const share = s.modeShare >= 1 ? 'all' : `${(Math.floor(s.modeShare * 1000) / 10).toFixed(1)}%`;
+  return { mode: formatSize(s.mode), share, mean: formatSize(Math.round(s.totalBytes / s.total)) };
 }
 
 // --- warnings ------------------------------------------------------------------------------------

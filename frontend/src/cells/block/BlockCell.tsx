@@ -15,7 +15,7 @@ import { TimeSeriesChart, type NamedLine } from '../../charts/TimeSeriesChart';
 import type { TimeInteraction } from '../../charts/timeBrush';
 import { TIME_MARGIN } from '../../charts/timeSeries';
 import { useDebounced, useWidth } from '../../charts/useWidth';
-import { formatBucket, formatCount, formatRange, formatSize, formatInstant, formatLatency, formatQuantity, formatSpan, latencyAxis, valueAxis, type Axis, type ValueUnit } from '../../logic/blockFormat';
+import { formatBucket, formatCount, formatRange, formatInstant, formatLatency, formatQuantity, formatSpan, latencyAxis, valueAxis, type Axis, type ValueUnit } from '../../logic/blockFormat';
 import { captureColor } from '../../logic/colors';
 import { fullRange, isFull, LATENCY_MAX_BUCKETS, panRange, planBuckets, tidyRange, zoomRange, type TimeRange } from '../../logic/blockPlan';
 import {
@@ -36,6 +36,7 @@ import {
   shapeLatencyHistogram,
   shapeRates,
   shapeSizes,
+  sizeSummary,
   sourceWords,
   type BlockRun,
   type BlockScatter,
@@ -288,13 +289,25 @@ function BlockCharts({ captures, runs, state, setState }: ChartsProps) {
         return {
           series: ss,
           chart: <SizeBars width={distWidth} scope={inWindow.replace('completed', 'issued')} series={ss.map(drawnAs)} />,
-          summary: ss.map((s) => (
-            <span key={s.key}>
-              <i className="swatch" style={{ background: s.meta.color }} />
-              {s.meta.label}: mean <b>{s.total ? formatSize(Math.round(s.totalBytes / s.total)) : '–'}</b>{' '}
-              <span className="muted">({formatCount(s.total)} I/Os)</span>
-            </span>
-          )),
+          summary: ss.map((s) => {
+            const w = sizeSummary(s);
+            return (
+              <span key={s.key} title={w ? `${s.meta.label}: ${w.share === 'all' ? 'every I/O' : `${w.share} of the I/Os`} ${w.mode}; mean size ${w.mean} (bytes / I/Os issued in the window)` : undefined}>
+                <i className="swatch" style={{ background: s.meta.color }} />
+                {s.meta.label}:{' '}
+                {w ? (
+                  <>
+                    {w.share === 'all' ? 'all ' : ''}
+                    <b>{w.mode}</b>
+                    {w.share !== 'all' && <> {w.share}</>} · mean {w.mean}
+                  </>
+                ) : (
+                  '–'
+                )}{' '}
+                <span className="muted">({formatCount(s.total)} I/Os)</span>
+              </span>
+            );
+          }),
         };
       }),
       none: `No I/O issued in this window${forOp}.`,
