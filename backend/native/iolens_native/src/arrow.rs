@@ -1,5 +1,6 @@
 //! The samples of tables mode handed to DuckDB as Arrow record batches while the text is parsed
-//! (the Arrow C stream interface, through a PyCapsule: `__arrow_c_stream__`), instead of CSV
+//! (the Arrow C stream interface of the arrow-rs crates, `FFI_ArrowArrayStream` over a
+//! `RecordBatchReader`, through a PyCapsule: `__arrow_c_stream__`), instead of CSV
 //! text written to a FIFO and parsed again by DuckDB's CSV reader (issue 17: ingest's speed).
 //!
 //! `SampleStream` is made in Python and given to both sides: the pass (`write_tables_arrow`)
@@ -13,320 +14,66 @@
 //! DuckDB casts them to the table's types on insert, refusing a value out of range as it did for
 //! the CSV text.
 
-use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::ffi::c_void;
 use std::io;
-use std::ptr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 
+use arrow_array::builder::{
+    ArrayBuilder, Int64Builder, StringBuilder, UInt32Builder, UInt64Builder,
+};
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::{ArrayRef, RecordBatch, RecordBatchReader};
+use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
-#[repr(C)]
-pub struct ArrowSchema {
-    format: *const c_char,
-    name: *const c_char,
-    metadata: *const c_char,
-    flags: i64,
-    n_children: i64,
-    children: *mut *mut ArrowSchema,
-    dictionary: *mut ArrowSchema,
-    release: Option<unsafe extern "C" fn(*mut ArrowSchema)>,
-    private_data: *mut c_void,
-}
-
-#[repr(C)]
-pub struct ArrowArray {
-    length: i64,
-    null_count: i64,
-    offset: i64,
-    n_buffers: i64,
-    n_children: i64,
-    buffers: *mut *const c_void,
-    children: *mut *mut ArrowArray,
-    dictionary: *mut ArrowArray,
-    release: Option<unsafe extern "C" fn(*mut ArrowArray)>,
-    private_data: *mut c_void,
-}
-
-#[repr(C)]
-pub struct ArrowArrayStream {
-    get_schema: Option<unsafe extern "C" fn(*mut ArrowArrayStream, *mut ArrowSchema) -> c_int>,
-    get_next: Option<unsafe extern "C" fn(*mut ArrowArrayStream, *mut ArrowArray) -> c_int>,
-    get_last_error: Option<unsafe extern "C" fn(*mut ArrowArrayStream) -> *const c_char>,
-    release: Option<unsafe extern "C" fn(*mut ArrowArrayStream)>,
-    private_data: *mut c_void,
-}
-
-const NULLABLE: i64 = 2; // ARROW_FLAG_NULLABLE
-const EIO: c_int = 5;
-
-// --- schema ---------------------------------------------------------------------------------
-
-struct SchemaPrivate {
-    _format: CString,
-    _name: CString,
-    children: Box<[*mut ArrowSchema]>,
-}
-
-fn schema(format: &str, name: &str, nullable: bool, children: Vec<ArrowSchema>) -> ArrowSchema {
-    let format = CString::new(format).expect("no NUL in a format");
-    let name = CString::new(name).expect("no NUL in a name");
-    let children: Box<[*mut ArrowSchema]> = children
-        .into_iter()
-        .map(|c| Box::into_raw(Box::new(c)))
-        .collect();
-    let private = Box::new(SchemaPrivate {
-        _format: format,
-        _name: name,
-        children,
-    });
-    ArrowSchema {
-        format: private._format.as_ptr(),
-        name: private._name.as_ptr(),
-        metadata: ptr::null(),
-        flags: if nullable { NULLABLE } else { 0 },
-        n_children: private.children.len() as i64,
-        children: private.children.as_ptr() as *mut *mut ArrowSchema,
-        dictionary: ptr::null_mut(),
-        release: Some(release_schema),
-        private_data: Box::into_raw(private) as *mut c_void,
-    }
-}
-
-unsafe extern "C" fn release_schema(s: *mut ArrowSchema) {
-    // SAFETY: s was made by `schema` (its private data is a SchemaPrivate, its children boxed
-    // schemas of the same kind) and is released once: release is cleared here.
-    unsafe {
-        if s.is_null() || (*s).release.is_none() {
-            return;
-        }
-        let private = Box::from_raw((*s).private_data as *mut SchemaPrivate);
-        for &child in private.children.iter() {
-            if let Some(release) = (*child).release {
-                release(child);
-            }
-            drop(Box::from_raw(child));
-        }
-        (*s).release = None;
-    }
-}
-
-/// The samples' schema: a struct of the columns, as the Arrow C stream interface describes a
-/// record batch.
-fn sample_schema() -> ArrowSchema {
-    let cols = [
-        ("ts_ns", "l", true),
-        ("cpu", "l", true),
-        ("pid", "l", true),
-        ("tid", "l", true),
-        ("comm", "u", false),
-        ("stack_id", "I", true),
-        ("weight", "L", false),
-        ("event", "u", true),
-    ];
-    let children = cols
-        .iter()
-        .map(|&(n, f, nullable)| schema(f, n, nullable, Vec::new()))
-        .collect();
-    schema("+s", "", false, children)
-}
-
-// --- arrays ---------------------------------------------------------------------------------
-
-/// The memory of one array's buffers (typed, so that each is aligned for its values).
-enum Buffer {
-    Bytes(Vec<u8>),
-    I64(Vec<i64>),
-    U64(Vec<u64>),
-    U32(Vec<u32>),
-    I32(Vec<i32>),
-}
-
-impl Buffer {
-    fn ptr(&self) -> *const c_void {
-        match self {
-            Buffer::Bytes(v) => v.as_ptr() as *const c_void,
-            Buffer::I64(v) => v.as_ptr() as *const c_void,
-            Buffer::U64(v) => v.as_ptr() as *const c_void,
-            Buffer::U32(v) => v.as_ptr() as *const c_void,
-            Buffer::I32(v) => v.as_ptr() as *const c_void,
-        }
-    }
-}
-
-struct ArrayPrivate {
-    _buffers: Vec<Option<Buffer>>,
-    pointers: Box<[*const c_void]>,
-    children: Box<[*mut ArrowArray]>,
-}
-
-fn array(
-    length: usize,
-    null_count: usize,
-    buffers: Vec<Option<Buffer>>,
-    children: Vec<ArrowArray>,
-) -> ArrowArray {
-    let pointers: Box<[*const c_void]> = buffers
-        .iter()
-        .map(|b| b.as_ref().map_or(ptr::null(), Buffer::ptr))
-        .collect();
-    let children: Box<[*mut ArrowArray]> = children
-        .into_iter()
-        .map(|c| Box::into_raw(Box::new(c)))
-        .collect();
-    let private = Box::new(ArrayPrivate {
-        _buffers: buffers,
-        pointers,
-        children,
-    });
-    ArrowArray {
-        length: length as i64,
-        null_count: null_count as i64,
-        offset: 0,
-        n_buffers: private.pointers.len() as i64,
-        n_children: private.children.len() as i64,
-        buffers: private.pointers.as_ptr() as *mut *const c_void,
-        children: private.children.as_ptr() as *mut *mut ArrowArray,
-        dictionary: ptr::null_mut(),
-        release: Some(release_array),
-        private_data: Box::into_raw(private) as *mut c_void,
-    }
-}
-
-unsafe extern "C" fn release_array(a: *mut ArrowArray) {
-    // SAFETY: a was made by `array` and is released once (release is cleared here).
-    unsafe {
-        if a.is_null() || (*a).release.is_none() {
-            return;
-        }
-        let private = Box::from_raw((*a).private_data as *mut ArrayPrivate);
-        for &child in private.children.iter() {
-            if let Some(release) = (*child).release {
-                release(child);
-            }
-            drop(Box::from_raw(child));
-        }
-        (*a).release = None;
-    }
-}
-
-/// A validity bitmap being filled (bit set: the value is there).
-#[derive(Default)]
-struct Validity {
-    bits: Vec<u8>,
-    nulls: usize,
-}
-
-impl Validity {
-    #[inline]
-    fn push(&mut self, i: usize, valid: bool) {
-        if i.is_multiple_of(8) {
-            self.bits.push(0);
-        }
-        if valid {
-            *self.bits.last_mut().expect("pushed above") |= 1 << (i % 8);
-        } else {
-            self.nulls += 1;
-        }
-    }
-
-    /// The bitmap buffer (none when nothing is null) and the null count.
-    fn finish(self) -> (Option<Buffer>, usize) {
-        if self.nulls == 0 {
-            (None, 0)
-        } else {
-            (Some(Buffer::Bytes(self.bits)), self.nulls)
-        }
-    }
-}
-
-#[derive(Default)]
-struct Ints {
-    values: Vec<i64>,
-    valid: Validity,
-}
-
-impl Ints {
-    #[inline]
-    fn push(&mut self, v: Option<i64>) {
-        self.valid.push(self.values.len(), v.is_some());
-        self.values.push(v.unwrap_or(0));
-    }
-
-    fn finish(self) -> ArrowArray {
-        let n = self.values.len();
-        let (validity, nulls) = self.valid.finish();
-        array(
-            n,
-            nulls,
-            vec![validity, Some(Buffer::I64(self.values))],
-            Vec::new(),
-        )
-    }
-}
-
-struct Strings {
-    offsets: Vec<i32>,
-    data: Vec<u8>,
-    valid: Validity,
-}
-
-impl Default for Strings {
-    fn default() -> Self {
-        Strings {
-            offsets: vec![0],
-            data: Vec::new(),
-            valid: Validity::default(),
-        }
-    }
-}
-
-impl Strings {
-    #[inline]
-    fn push(&mut self, s: Option<&str>) {
-        self.valid.push(self.offsets.len() - 1, s.is_some());
-        if let Some(s) = s {
-            self.data.extend_from_slice(s.as_bytes());
-        }
-        self.offsets.push(self.data.len() as i32);
-    }
-
-    fn finish(self) -> ArrowArray {
-        let n = self.offsets.len() - 1;
-        let (validity, nulls) = self.valid.finish();
-        array(
-            n,
-            nulls,
-            vec![
-                validity,
-                Some(Buffer::I32(self.offsets)),
-                Some(Buffer::Bytes(self.data)),
-            ],
-            Vec::new(),
-        )
-    }
-}
-
-/// One record batch of samples being filled.
-#[derive(Default)]
-pub struct SampleBatch {
-    ts_ns: Ints,
-    cpu: Ints,
-    pid: Ints,
-    tid: Ints,
-    comm: Strings,
-    stack: Vec<u32>,
-    stack_valid: Validity,
-    weight: Vec<u64>,
-    event: Strings,
+/// The samples' schema, the columns in order.
+fn sample_schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("ts_ns", DataType::Int64, true),
+        Field::new("cpu", DataType::Int64, true),
+        Field::new("pid", DataType::Int64, true),
+        Field::new("tid", DataType::Int64, true),
+        Field::new("comm", DataType::Utf8, false),
+        Field::new("stack_id", DataType::UInt32, true),
+        Field::new("weight", DataType::UInt64, false),
+        Field::new("event", DataType::Utf8, true),
+    ]))
 }
 
 /// Rows per batch, and the string bytes after which a batch is sent sooner (utf8 offsets are
 /// 32-bit: a batch must hold less than 2 GiB of one column's text).
 const BATCH_ROWS: usize = 1 << 16;
 const BATCH_TEXT_BYTES: usize = 256 << 20;
+
+/// One record batch of samples being filled (the arrow-rs builders of its columns).
+pub struct SampleBatch {
+    ts_ns: Int64Builder,
+    cpu: Int64Builder,
+    pid: Int64Builder,
+    tid: Int64Builder,
+    comm: StringBuilder,
+    stack: UInt32Builder,
+    weight: UInt64Builder,
+    event: StringBuilder,
+}
+
+impl Default for SampleBatch {
+    fn default() -> Self {
+        SampleBatch {
+            ts_ns: Int64Builder::with_capacity(BATCH_ROWS),
+            cpu: Int64Builder::with_capacity(BATCH_ROWS),
+            pid: Int64Builder::with_capacity(BATCH_ROWS),
+            tid: Int64Builder::with_capacity(BATCH_ROWS),
+            comm: StringBuilder::with_capacity(BATCH_ROWS, BATCH_ROWS * 16),
+            stack: UInt32Builder::with_capacity(BATCH_ROWS),
+            weight: UInt64Builder::with_capacity(BATCH_ROWS),
+            event: StringBuilder::with_capacity(BATCH_ROWS, BATCH_ROWS * 8),
+        }
+    }
+}
 
 impl SampleBatch {
     #[allow(clippy::too_many_arguments)]
@@ -342,15 +89,14 @@ impl SampleBatch {
         weight: u64,
         event: Option<&str>,
     ) {
-        self.ts_ns.push(ts_ns);
-        self.cpu.push(cpu);
-        self.pid.push(pid);
-        self.tid.push(tid);
-        self.comm.push(Some(comm));
-        self.stack_valid.push(self.stack.len(), stack.is_some());
-        self.stack.push(stack.unwrap_or(0));
-        self.weight.push(weight);
-        self.event.push(event);
+        self.ts_ns.append_option(ts_ns);
+        self.cpu.append_option(cpu);
+        self.pid.append_option(pid);
+        self.tid.append_option(tid);
+        self.comm.append_value(comm);
+        self.stack.append_option(stack);
+        self.weight.append_value(weight);
+        self.event.append_option(event);
     }
 
     pub fn len(&self) -> usize {
@@ -364,29 +110,22 @@ impl SampleBatch {
     /// Whether the batch is big enough to send.
     pub fn full(&self) -> bool {
         self.len() >= BATCH_ROWS
-            || self.comm.data.len() >= BATCH_TEXT_BYTES
-            || self.event.data.len() >= BATCH_TEXT_BYTES
+            || self.comm.values_slice().len() >= BATCH_TEXT_BYTES
+            || self.event.values_slice().len() >= BATCH_TEXT_BYTES
     }
 
-    fn into_array(self) -> ArrowArray {
-        let n = self.len();
-        let (stack_validity, stack_nulls) = self.stack_valid.finish();
-        let children = vec![
-            self.ts_ns.finish(),
-            self.cpu.finish(),
-            self.pid.finish(),
-            self.tid.finish(),
-            self.comm.finish(),
-            array(
-                n,
-                stack_nulls,
-                vec![stack_validity, Some(Buffer::U32(self.stack))],
-                Vec::new(),
-            ),
-            array(n, 0, vec![None, Some(Buffer::U64(self.weight))], Vec::new()),
-            self.event.finish(),
+    fn finish(mut self, schema: SchemaRef) -> Result<RecordBatch, ArrowError> {
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(self.ts_ns.finish()),
+            Arc::new(self.cpu.finish()),
+            Arc::new(self.pid.finish()),
+            Arc::new(self.tid.finish()),
+            Arc::new(self.comm.finish()),
+            Arc::new(self.stack.finish()),
+            Arc::new(self.weight.finish()),
+            Arc::new(self.event.finish()),
         ];
-        array(n, 0, vec![None], children)
+        RecordBatch::try_new(schema, columns)
     }
 }
 
@@ -486,19 +225,13 @@ impl SampleStream {
         requested_schema: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let _ = requested_schema; // the schema is fixed; DuckDB asks for none
-        let private = Box::new(StreamPrivate {
+        let reader = SampleReader {
             shared: Arc::clone(&self.shared),
-            error: None,
-        });
-        let stream = Box::into_raw(Box::new(ArrowArrayStream {
-            get_schema: Some(stream_get_schema),
-            get_next: Some(stream_get_next),
-            get_last_error: Some(stream_get_last_error),
-            release: Some(stream_release),
-            private_data: Box::into_raw(private) as *mut c_void,
-        }));
-        // SAFETY: the capsule owns the boxed stream; its destructor releases it (unless the
-        // consumer moved it out, which clears its release) and frees the box.
+            schema: sample_schema(),
+        };
+        let stream = Box::into_raw(Box::new(FFI_ArrowArrayStream::new(Box::new(reader))));
+        // SAFETY: the capsule owns the boxed stream; its destructor drops it (which releases
+        // it unless the consumer moved it out and cleared its release).
         unsafe {
             let capsule = pyo3::ffi::PyCapsule_New(
                 stream as *mut c_void,
@@ -506,7 +239,6 @@ impl SampleStream {
                 Some(capsule_destructor),
             );
             if capsule.is_null() {
-                stream_release(stream);
                 drop(Box::from_raw(stream));
                 return Err(PyErr::fetch(py));
             }
@@ -516,93 +248,58 @@ impl SampleStream {
 }
 
 unsafe extern "C" fn capsule_destructor(capsule: *mut pyo3::ffi::PyObject) {
-    // SAFETY: the capsule was made by __arrow_c_stream__ with a boxed ArrowArrayStream.
+    // SAFETY: the capsule was made by __arrow_c_stream__ with a boxed FFI_ArrowArrayStream.
     unsafe {
         let stream = pyo3::ffi::PyCapsule_GetPointer(capsule, c"arrow_array_stream".as_ptr())
-            as *mut ArrowArrayStream;
+            as *mut FFI_ArrowArrayStream;
         if stream.is_null() {
             pyo3::ffi::PyErr_Clear();
             return;
-        }
-        if let Some(release) = (*stream).release {
-            release(stream);
         }
         drop(Box::from_raw(stream));
     }
 }
 
-struct StreamPrivate {
+/// The reading end of one C stream: the batches of the channel, then the end of the stream
+/// when the pass completed, an error when it failed or the load was cancelled.
+struct SampleReader {
     shared: Arc<Shared>,
-    error: Option<CString>,
+    schema: SchemaRef,
 }
 
-unsafe extern "C" fn stream_get_schema(s: *mut ArrowArrayStream, out: *mut ArrowSchema) -> c_int {
-    // SAFETY: out points to writable memory for one schema (the interface's contract).
-    unsafe { out.write(sample_schema()) };
-    let _ = s;
-    0
-}
+impl Iterator for SampleReader {
+    type Item = Result<RecordBatch, ArrowError>;
 
-unsafe extern "C" fn stream_get_next(s: *mut ArrowArrayStream, out: *mut ArrowArray) -> c_int {
-    // SAFETY: s is a live stream made by __arrow_c_stream__; out is writable (the contract).
-    unsafe {
-        let private = &mut *((*s).private_data as *mut StreamPrivate);
-        let shared = Arc::clone(&private.shared);
+    fn next(&mut self) -> Option<Self::Item> {
+        let shared = &self.shared;
         let taken = shared.rx.lock().expect("not poisoned").take();
         let Some(rx) = taken else {
-            private.error = Some(c"the samples were cancelled or read by another stream".into());
-            return EIO;
+            return Some(Err(failed(
+                "the samples were cancelled or read by another stream",
+            )));
         };
         let got = rx.recv();
         if !shared.cancelled.load(Ordering::Acquire) {
             *shared.rx.lock().expect("not poisoned") = Some(rx);
         }
         match got {
-            Ok(batch) => {
-                out.write(batch.into_array());
-                0
-            }
-            Err(_) if shared.complete.load(Ordering::Acquire) => {
-                // the end of the stream: a released array
-                out.write(ArrowArray {
-                    length: 0,
-                    null_count: 0,
-                    offset: 0,
-                    n_buffers: 0,
-                    n_children: 0,
-                    buffers: ptr::null_mut(),
-                    children: ptr::null_mut(),
-                    dictionary: ptr::null_mut(),
-                    release: None,
-                    private_data: ptr::null_mut(),
-                });
-                0
-            }
-            Err(_) => {
-                private.error =
-                    Some(c"the perf script pass ended before its last sample (it failed)".into());
-                EIO
-            }
+            Ok(batch) => Some(batch.finish(Arc::clone(&self.schema))),
+            Err(_) if shared.complete.load(Ordering::Acquire) => None,
+            Err(_) => Some(Err(failed(
+                "the perf script pass ended before its last sample (it failed)",
+            ))),
         }
     }
 }
 
-unsafe extern "C" fn stream_get_last_error(s: *mut ArrowArrayStream) -> *const c_char {
-    // SAFETY: s is a live stream made by __arrow_c_stream__.
-    unsafe {
-        let private = &*((*s).private_data as *const StreamPrivate);
-        private.error.as_deref().map_or(ptr::null(), CStr::as_ptr)
-    }
+/// The error the scan gets (DuckDB reports it; the Python side raises the pass's own error).
+fn failed(message: &str) -> ArrowError {
+    ArrowError::IoError(message.into(), io::Error::other(message))
 }
 
-unsafe extern "C" fn stream_release(s: *mut ArrowArrayStream) {
-    // SAFETY: s was made by __arrow_c_stream__ and is released once (release is cleared).
-    unsafe {
-        if s.is_null() || (*s).release.is_none() {
-            return;
-        }
-        drop(Box::from_raw((*s).private_data as *mut StreamPrivate));
-        (*s).release = None;
+impl RecordBatchReader for SampleReader {
+    fn schema(&self) -> SchemaRef {
+        Arc::clone(&self.schema)
     }
 }
 
@@ -617,13 +314,12 @@ pub fn sender_of(stream: &Bound<'_, SampleStream>) -> PyResult<Sender> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    unsafe fn buffer<T: Copy>(a: &ArrowArray, i: usize, n: usize) -> Vec<T> {
-        unsafe { std::slice::from_raw_parts(*a.buffers.add(i) as *const T, n).to_vec() }
-    }
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Int64Type, UInt32Type, UInt64Type};
+    use arrow_array::Array;
 
     #[test]
-    fn a_batch_is_a_struct_of_the_columns_with_nulls_and_offsets() {
+    fn a_batch_has_the_columns_with_nulls() {
         let mut b = SampleBatch::default();
         b.push(
             Some(5),
@@ -640,62 +336,66 @@ mod tests {
             b.push(Some(i), Some(0), Some(1), Some(1), "", Some(0), 1, Some(""));
         }
         assert_eq!(b.len(), 9);
-        let mut a = b.into_array();
-        unsafe {
-            assert_eq!((a.length, a.n_children, a.null_count), (9, 8, 0));
-            let col = |i: usize| &**a.children.add(i);
-            let ts = col(0);
-            assert_eq!((ts.null_count, ts.n_buffers), (1, 2));
-            assert_eq!(buffer::<u8>(ts, 0, 2), vec![0b1111_1101, 0b1]);
-            assert_eq!(buffer::<i64>(ts, 1, 3), vec![5, 0, 0]);
-            // no nulls: no bitmap
-            assert!((*col(3).buffers).is_null() && col(3).null_count == 0);
-            let comm = col(4);
-            assert_eq!(buffer::<i32>(comm, 1, 4), vec![0, 3, 12, 12]);
-            assert_eq!(buffer::<u8>(comm, 2, 12), b"fioV8 Worker".to_vec());
-            let stack = col(5);
-            assert_eq!(
-                (stack.null_count, buffer::<u32>(stack, 1, 2)),
-                (1, vec![3, 0])
-            );
-            assert_eq!(buffer::<u64>(col(6), 1, 2), vec![9, 1]);
-            let event = col(7);
-            assert_eq!(event.null_count, 1);
-            assert_eq!(buffer::<i32>(event, 1, 3), vec![0, 6, 6]);
-            release_array(&mut a);
-        }
-        assert!(a.release.is_none());
+        let rb = b.finish(sample_schema()).unwrap();
+        assert_eq!((rb.num_rows(), rb.num_columns()), (9, 8));
+        let ts = rb.column(0).as_primitive::<Int64Type>();
+        assert_eq!((ts.null_count(), ts.value(0), ts.is_null(1)), (1, 5, true));
+        // no nulls: no bitmap
+        assert!(rb.column(3).nulls().is_none());
+        let comm = rb.column(4).as_string::<i32>();
+        assert_eq!(
+            (comm.value(0), comm.value(1), comm.value(2)),
+            ("fio", "V8 Worker", "")
+        );
+        let stack = rb.column(5).as_primitive::<UInt32Type>();
+        assert_eq!((stack.null_count(), stack.value(0)), (1, 3));
+        assert_eq!(rb.column(6).as_primitive::<UInt64Type>().value(0), 9);
+        let event = rb.column(7).as_string::<i32>();
+        assert_eq!(
+            (event.null_count(), event.value(0), event.is_null(1)),
+            (1, "cycles", true)
+        );
+        assert_eq!(event.value(2), "");
     }
 
     #[test]
-    fn the_schema_names_the_columns_in_order() {
-        let mut s = sample_schema();
-        unsafe {
-            assert_eq!(CStr::from_ptr(s.format).to_bytes(), b"+s");
-            let names: Vec<_> = (0..s.n_children as usize)
-                .map(|i| {
-                    let c = &**s.children.add(i);
-                    let name = CStr::from_ptr(c.name).to_str().unwrap().to_string();
-                    let format = CStr::from_ptr(c.format).to_str().unwrap().to_string();
-                    (name, format, c.flags == NULLABLE)
-                })
-                .collect();
-            assert_eq!(
-                names,
-                [
-                    ("ts_ns", "l", true),
-                    ("cpu", "l", true),
-                    ("pid", "l", true),
-                    ("tid", "l", true),
-                    ("comm", "u", false),
-                    ("stack_id", "I", true),
-                    ("weight", "L", false),
-                    ("event", "u", true),
-                ]
-                .map(|(n, f, x)| (n.to_string(), f.to_string(), x))
-            );
-            release_schema(&mut s);
+    fn the_stream_ends_after_a_complete_pass_and_fails_after_a_failed_one() {
+        for complete in [true, false] {
+            let stream = SampleStream::new();
+            let sender = stream.sender().unwrap();
+            let mut b = SampleBatch::default();
+            b.push(Some(1), None, None, None, "a", None, 1, None);
+            sender.send(b).unwrap();
+            if complete {
+                sender.complete();
+            } else {
+                drop(sender);
+            }
+            let mut reader = SampleReader {
+                shared: Arc::clone(&stream.shared),
+                schema: sample_schema(),
+            };
+            assert_eq!(reader.next().unwrap().unwrap().num_rows(), 1);
+            let end = reader.next();
+            if complete {
+                assert!(end.is_none());
+            } else {
+                assert!(end
+                    .unwrap()
+                    .unwrap_err()
+                    .to_string()
+                    .contains("ended before"));
+            }
         }
-        assert!(s.release.is_none());
+    }
+
+    #[test]
+    fn a_cancelled_stream_refuses_the_next_batch() {
+        let stream = SampleStream::new();
+        let sender = stream.sender().unwrap();
+        stream.cancel();
+        let err = sender.send(SampleBatch::default()).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
+        assert!(stream.sender().is_err());
     }
 }
