@@ -275,6 +275,54 @@ test('a zoom reads no layout before its frame, and the root stays in view', asyn
   await shot(page, 'flame-08-zoom-scroll');
 });
 
+test("a zoom's top functions table comes after the frame that shows the zoom, also when made before", async ({ page }) => {
+  const body = syntheticAnswer('synthetic20k', 20_000, 3);
+  await page.route('**/api/captures/synthetic20k/flame*', (route) => route.fulfill({ status: 200, contentType: 'application/json', body }));
+  await page.goto('/compare?v=1&captures=synthetic20k&baseline=synthetic20k&cell=flame');
+  const table = page.getByTestId('flame-top-table');
+  await expect(table).toHaveAttribute('aria-busy', 'false', { timeout: 30_000 });
+  // zoom in (its table made), back to the root, and in again: the second time its table is made already
+  const rootRows = await table.locator('tbody').innerText();
+  const f = await frameAt(page, 2);
+  await page.mouse.click(f.x, f.y);
+  await expect(page.locator('.flame-table-head h3')).toContainText(`under ${f.name}`);
+  await expect(table).toHaveAttribute('aria-busy', 'false');
+  const zoomedRows = await table.locator('tbody').innerText();
+  expect(zoomedRows).not.toBe(rootRows);
+  await page.getByTestId('flame-breadcrumb').getByRole('button').first().click();
+  await expect.poll(() => table.locator('tbody').innerText()).toBe(rootRows);
+  // frames counted by requestAnimationFrame; the graph's draw and each change of the table's rows
+  // note the frame they happen in
+  await page.evaluate(() => {
+    const w = window as unknown as { __frame: number; __drawFrame: number | null; __rowFrames: number[] };
+    w.__frame = 0;
+    w.__drawFrame = null;
+    w.__rowFrames = [];
+    const tick = () => {
+      w.__frame++;
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+    const draws = window.__iolensFlameDraws!;
+    const push = draws.push.bind(draws);
+    draws.push = (...ms: number[]) => {
+      w.__drawFrame ??= w.__frame;
+      return push(...ms);
+    };
+    new MutationObserver(() => w.__rowFrames.push(w.__frame)).observe(document.querySelector('[data-testid=flame-top-table] tbody')!, { childList: true, subtree: true, characterData: true });
+  });
+  await page.mouse.click(f.x, f.y);
+  await expect.poll(() => table.locator('tbody').innerText()).toBe(zoomedRows);
+  const seen = await page.evaluate(() => {
+    const w = window as unknown as { __drawFrame: number | null; __rowFrames: number[] };
+    return { draw: w.__drawFrame, rows: w.__rowFrames };
+  });
+  // drawn, and the rows changed only once the frame that showed the zoom had run
+  expect(seen.draw).not.toBeNull();
+  expect(seen.rows.length, 'the rows changed').toBeGreaterThan(0);
+  expect(Math.min(...seen.rows), `the frame of the rows' first change (the draw's: ${seen.draw})`).toBeGreaterThan(seen.draw!);
+});
+
 test('draws a 500k-node tree in under 16 ms a frame', async ({ page }) => {
   const body = syntheticAnswer('synthetic500k', 500_000);
   await page.route('**/api/captures/synthetic500k/flame*', (route) => route.fulfill({ status: 200, contentType: 'application/json', body }));

@@ -1,11 +1,13 @@
 // What part of one capture's samples the graph shows: the event, runs, CPU, task, time range.
-import { useEffect, useState } from 'react';
+import { memo, useEffect, useState } from 'react';
 import { parseSeconds, runOptions, runOptionValue, secondsText } from '../../logic/flameSelect';
 import { fmtInt } from '../../logic/flameFormat';
 import type { FlameGraphData } from './queries';
 import { ALL_TASKS, type FlameState } from './state';
 
-export function SelectionBar({ data, state, set }: { data: FlameGraphData; state: FlameState; set: (p: Partial<FlameState>) => void }) {
+// memo: a zoom renders the view again with the same data, state and setter (drawn before the URL
+// follows), and this bar's ~70 options need not be compared again in the zoom's frame
+export const SelectionBar = memo(function SelectionBar({ data, state, set }: { data: FlameGraphData; state: FlameState; set: (p: Partial<FlameState>) => void }) {
   const runs = runOptions(data.runs.map((r) => ({ id: r.id, repeat: r.repeat, params: r.params as Record<string, unknown> })));
   const runValue = runOptionValue(runs, state.runs);
   const task = state.tid !== null ? `tid:${state.tid}` : state.comm !== null && state.comm !== ALL_TASKS ? `comm:${state.comm}` : 'all';
@@ -83,7 +85,7 @@ export function SelectionBar({ data, state, set }: { data: FlameGraphData; state
       <TimeRange state={state} set={set} longest={longest} />
     </div>
   );
-}
+});
 
 function TimeRange({ state, set, longest }: { state: FlameState; set: (p: Partial<FlameState>) => void; longest: number }) {
   const [from, setFrom] = useState(secondsText(state.from));

@@ -1,5 +1,5 @@
 // One capture's flame graph: its selection, search, the graph, and the top functions.
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { frameFills } from '../../charts/flameCanvas';
 import { ErrorBox } from '../../components/ErrorBox';
 import { GREY, matchedWeight, MATCH, searchMatches, type FlameLayout, type FunctionRow } from '../../logic/flame';
@@ -126,7 +126,8 @@ export function SingleView({ id, state, set }: { id: string; state: FlameState; 
   );
 }
 
-function Summary({ data, nodes, loading, shown }: { data: FlameGraphData; nodes: number; loading: boolean; shown: number | null }) {
+// Summary and Legend do not change with a zoom: memo keeps them out of the zoom's render
+const Summary = memo(function Summary({ data, nodes, loading, shown }: { data: FlameGraphData; nodes: number; loading: boolean; shown: number | null }) {
   const runs = data.filters.runs ?? data.runs.map((r) => r.id);
   return (
     <p className="flame-summary muted" data-testid="flame-summary">
@@ -143,9 +144,9 @@ function Summary({ data, nodes, loading, shown }: { data: FlameGraphData; nodes:
       {loading && <span className="flame-busy"> · loading the new selection…</span>}
     </p>
   );
-}
+});
 
-function Legend({ search, heavy }: { search: boolean; heavy: boolean }) {
+const Legend = memo(function Legend({ search, heavy }: { search: boolean; heavy: boolean }) {
   return (
     <div className="flame-legend muted">
       <span>
@@ -165,7 +166,7 @@ function Legend({ search, heavy }: { search: boolean; heavy: boolean }) {
       <span>width: share of samples · x order: {heavy ? 'heaviest first (left heavy)' : 'by name'}, not time · right click a frame: sandwich, transforms</span>
     </div>
   );
-}
+});
 
 // The table of each zoom, kept per layout: the notebook remounts the cell on every zoom, and
 // zooming back out finds its table here.
@@ -203,32 +204,44 @@ function TopTable({
 }) {
   const by = key === 'total' ? 'total' : 'self';
   const [all, setAll] = useState(false);
-  // A table not made yet (a pass over the zoomed subtree and its functions: ~50 ms at 51k nodes)
-  // is made from the next frame on, in slices of a few ms (topInSlices), so neither the frame that
-  // paints the flame graph nor the ones after it wait for it; until then the last table made for
-  // this layout stays, marked as being updated.
-  const have = tops.get(lay)?.get(topKey(zoom, by, fnDepth));
+  // The table of this zoom is shown from the task after the frame that paints the graph, never in
+  // that frame: one not made yet (a pass over the zoomed subtree and its functions: ~50 ms at 51k
+  // nodes) is made from the next frame on, in slices of a few ms (topInSlices); one made before (a
+  // zoom back into a frame) is put in after that frame too, as its rows are most of the zoom's DOM
+  // work (20 rows made again: ~10 ms of the zoom's style and layout at 51k nodes). Until then the
+  // last table shown for this layout stays, marked as being updated.
+  const want = topKey(zoom, by, fnDepth);
+  const have = tops.get(lay)?.get(want);
   const [, made] = useState(0);
+  const due = useRef<string | null>(null);
+  const last = useRef<{ lay: FlameLayout; zoom: number; key: string; rows: FunctionRow[] } | null>(null);
+  if (have && (due.current === want || !last.current || last.current.lay !== lay)) last.current = { lay, zoom, key: want, rows: have };
+  const shownTable = last.current && last.current.lay === lay ? last.current : null;
+  const updating = shownTable?.key !== want;
   useEffect(() => {
-    if (have) return;
+    if (!updating) return;
     let stop = () => {};
+    const show = () => {
+      due.current = want;
+      made((n) => n + 1);
+    };
     const frame = requestAnimationFrame(() => {
-      stop = topInSlices(lay, zoom, by, fnDepth, (rows) => {
-        keepTop(lay, zoom, by, fnDepth, rows);
-        made((n) => n + 1);
-      });
+      if (have) {
+        const t = setTimeout(show, 0);
+        stop = () => clearTimeout(t);
+      } else
+        stop = topInSlices(lay, zoom, by, fnDepth, (rows) => {
+          keepTop(lay, zoom, by, fnDepth, rows);
+          show();
+        });
     });
     return () => {
       cancelAnimationFrame(frame);
       stop();
     };
-  }, [have, lay, zoom, by, fnDepth]);
-  const last = useRef<{ lay: FlameLayout; zoom: number; rows: FunctionRow[] } | null>(null);
-  if (have) last.current = { lay, zoom, rows: have };
-  const shownTable = last.current && last.current.lay === lay ? last.current : null;
+  }, [updating, have, want, lay, zoom, by, fnDepth]);
   const rows = shownTable?.rows ?? [];
   const tableZoom = shownTable?.zoom ?? zoom;
-  const updating = !have;
   const shown = all ? rows : rows.slice(0, FIRST_ROWS);
   const max = Math.max(...rows.map((r) => r[by]), 1);
   return (
