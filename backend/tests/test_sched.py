@@ -8,7 +8,7 @@ comments; the real fio <-> kworker sample (tests/formats/samples/sched) checks t
 from __future__ import annotations
 
 import pytest
-from bundles import fio_capture, write_bundle
+from bundles import add_file, fio_capture, write_bundle
 from sched_traces import DURATION_S, HAND, KW, SAMPLES, sched_bundle, stat_text, switch_line, upload
 from server import running_server
 
@@ -90,6 +90,56 @@ def test_switch_rate_per_interval(api):
     one_second = sched(api, "hand", "switch-rate", cpus="workload")
     assert [s["cpu"] for s in one_second["series"]] == [1]
     assert one_second["series"][0]["switches"] == pytest.approx([8 / DURATION_S])
+
+
+def _aligned_bundle(tmp, label: str, header: str = "", stat_fields: dict | None = None, t0_ns: int | None = None):
+    """HAND with its perf stat, a run that started at 02:50:00 UTC (fio_capture) whose clock reading
+    is t0_ns (the trace's first event is at 100 s), and perf stat's header and fields as given."""
+    m, files = fio_capture(label, [[{"name": "t", "iops": 1000}]])
+    m["runs"][0]["params"] = {"cpus": "1"}
+    add_file(m, files, "runs/r000/sched.txt", HAND, "perf-sched", run=0)
+    if t0_ns is not None:
+        m["runs"][0]["artifacts"][-1]["trace_clock_at_start_ns"] = t0_ns
+    add_file(m, files, "runs/r000/perf-stat.csv", header + stat_text(), "perf-stat", run=0)
+    m["runs"][0]["artifacts"][-1].update(stat_fields or {})
+    return write_bundle(tmp / f"{label}.iolens.tar.gz", m, files)
+
+
+def test_counted_intervals_on_the_traces_axis(api):
+    """perf stat's interval times count from its own start, not the trace's: the switch-rate answer
+    moves them onto the trace's axis by perf stat's start on the trace's clock when the collector
+    recorded it, else by wall-clock times, else says it does not know (and moves nothing)."""
+    def counted(label, **kw):
+        r = upload(api, _aligned_bundle(api.tmp, label, **kw))
+        assert r.status_code == 201, r.text
+        body = get(api, f"/api/captures/{r.json()['id']}/sched/switch-rate", step_ms=100)
+        (c,) = [c for c in body["counted"] if (c["cpu"], c["event"]) == (1, "context-switches")]
+        return c
+
+    # perf stat started 30 ms before the trace's first event (100 s on the trace's clock)
+    c = counted("al-clock", stat_fields={"stat_clock_at_start_ns": 99_970_000_000}, t0_ns=99_990_000_000)
+    assert c["alignment"] == "clock" and c["start_s"] == pytest.approx(-0.03)
+    assert c["perf_t_s"] == [0.1, 0.2] and c["t_s"] == pytest.approx([0.07, 0.17])
+    assert c["values"] == pytest.approx([60.0, 20.0]) and "recorded by the collector" in c["alignment_note"]
+    # shipped bundles: "# started on" (whole seconds) 12 s before the run's start (02:50:00 UTC), which
+    # is 10 ms before the trace's first event: perf stat's time 0 at -12.01 + 0.5 s (the middle of its second)
+    c = counted("al-wall", header="# started on Sun Nov 22 02:49:48 2026\n\n", t0_ns=99_990_000_000)
+    assert c["alignment"] == "wall" and c["start_s"] == pytest.approx(-11.51)
+    assert c["t_s"] == pytest.approx([0.1 - 11.51, 0.2 - 11.51]) and c["perf_t_s"] == [0.1, 0.2]
+    assert "# started on Sun Nov 22 02:49:48 2026" in c["alignment_note"] and "12.0 s before" in c["alignment_note"]
+    # a header that puts perf stat's start after the run, or an hour before it (the host's clock not UTC?)
+    for label, header in (("al-after", "# started on Sun Nov 22 02:50:05 2026\n"),
+                          ("al-zone", "# started on Sun Nov 22 01:49:48 2026\n")):
+        c = counted(label, header=header, t0_ns=99_990_000_000)
+        assert c["alignment"] == "unknown" and c["start_s"] == 0 and c["t_s"] == [0.1, 0.2]
+        assert "does not fit the run's start" in c["alignment_note"]
+    # no clock reading of the run: the wall-clock times cannot reach the trace's clock
+    c = counted("al-noclock", header="# started on Sun Nov 22 02:49:48 2026\n")
+    assert c["alignment"] == "unknown" and "no start time on the trace's clock" in c["alignment_note"]
+    # and HAND itself: no header, nothing recorded
+    (c,) = [c for c in sched(api, "hand", "switch-rate", step_ms=100)["counted"]
+            if (c["cpu"], c["event"]) == (1, "context-switches")]
+    assert c["alignment"] == "unknown" and "no '# started on' header" in c["alignment_note"]
 
 
 def test_tasks_and_pairs(api):

@@ -14,6 +14,14 @@ All event times use CLOCK_MONOTONIC (`perf record -k CLOCK_MONOTONIC`), so the c
 record the clock's reading at the moment fio started (artifact field `trace_clock_at_start_ns`)
 and the stacks, scheduler and block events of one run line up with each other and with fio.
 
+perf stat's interval times (`-I`) count from perf stat's own start (its CLOCK_MONOTONIC reading
+once its counters are open, taken right before it starts reading its control fd), not from the
+trace's: perf stat starts before perf record, seconds before it on an emulated CPU. The collector
+sends `ping` right after starting perf stat and waits for its ack: perf answers it at that moment,
+so the ack's CLOCK_MONOTONIC reading is perf stat's time 0 on the trace's clock (artifact field
+`stat_clock_at_start_ns`; measured within 0.1 ms of the enable that perf's counts show, perf
+6.1). A perf without `ping` (older than 6.1) would never answer it: no field then, with a note.
+
 Sizes are bounded by `perf record --max-size` (`--probe-max-mb`): perf stops writing there and
 says so ("perf size limit reached"), which the probe reports.
 """
@@ -31,7 +39,7 @@ import time
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 __all__ = ["PerfError", "Perf", "Session", "RunProbe", "Start", "Artifact", "overhead", "human_bytes", "find_perf", "ensure_tracefs", "missing_tracepoints",
-           "script_to_gzip", "count_stat_csv", "is_root", "TRACEFS", "permission_hint"]
+           "script_to_gzip", "count_stat_csv", "answers_ping", "is_root", "TRACEFS", "permission_hint"]
 
 TRACEFS = "/sys/kernel/tracing"
 DEBUGFS_TRACING = "/sys/kernel/debug/tracing"
@@ -176,18 +184,42 @@ def stderr_tail(path: str, n: int = 6) -> str:
     return " / ".join(lines[-n:])
 
 
+def _start_timeout() -> float:
+    """perf record -a needs seconds to start on a real host, minutes on an emulated CPU (the lab's
+    TCG guests): IOLENS_PERF_START_TIMEOUT (seconds) raises the default of 60."""
+    try:
+        return float(os.environ.get("IOLENS_PERF_START_TIMEOUT", "") or 60.0)
+    except ValueError:
+        return 60.0
+
+
 _CAPTURED = re.compile(r"Captured and wrote ([\d.]+) MB \S+ \((\d+) samples\)")
+
+
+_VERSION = re.compile(r"(\d+)\.(\d+)")
+
+
+def answers_ping(version: str) -> bool:
+    """Whether this perf (`perf version 6.1.76`) knows the control command `ping` (perf 6.1+).
+    A perf that does not know a command never acks it, so it is only sent to those that do."""
+    m = _VERSION.search(version)
+    return m is not None and (int(m.group(1)), int(m.group(2))) >= (6, 1)
 
 
 class Session:
     """One perf process (`perf record ...` or `perf stat ...`) around one repeat.
 
     ``argv`` is the command without the control options, which are added here; ``shown`` is the
-    same command as recorded in the manifest (file names relative to the run)."""
+    same command as recorded in the manifest (file names relative to the run). With ``ping``
+    (perf stat, perf 6.1+), `launch` waits for perf to answer a `ping` and keeps the time of the
+    answer: perf stat's time 0 (``started_ns``, CLOCK_MONOTONIC)."""
 
-    def __init__(self, argv: List[str], shown: List[str], stderr_path: str, counter: bool = False):
+    def __init__(self, argv: List[str], shown: List[str], stderr_path: str, counter: bool = False,
+                 ping: bool = False):
         self.argv = list(argv)
         self.counter = counter  # perf stat: enabled before every recording, disabled after
+        self.ping = ping
+        self.started_ns: Optional[int] = None
         self.shown = list(shown)
         self.stderr_path = stderr_path
         self.proc: Optional[subprocess.Popen] = None
@@ -215,16 +247,14 @@ class Session:
             err.close()
             os.close(ctl_r)
             os.close(ack_w)
+        if self.ping:
+            # perf stat takes CLOCK_MONOTONIC as its time 0 once its counters are open, then polls
+            # the control fd: the ping waiting there is answered at once (well under a millisecond)
+            self._command("ping", _start_timeout())
+            self.started_ns = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
 
     def enable(self, timeout: float = 0.0) -> None:
-        # perf record -a needs seconds to start on a real host, minutes on an emulated CPU (the lab's
-        # TCG guests): IOLENS_PERF_START_TIMEOUT (seconds) raises the default of 60.
-        if not timeout:
-            try:
-                timeout = float(os.environ.get("IOLENS_PERF_START_TIMEOUT", "") or 60.0)
-            except ValueError:
-                timeout = 60.0
-        self._command("enable", timeout)
+        self._command("enable", timeout or _start_timeout())
         self.enabled_at = time.monotonic()
 
     def disable(self, timeout: float = 30.0) -> None:
@@ -590,9 +620,11 @@ class TracepointProbe(RunProbe):
         self.scratch = scratch
         self.data = os.path.join(scratch, f"{self.name}.data")
         self._stat_out = os.path.join(scratch, self.stat_file)
+        assert self.perf is not None
         stat = Session(self._stat_argv(self._stat_out),
                        control_shown(["perf"] + self._stat_argv(self.stat_file)[1:]),
-                       os.path.join(scratch, f"{self.name}.stat.stderr"), counter=True)
+                       os.path.join(scratch, f"{self.name}.stat.stderr"), counter=True,
+                       ping=answers_ping(self.perf.version))
         rec = Session(self._record_argv(self.data), control_shown(["perf"] + self._record_argv("perf.data")[1:]),
                       os.path.join(scratch, f"{self.name}.record.stderr"))
         self.sessions = [stat, rec]  # enable: stat first; disable: record first
@@ -626,7 +658,14 @@ class TracepointProbe(RunProbe):
         if os.path.exists(self._stat_out) and os.path.getsize(self._stat_out) > 0:
             rel_stat = f"runs/{run_id}/{self.stat_file}"
             shutil.move(self._stat_out, os.path.join(stage, rel_stat))
-            arts.append(Artifact(rel_stat, self.stat_kind, **self.stat_extra))
+            extra = dict(self.stat_extra)
+            if stat.started_ns is not None:
+                extra["stat_clock_at_start_ns"] = stat.started_ns
+            else:
+                notes.append(f"{self.name}: run {run_id}: perf stat's start on the trace's clock is not recorded "
+                             f"({self.perf.version} has no 'ping' control command, perf 6.1+): its interval "
+                             "times count from its own start, which the views cannot place on the trace's")
+            arts.append(Artifact(rel_stat, self.stat_kind, **extra))
             counted = count_stat_csv(os.path.join(stage, rel_stat))
             info["counted"] = counted
         else:

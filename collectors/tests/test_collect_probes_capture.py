@@ -87,6 +87,51 @@ def test_sched_records_and_counts(collect, tmp_path, perf_root):
     assert p["stat_cmd"][:2] == ["perf", "stat"] and "-A" in p["stat_cmd"] and "1000" in p["stat_cmd"]
     assert p["events_per_s"] > 0 and p["perf_data_bytes"] > 0
     assert "r000  sched  " in out
+    # perf stat's time 0 on the trace's clock: before the run's start (perf stat starts first), and the
+    # counters' first interval ends after the trace's first event once placed there
+    zero = kinds["perf-stat"]["stat_clock_at_start_ns"]
+    t0 = kinds["perf-sched"]["trace_clock_at_start_ns"]
+    assert isinstance(zero, int) and 0 < t0 - zero < 10 * 10**9
+    first_event_ns = int(round(float(re.search(r"\s(\d+\.\d{9}):\s", text).group(1)) * 1e9))
+    first_end_ns = zero + int(round(float(cs[0][0]) * 1e9))
+    assert zero < first_event_ns < first_end_ns
+
+
+def test_perf_stat_time_zero_is_the_ping_answer(tmp_path, perf_root):
+    """The collector's perf stat session with a real perf: the time 0 it records (the answer to
+    `ping`) is the one perf's interval times count from. Counters are enabled at a time the test
+    reads; the first counted interval ends at T with each CPU's counter running R of it, so perf
+    enabled it at T - R on its own axis: that lands on the enable, within 2 ms, only if the
+    recorded time 0 is perf's (perf stat takes ~40 ms to start here, more under load)."""
+    import time
+
+    from iolens_collect import perfrec
+    perf = perfrec.Perf(perf_root, subprocess.run([perf_root, "--version"], stdout=subprocess.PIPE).stdout.decode().strip())
+    need(perfrec.answers_ping(perf.version), f"{perf.version} has no 'ping' control command")
+    out = tmp_path / "stat.csv"
+    s = perfrec.Session([perf_root, "stat", "-x,", "-I", "100", "-A", "-a", "-e", "context-switches", "-o", str(out)],
+                        ["perf", "stat"], str(tmp_path / "stat.stderr"), counter=True, ping=True)
+    s.launch()
+    try:
+        assert isinstance(s.started_ns, int)
+        time.sleep(0.25)
+        before = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        s.enable()
+        after = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        end = time.monotonic() + 0.3
+        while time.monotonic() < end:
+            time.sleep(0.0005)  # context switches to count
+        s.disable()
+    finally:
+        s.stop()
+    rows = [ln.split(",") for ln in out.read_text().splitlines() if ln.strip() and not ln.startswith("#")]
+    counted = [r for r in rows if r[2] != "<not counted>" and int(r[5]) > 0]
+    assert counted, rows
+    first_t = float(counted[0][0])
+    enabled = [s.started_ns + int(round((first_t - int(r[5]) / 1e9) * 1e9))
+               for r in counted if float(r[0]) == first_t]
+    for e in enabled:  # perf enables the counters between the command's write and its ack
+        assert before - 2_000_000 < e < after + 2_000_000, (before, e, after)
 
 
 def test_block_records_the_temp_dirs_device(collect, tmp_path, perf_root):

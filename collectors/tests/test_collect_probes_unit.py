@@ -400,3 +400,10 @@ def test_call_graph_choices_and_defaults_in_help(capsys):
         assert needle in text
     with pytest.raises(SystemExit):
         main(["run", "--label", "x", "--stacks", "--call-graph", "bogus", "--fio-args", "--name=w", "-o", "x"])
+
+
+def test_ping_only_to_a_perf_that_answers_it():
+    """A perf without the `ping` control command never acks it: the collector would wait for nothing."""
+    from iolens_collect.perfrec import answers_ping
+    assert answers_ping("perf version 6.1.187") and answers_ping("perf version 6.12.0-rc3") and answers_ping("perf version 10.0")
+    assert not answers_ping("perf version 5.15.0") and not answers_ping("perf version 6.0.9") and not answers_ping("perf")

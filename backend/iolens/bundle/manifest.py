@@ -41,6 +41,9 @@ class Artifact(_Open):
         None, description="CLOCK_MONOTONIC (ns) at the run's start, the clock of the recording's times: "
                           "perf-script, perf-sched, perf-offcpu, perf-block, blkparse, perf-trace, perf-trace-fields, "
                           "fio-log.")
+    stat_clock_at_start_ns: int | None = Field(
+        None, description="perf-stat, perf-stat-offcpu, perf-stat-block: CLOCK_MONOTONIC (ns, the perf trace clock) at "
+                          "perf stat's time 0, from which its interval times (-I) count.")
     scope: str | None = Field(None, description="perf-stat: system (default, -a) or workload.")
     log: str | None = Field(None, description="fio-log: bw, iops, lat, clat or slat.")
     job: str | None = Field(None, description="fio-log: the job's name.")

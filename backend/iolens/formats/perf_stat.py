@@ -17,7 +17,9 @@ abs_printout/print_running/print_metric_csv). One counter per line:
   the PMU (below 100 when multiplexed; perf scales the value).
 - mvalue, munit: perf's derived metric for the line (`1.001`, `CPUs utilized`), often empty.
 
-Lines starting with `#` (the `# started on ...` header of `-o FILE`) and blank lines are skipped.
+Lines starting with `#` and blank lines are skipped; the `# started on Wed Nov 25 17:07:27 2026`
+header that perf writes with `-o FILE` (ctime(3): the host's local time, whole seconds, taken before
+the counters are opened) is kept as `started_on`.
 Lines with an empty value and event are continuation lines of multi-line metrics (`-M`): skipped
 and counted. Anything else that does not fit raises FormatError.
 """
@@ -58,6 +60,7 @@ class PerfStat:
     per_cpu: bool = False  # rows carry a CPU (-A)
     skipped_metric_lines: int = 0
     separator: str = ","
+    started_on: str | None = None  # the text of `# started on ...` (local time of the host), when present
 
     def totals(self) -> dict[str, float]:
         """Counted total per event over the file: the summary rows when there are any for the
@@ -91,6 +94,9 @@ def _is_value(text: str) -> bool:
     return text in _NOT or _float(text) is not None
 
 
+_STARTED_ON = "# started on "
+
+
 def parse_perf_stat(text: str, source: str = "<perf stat>", separator: str = ",") -> PerfStat:
     out = PerfStat(separator=separator)
     prev_end: float | None = None
@@ -98,6 +104,8 @@ def parse_perf_stat(text: str, source: str = "<perf stat>", separator: str = ","
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
+            if line.startswith(_STARTED_ON) and out.started_on is None:
+                out.started_on = line[len(_STARTED_ON):].strip() or None
             continue
         fields = [f.strip() for f in line.split(separator)]
         i = 0

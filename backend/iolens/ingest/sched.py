@@ -82,7 +82,9 @@ STAT_COLUMNS = (
     "capture_id", "run_id", "path", "scope", "line", "start_s", "end_s", "summary", "cpu", "aggr", "event",
     "value", "status", "unit", "run_ns", "running_pct", "metric_value", "metric_unit",
 )
-TABLE_COLUMNS = {"sched_traces": TRACE_COLUMNS, "sched_checks": CHECK_COLUMNS, "perf_stat": STAT_COLUMNS}
+STAT_FILE_COLUMNS = ("capture_id", "run_id", "path", "clock_at_start_ns", "started_on")
+TABLE_COLUMNS = {"sched_traces": TRACE_COLUMNS, "sched_checks": CHECK_COLUMNS, "perf_stat": STAT_COLUMNS,
+                 "perf_stat_files": STAT_FILE_COLUMNS}
 
 
 def task_group_sql(comm: str, pid: str) -> str:
@@ -370,6 +372,7 @@ def perf_stat_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, ou
          r.status, r.unit, r.run_ns, r.running_pct, r.metric_value, r.metric_unit)
         for r in stat.rows
     ])
+    out.add("perf_stat_files", [(cid, run_id, art.path, art.stat_clock_at_start_ns, stat.started_on)])
     for r in stat.rows:
         if r.running_pct is not None and r.running_pct < 100.0 and r.value is not None:
             out.warnings.append(f"{art.path}: {r.event} was multiplexed (running {r.running_pct:g}% of the time); "

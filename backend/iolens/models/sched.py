@@ -108,8 +108,18 @@ class SchedCountedSeries(BaseModel):
     workload: bool
     event: str = Field(description="context-switches, cpu-migrations, task-clock, sched:sched_switch, ...")
     unit: Literal["/s", "CPUs"] = Field(description="'/s' for counts; 'CPUs' for task-clock (msec per ms).")
-    t_s: list[float] = Field(description="Interval end, s since perf stat started (it starts just before the trace).")
+    start_s: float = Field(description="The first interval's start (perf stat's time 0) on the trace's axis: "
+                                       "s since the run's first sched event (negative: before it).")
+    t_s: list[float] = Field(description="Interval ends on the trace's axis (s since the run's first sched event): "
+                                         "perf_t_s + start_s.")
+    perf_t_s: list[float] = Field(description="Interval ends as perf printed them: s since perf stat's own start.")
     values: list[float | None]
+    alignment: Literal["clock", "wall", "unknown"] = Field(
+        description="How start_s is known: 'clock' perf stat's start recorded on the trace's clock by the collector "
+                    "(stat_clock_at_start_ns); 'wall' from wall-clock start times (perf's '# started on', whole "
+                    "seconds, and the run's start): within about a second; 'unknown' assumed 0 (drawn as if perf "
+                    "stat started with the trace).")
+    alignment_note: str = Field(description="The same in a sentence, for the chart.")
 
 
 class SchedSwitchRate(SchedViewBase):

@@ -11,8 +11,8 @@ Every answer names its capture and runs and carries each run's checks: a run who
 events (recorded vs counted by perf stat, and the trace's own consistency) has events_lost set and
 a warning, in every view.
 
-Conventions: times in ns except `t_s` (seconds since the run's first sched event, or since perf
-stat started for counted series); rates per second of the run's trace duration. Task groups
+Conventions: times in ns except `t_s` (seconds since the run's first sched event; perf stat's
+counted series are moved there from their own start, see stat_alignment); rates per second of the run's trace duration. Task groups
 (`group`): '<idle>', 'kworker/*', per-CPU kernel threads as 'name/*', else the comm. CPUs
 (`cpus`): 'all', 'workload' (the CPUs the workload was pinned to; all CPUs when unknown, with a
 warning), or a list '1,3-4'.
@@ -25,6 +25,7 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from .. import models
@@ -316,6 +317,61 @@ WHERE capture_id = $cid AND list_contains($runs, run_id) AND end_s IS NOT NULL A
 GROUP BY ALL ORDER BY run_id, path, event, cpu, aggr
 """
 COUNTED_EVENTS = ("context-switches", "cpu-migrations", "task-clock", "sched:sched_switch", "sched:sched_waking")
+# Where each perf-stat artifact's time 0 is (store/schema/sched.sql: perf_stat_files), with its run's start.
+_STAT_FILES_SQL = """
+SELECT f.run_id, f.path, f.clock_at_start_ns, f.started_on, r.started_at
+FROM perf_stat_files f LEFT JOIN runs r USING (capture_id, run_id)
+WHERE f.capture_id = $cid
+"""
+# perf stat's "# started on" is ctime(3): "Wed Nov 25 17:07:27 2026" (day padded with a space)
+_CTIME = "%a %b %d %H:%M:%S %Y"
+# a perf stat started this long before its run (the lab's emulated CPUs: ~12 s) is still believed
+_WALL_MAX_LEAD_S = 600.0
+
+
+@dataclass(frozen=True)
+class StatAlignment:
+    offset_s: float  # perf stat's time 0 on the trace's axis (s since the run's first sched event)
+    alignment: Literal["clock", "wall", "unknown"]
+    note: str
+
+
+def stat_alignment(first_ts_ns: int, run_t0_ns: int | None, clock_at_start_ns: int | None,
+                   started_on: str | None, run_started_at: datetime | None) -> StatAlignment:
+    """Where perf stat's time 0 falls on the trace's time axis. perf stat counts its interval times
+    from its own start, which is not the trace's (it starts first; seconds earlier on a slow host):
+    - 'clock': the collector recorded that start on the trace's clock (stat_clock_at_start_ns);
+    - 'wall': bundles without it, from wall-clock times: perf's "# started on" header (whole seconds,
+      written before its counters were open; read as UTC) against the run's started_at, whose
+      reading on the trace's clock is the run's start (run_t0_ns: its trace_clock_at_start_ns). Believed only
+      when it puts perf stat's start 0-600 s before the run;
+    - 'unknown': neither: drawn from the trace's first event, as if both had started together."""
+    if clock_at_start_ns is not None:
+        return StatAlignment((clock_at_start_ns - first_ts_ns) / 1e9, "clock",
+                             "perf stat's intervals placed by its start on the trace's clock (recorded by the collector)")
+    if started_on and run_started_at is not None and run_t0_ns is not None:
+        try:
+            wall = datetime.strptime(started_on, _CTIME)
+        except ValueError:
+            wall = None
+        if wall is not None:
+            started = run_started_at.replace(tzinfo=None) if run_started_at.tzinfo is None else \
+                run_started_at.astimezone(UTC).replace(tzinfo=None)
+            lead = (started - wall).total_seconds()  # the run started lead - 1 to lead s after perf stat
+            if -1.0 < lead <= _WALL_MAX_LEAD_S:
+                zero_ns = run_t0_ns - (lead - 0.5) * 1e9
+                return StatAlignment(
+                    (zero_ns - first_ts_ns) / 1e9, "wall",
+                    f"perf stat's start on the trace's clock was not recorded: its intervals are placed by wall-clock "
+                    f"times, perf's own '# started on {started_on}' (whole seconds, read as UTC) {max(lead, 0.0):.1f} s "
+                    f"before the run's start: to a second at best, and perf counts from after it opened its counters "
+                    f"(seconds later on a slow host), so they may stand too early")
+    why = ("no '# started on' header" if not started_on
+           else "the run has no start time on the trace's clock" if run_t0_ns is None or run_started_at is None
+           else f"its '# started on {started_on}' does not fit the run's start")
+    return StatAlignment(0.0, "unknown",
+                         f"perf stat's start on the trace's clock is unknown (not recorded, {why}): its intervals are "
+                         "drawn as if it started with the trace's first event; they may be shifted by seconds")
 
 
 def switch_rate(store: Store, capture_id: str, run: str | None = None, cpus: str = "all",
@@ -350,15 +406,26 @@ def switch_rate(store: Store, capture_id: str, run: str | None = None, cpus: str
                 voluntary=cols[2], from_idle=cols[3], wakeups=cols[4], migrations=cols[5]))
     workload_by_run = {r.info.id: set(r.workload_cpus or []) for r in ctx.runs}
     chosen = set(zip(sel_runs, sel_cpus))
-    counted = [
-        models.SchedCountedSeries(
+    by_run = {r.info.id: r for r in ctx.runs}
+    t0s = {r.id: r.t0_ns if r.aligned else None for r in timeline_view.overview(store, capture_id).runs}
+    aligned: dict[tuple[str, str], StatAlignment] = {}
+    for f in store.query(_STAT_FILES_SQL, {"cid": capture_id}).dicts():
+        if (rc := by_run.get(f["run_id"])) is not None:
+            aligned[(f["run_id"], f["path"])] = stat_alignment(rc.first_ts_ns, t0s.get(f["run_id"]),
+                                                               f["clock_at_start_ns"], f["started_on"], f["started_at"])
+    counted = []
+    for row in store.query(_COUNTED_SQL, {"cid": capture_id, "runs": ctx.run_ids(),
+                                          "events": list(COUNTED_EVENTS)}).dicts():
+        if not (row["cpu"] is None or (row["run_id"], row["cpu"]) in chosen):
+            continue
+        al = aligned.get((row["run_id"], row["path"])) or stat_alignment(
+            by_run[row["run_id"]].first_ts_ns, None, None, None, None)
+        counted.append(models.SchedCountedSeries(
             run_id=row["run_id"], path=row["path"], scope=row["scope"], cpu=row["cpu"], aggr=row["aggr"],
             workload=row["cpu"] is not None and row["cpu"] in workload_by_run[row["run_id"]], event=row["event"],
-            unit="CPUs" if row["cpu_time"] else "/s", t_s=row["t_s"], values=row["vals"])
-        for row in store.query(_COUNTED_SQL, {"cid": capture_id, "runs": ctx.run_ids(),
-                                              "events": list(COUNTED_EVENTS)}).dicts()
-        if row["cpu"] is None or (row["run_id"], row["cpu"]) in chosen
-    ]
+            unit="CPUs" if row["cpu_time"] else "/s", start_s=al.offset_s,
+            t_s=[t + al.offset_s for t in row["t_s"]], perf_t_s=row["t_s"], values=row["vals"],
+            alignment=al.alignment, alignment_note=al.note))
     return models.SchedSwitchRate(**ctx.base(), cpus=cpus, step_ms=step_ms, series=series, counted=counted)
 
 

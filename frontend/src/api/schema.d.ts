@@ -4164,6 +4164,17 @@ export interface components {
              */
             aggr: string | null;
             /**
+             * Alignment
+             * @description How start_s is known: 'clock' perf stat's start recorded on the trace's clock by the collector (stat_clock_at_start_ns); 'wall' from wall-clock start times (perf's '# started on', whole seconds, and the run's start): within about a second; 'unknown' assumed 0 (drawn as if perf stat started with the trace).
+             * @enum {string}
+             */
+            alignment: "clock" | "wall" | "unknown";
+            /**
+             * Alignment Note
+             * @description The same in a sentence, for the chart.
+             */
+            alignment_note: string;
+            /**
              * Cpu
              * @description The CPU with -A; null when summed over CPUs.
              */
@@ -4178,6 +4189,11 @@ export interface components {
              * @description The perf-stat artifact.
              */
             path: string;
+            /**
+             * Perf T S
+             * @description Interval ends as perf printed them: s since perf stat's own start.
+             */
+            perf_t_s: number[];
             /** Run Id */
             run_id: string;
             /**
@@ -4186,8 +4202,13 @@ export interface components {
              */
             scope: string;
             /**
+             * Start S
+             * @description The first interval's start (perf stat's time 0) on the trace's axis: s since the run's first sched event (negative: before it).
+             */
+            start_s: number;
+            /**
              * T S
-             * @description Interval end, s since perf stat started (it starts just before the trace).
+             * @description Interval ends on the trace's axis (s since the run's first sched event): perf_t_s + start_s.
              */
             t_s: number[];
             /**

@@ -5,6 +5,7 @@ import {
   buildSchedTable,
   COUNTED_STEP_MS,
   countedOnGrid,
+  countedPlacement,
   cpuListText,
   delayAxisLabels,
   delayBinCount,
@@ -194,6 +195,22 @@ describe('switch rate over time', () => {
   });
   it('counted intervals on the trace grid', () => {
     expect(countedOnGrid({ t_s: [1, 2], values: [10, 20] }, { t: [0, 0.5e9, 1e9, 1.5e9, 2e9], interval: 0.5e9 })).toEqual([10, 10, 20, 20, null]);
+    // perf stat started 0.6 s after the trace's first event: nothing of it before then
+    expect(countedOnGrid({ start_s: 0.6, t_s: [1.6, 2.6], values: [10, 20] }, { t: [0, 0.5e9, 1e9, 1.5e9, 2e9], interval: 0.5e9 })).toEqual([null, 10, 10, 20, 20]);
+    // 11.3 s before it (the lab's emulated CPUs): its intervals 11 (-0.3 to 0.7 s) and 12 hold the trace's first second
+    const early = { start_s: -11.3, t_s: Array.from({ length: 13 }, (_, k) => -10.3 + k), values: Array.from({ length: 13 }, (_, k) => k) };
+    expect(countedOnGrid(early, { t: [0, 0.5e9], interval: 0.5e9 })).toEqual([11, 12]);
+  });
+  it("says how perf stat's lines were placed on the trace's axis", () => {
+    const panel = (alignment: 'clock' | 'wall' | 'unknown', startS = 0) => {
+      const a: SchedSwitchRate = { ...switchRateB, counted: switchRateB.counted.map((c) => ({ ...c, alignment, alignment_note: `note ${alignment}`, start_s: startS })) };
+      return ratePanels([a], color, 'switches', true)[0]!;
+    };
+    expect(panel('clock').counted).toEqual({ alignment: 'clock', note: 'note clock', startS: 0 });
+    expect(countedPlacement(panel('clock').counted)).toBeNull();
+    expect(countedPlacement(panel('wall', -11.32).counted)).toMatch(/^perf stat placed by wall-clock start times, to a second at best \(its start -11\.3 s/);
+    expect(countedPlacement(panel('unknown').counted)).toMatch(/unknown: its dotted lines are drawn as if it started with the trace's first event/);
+    expect(ratePanels([switchRateB], color, 'switches', false)[0]!.counted).toBeNull();
   });
 });
 

@@ -219,6 +219,9 @@ export interface RatePanel {
   /** Under the notebook's time selection: this run's part of it, ns since the run's first event (runSpan
    *  by the run's own offset), the panel's window; null: no selection. */
   window: [number, number] | null;
+  /** How perf stat's dotted lines were placed on the trace's axis (null: none drawn): 'clock' by its start recorded
+   *  on the trace's clock, 'wall' by wall-clock start times (to a second), 'unknown' as if it started with the trace. */
+  counted: { alignment: 'clock' | 'wall' | 'unknown'; note: string; startS: number } | null;
 }
 
 /** The selection (ns since each run's start) as a run's window on its trace (ns since its first event):
@@ -235,12 +238,14 @@ export const MAX_OTHER_LINES = 6;
 export const RUN_DASHES = ['', '6 3', '2 2', '8 3 2 3'];
 const COUNTED_DASH = '1 3';
 
-/** perf stat's counted intervals of one CPU, resampled to the trace's buckets (each bucket gets the interval holding its middle). */
-export function countedOnGrid(counted: { t_s: readonly number[]; values: readonly (number | null)[] }, grid: { t: readonly number[]; interval: number }): (number | null)[] {
+/** perf stat's counted intervals of one CPU, resampled to the trace's buckets (each bucket gets the interval holding its middle).
+ *  Both on the trace's axis: the first interval starts at start_s (perf stat's own time 0 there, often before the
+ *  trace's first event; 0 when unknown). */
+export function countedOnGrid(counted: { start_s?: number; t_s: readonly number[]; values: readonly (number | null)[] }, grid: { t: readonly number[]; interval: number }): (number | null)[] {
   return grid.t.map((t) => {
     const mid = (t + grid.interval / 2) / 1e9;
     for (let k = 0; k < counted.t_s.length; k++) {
-      const lo = k === 0 ? 0 : counted.t_s[k - 1]!;
+      const lo = k === 0 ? (counted.start_s ?? 0) : counted.t_s[k - 1]!;
       if (mid >= lo && mid < counted.t_s[k]!) return counted.values[k] ?? null;
     }
     return null;
@@ -252,6 +257,14 @@ export function countedOnGrid(counted: { t_s: readonly number[]; values: readonl
  * capture's colour, the others grey (their mean and max beyond MAX_OTHER_LINES); perf stat's
  * counted context switches of the same CPUs dotted.
  */
+/** The line under a run's chart when perf stat's dotted lines are not placed by a clock reading (null: they are, or none). */
+export function countedPlacement(c: RatePanel['counted']): string | null {
+  if (!c || c.alignment === 'clock') return null;
+  return c.alignment === 'wall'
+    ? `perf stat placed by wall-clock start times, to a second at best (its start ${c.startS.toFixed(1)} s from the trace's first event): its start on the trace's clock was not recorded`
+    : "perf stat's start on the trace's clock is unknown: its dotted lines are drawn as if it started with the trace's first event, and may be shifted by seconds";
+}
+
 export function ratePanels(
   answers: readonly SchedSwitchRate[],
   colorOf: (id: string) => string,
@@ -282,19 +295,21 @@ export function ratePanels(
         for (const s of other) lines.push({ key: `cpu${s.cpu}`, color: OTHER_CPU, dash: '', values: [...s[measure]], name: `CPU ${s.cpu}`, detail });
       }
       for (const s of work) lines.push({ key: `cpu${s.cpu}`, color, dash: '', values: [...s[measure]], name: `CPU ${s.cpu} (workload)`, detail });
+      let placed: RatePanel['counted'] = null;
       if (withCounted && info.counted) {
         const shown = other.length > MAX_OTHER_LINES ? work : [...other, ...work];
         for (const s of shown) {
           const c = a.counted.find((x) => x.run_id === run.id && x.scope === 'system' && x.cpu === s.cpu && x.event === info.counted);
           if (!c) continue;
-          const step = c.t_s.length > 1 ? c.t_s[1]! - c.t_s[0]! : c.t_s[0] ?? 1;
+          placed ??= { alignment: c.alignment, note: c.alignment_note, startS: c.start_s };
+          const step = c.t_s.length > 1 ? c.t_s[1]! - c.t_s[0]! : c.t_s.length ? c.t_s[0]! - c.start_s : 1;
           lines.push({
             key: `stat${s.cpu}`,
             color: s.workload ? color : OTHER_CPU,
             dash: COUNTED_DASH,
             values: countedOnGrid(c, grid),
             name: `CPU ${s.cpu}${s.workload ? ' (workload)' : ''}, perf stat`,
-            detail: `${c.event} counted by perf stat (${step.toFixed(1)} s intervals, never lost)`,
+            detail: `${c.event} counted by perf stat (${step.toFixed(1)} s intervals, never lost)${c.alignment === 'clock' ? '' : c.alignment === 'wall' ? '; placed by wall-clock times, to a second' : '; its start unknown, drawn from the trace’s'}`,
           });
         }
       }
@@ -310,6 +325,7 @@ export function ratePanels(
         durationS: run.duration_s,
         workloadCpus: run.workload_cpus,
         window: runWindow(sel, run),
+        counted: placed,
       });
     }
   }

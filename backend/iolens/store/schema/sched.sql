@@ -168,6 +168,17 @@ CREATE TABLE IF NOT EXISTS perf_stat (
     metric_unit  VARCHAR            -- its unit ("CPUs utilized", "/sec", "K/sec")
 );
 
+-- One row per perf-stat artifact: where its interval times' 0 is, so that a view can place them on the
+-- trace's time axis (views/sched.py, switch_rate). perf stat counts from its own start, not the trace's.
+CREATE TABLE IF NOT EXISTS perf_stat_files (
+    capture_id        VARCHAR NOT NULL,
+    run_id            VARCHAR NOT NULL,
+    path              VARCHAR NOT NULL,  -- the artifact's path in the bundle
+    clock_at_start_ns BIGINT,            -- the artifact's stat_clock_at_start_ns: CLOCK_MONOTONIC (the perf trace clock) at perf stat's time 0; NULL when the collector did not record it
+    started_on        VARCHAR,           -- perf's own "# started on" header (ctime: the host's local time, whole seconds); NULL without it
+    PRIMARY KEY (capture_id, path)
+);
+
 -- Derived at ingest: sched_switch counted per run, CPU, pair of tasks and state of the task
 -- leaving (the per-task and per-pair views read this, not the events).
 CREATE TABLE IF NOT EXISTS sched_pair_counts (

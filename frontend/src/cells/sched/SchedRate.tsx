@@ -6,7 +6,7 @@ import { ChartFrame } from '../../charts/ChartFrame';
 import { TimeSeriesChart } from '../../charts/TimeSeriesChart';
 import { useWidth } from '../../charts/useWidth';
 import { formatBucket, formatSpan, valueAxis } from '../../logic/blockFormat';
-import { fmtRate, fmtSec, maxValue, MEASURE_INFO, rateOverlay, ratePanels, RUN_DASHES, type RateLine, type RateMeasure, type SchedColumn, type SchedSwitchRate } from '../../logic/sched';
+import { countedPlacement, fmtRate, fmtSec, maxValue, MEASURE_INFO, rateOverlay, ratePanels, RUN_DASHES, type RateLine, type RateMeasure, type SchedColumn, type SchedSwitchRate } from '../../logic/sched';
 import { CapName } from './parts';
 
 const PANEL_HEIGHT = 150;
@@ -112,6 +112,12 @@ export function RateMultiples({ answers, columns, measure, counted }: { answers:
                       )}
                       {...it}
                     />
+                    {countedPlacement(p.counted) && (
+                      <p className="muted small rate-placement" data-testid="stat-placement" data-alignment={p.counted!.alignment} title={p.counted!.note}>
+                        {p.counted!.alignment === 'unknown' ? '⚠ ' : ''}
+                        {countedPlacement(p.counted)}
+                      </p>
+                    )}
                   </ChartFrame>
                 ))}
             </div>
