@@ -302,3 +302,19 @@ def test_number_format_spreads(case):
 
     got = tf.format_spread(case["n"], case["mean"], case["stddev"], case["min"], case["max"], case["unit"])
     assert got == case["text"]
+
+
+# --- a column of times in one unit (the lock contention tables) -----------------------------------
+
+TIMES = vectors("time-column")
+
+
+@pytest.mark.parametrize("case", TIMES["cases"], ids=lambda c: c["name"])
+def test_time_column(case):
+    """The lock_stat exports' wait columns (exports/textfmt.py time_column) as the app's (logic/format.ts
+    timeColumn): one unit per column, chosen from its values."""
+    from iolens.exports import textfmt as tf
+
+    unit, fmt = tf.time_column(case["values"], signed=case["signed"])
+    assert unit == case["unit"]
+    assert [fmt(v) for v in case["values"]] == [t if t is not None else "-" for t in case["texts"]]

@@ -81,7 +81,16 @@ test('upload two bundles with lock_stat and compare their lock contention', asyn
   // the baseline first, labelled so; the other with its difference
   await expect(table.locator('.cap-head').first()).toContainText('revert');
   await expect(table.locator('.cap-head').first()).toContainText('baseline');
-  await expect(table.locator('th.ratio-head')).toHaveText('Δ wait/I/O');
+  await expect(table.locator('th.ratio-head')).toHaveText(/^Δ wait\/I\/O \((ns|µs|ms|s)\)$/);
+  // one unit per wait column, in its head; the numbers under it have one number of decimals, right-aligned
+  await expect(table.locator('tr.sub-head th').nth(3)).toHaveText(/^wait\/I\/O \((ns|µs|ms|s)\)$/);
+  // wait/I/O of both captures (the 4th of each capture's numbers): one column format over both
+  const waits = await table.locator('tr.class-row').evaluateAll((trs) => trs.flatMap((tr) => [3, 7].map((k) => tr.querySelectorAll('td')[k]?.textContent ?? '')));
+  const shown = waits.filter((w) => /\d/.test(w) && w !== '0');
+  expect(shown.length).toBeGreaterThan(1);
+  expect(new Set(shown.map((w) => (w.includes('.') ? w.length - w.indexOf('.') - 1 : 0))).size).toBe(1);
+  expect(shown.every((w) => /^[\d,.]+$/.test(w))).toBe(true);
+  expect(await table.locator('tr.class-row td').nth(3).evaluate((td) => getComputedStyle(td).textAlign)).toBe('right');
   const row = table.locator('tr[data-class="&zone->lock"]');
   await expect(row).toHaveCount(1);
   await expect(row.locator('td').first()).toHaveText('739,037'); // the published contentions of the revert

@@ -11,6 +11,7 @@ comparison), `by=` their order, `cap=` that capture (absent: the baseline).
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import models
@@ -148,6 +149,8 @@ class LockStatExport:
                     + ("total wait / fio I/Os of the same runs." if data.per_op else "total wait (some capture has "
                        "no fio I/O count).")
                     + f" The first {len(data.rows)} of {data.total}.")
+        # one unit per wait column over the whole table, in its head (testdata/vectors/time-column.json)
+        avg_unit, avg_fmt, wait_unit, wait_fmt = _wait_columns(data)
         lines = tf.wrap(head, indent="    ")
         if data.any_stacks:
             lines += tf.wrap("In perf stacks, per capture with stacks: the share of its samples whose call stack "
@@ -157,7 +160,7 @@ class LockStatExport:
             # the numbers are of the class's first row (-W before -R); the other is in the app
             rw = "" if row.rw == ["W"] else f" ({'write' if row.rw[0] == 'W' else 'read'})"
             lines += ["", "  " + tf.fit(_name(row.lock_class, row.occurrence) + rw, 68)]
-            lines.append(f"    {'capture':<18} {'contentions':>12} {'avg wait':>9} {unit:>9}  vs base")
+            lines.append(f"    {'capture':<18} {'contentions':>12} {f'avg wait, {avg_unit}':>13} {f'{unit}, {wait_unit}':>13}  vs base")
             for cid in data.caps:
                 s = row.cells.get(cid)
                 star = " *" if cid == ctx.doc.baseline and data.view == "cmp" else ""
@@ -170,7 +173,7 @@ class LockStatExport:
                 if cid in row.change and row.change[cid][2] != "baseline":
                     _, ratio, status = row.change[cid]
                     ch = {"appeared": "new", "vanished": "gone"}.get(status) or tf.format_ratio(ratio)
-                lines.append(f"    {name:<18} {s.contentions:>12,} {_ns(s.wait_avg_ns):>9} {_ns(wait):>9}  {ch}".rstrip())
+                lines.append(f"    {name:<18} {s.contentions:>12,} {avg_fmt(s.wait_avg_ns):>13} {wait_fmt(wait):>13}  {ch}".rstrip())
             if row.stacks is None:
                 continue
             if not any(c.stacks for c in row.stacks.captures):
@@ -205,8 +208,9 @@ class LockStatExport:
             f'<th colspan="{3 if data.view == "top" or cid == ctx.doc.baseline else 4}" class="cap">{e(label.get(cid, cid))}'
             f'{" <span class=base>baseline</span>" if cid == ctx.doc.baseline and data.view == "cmp" else ""}</th>'
             for cid in data.caps)
-        sub = "".join('<th class="num">contentions</th><th class="num">avg wait</th>'
-                      f'<th class="num">{unit}</th>'
+        avg_unit, avg_fmt, wait_unit, wait_fmt = _wait_columns(data)
+        sub = "".join(f'<th class="num">contentions</th><th class="num">avg wait ({e(_pretty(" " + avg_unit)[1:])})</th>'
+                      f'<th class="num">{unit} ({e(_pretty(" " + wait_unit)[1:])})</th>'
                       + ("" if data.view == "top" or cid == ctx.doc.baseline else '<th class="num">vs base</th>')
                       for cid in data.caps)
         body = []
@@ -220,8 +224,8 @@ class LockStatExport:
                     tds.append('<td class="num muted">&ndash;</td><td></td><td></td>' + ("<td></td>" if extra else ""))
                     continue
                 wait = s.wait_per_op_ns if data.per_op else s.wait_total_ns
-                tds.append(f'<td class="num">{s.contentions:,}</td><td class="num">{e(_pretty(_ns(s.wait_avg_ns)))}</td>'
-                           f'<td class="num">{e(_pretty(_ns(wait)))}</td>')
+                tds.append(f'<td class="num">{s.contentions:,}</td><td class="num">{e(avg_fmt(s.wait_avg_ns))}</td>'
+                           f'<td class="num">{e(wait_fmt(wait))}</td>')
                 if extra:
                     delta, ratio, status = row.change.get(cid, (None, None, ""))
                     tone = "worse" if (delta or 0) > 0 else "better" if (delta or 0) < 0 else "same"
@@ -260,10 +264,13 @@ def _pct(p: float) -> str:
     return "0 %" if p == 0 else f"{p:.1f} %" if p >= 1 else f"{p:.2f} %" if p >= 0.1 else f"{p:.3f} %"
 
 
-def _ns(v: float | None) -> str:
-    if v is None:
-        return "-"
-    return f"{v:.3g} ns" if abs(v) < 999.5 else tf.format_value(v, "ns")
+def _wait_columns(data: LockData) -> tuple[str, Callable[[float | None], str], str, Callable[[float | None], str]]:
+    """The units and formatters of the average wait and the wait column (total, or per I/O) over
+    every row and capture: one unit per column, chosen from its values (textfmt.time_column)."""
+    stats = [s for row in data.rows for s in row.cells.values() if s is not None]
+    avg_unit, avg_fmt = tf.time_column([s.wait_avg_ns for s in stats])
+    wait_unit, wait_fmt = tf.time_column([s.wait_per_op_ns if data.per_op else s.wait_total_ns for s in stats])
+    return avg_unit, avg_fmt, wait_unit, wait_fmt
 
 
 def _pretty(s: str) -> str:

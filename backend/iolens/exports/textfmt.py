@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import textwrap
 import unicodedata
+from collections.abc import Callable
 
 WIDTH = 72
 
@@ -164,6 +165,30 @@ SCALED = frozenset({"IO/s", "B/s", "ns", "%", "/s", "CPUs"})
 def _fixed(v: float, decimals: int) -> str:
     s = f"{v:,.{decimals}f}"
     return "0" + s[2:] if s.startswith("-0") and float(s.replace(",", "")) == 0 else s
+
+
+TIME_UNITS = (("ns", 1.0), ("us", 1e3), ("ms", 1e6), ("s", 1e9))
+
+
+def time_column(values: list[float | None], signed: bool = False) -> tuple[str, Callable[[float | None], str]]:
+    """One unit for a column of times in ns, so that its decimal points line up
+    (testdata/vectors/time-column.json; src/logic/format.ts timeColumn): the first unit in which the
+    largest |value| is below 10,000, and three significant digits of the smallest non-zero one, 0 to 3
+    decimals. Returns the unit ('us' in ASCII) and the formatter of one value ('-' when absent)."""
+    nz = [abs(v) for v in values if v is not None and math.isfinite(v) and v != 0]
+    top = max(nz, default=0.0)
+    unit, scale = next((u for u in TIME_UNITS if top / u[1] < 10_000), TIME_UNITS[-1])
+    decimals = max(0, min(3, 2 - math.floor(math.log10(min(nz) / scale) + 1e-9))) if nz else 0
+
+    def fmt(v: float | None) -> str:
+        if v is None or not math.isfinite(v):
+            return "-"
+        if v == 0:
+            return "0"
+        text = _fixed(v / scale, decimals)
+        return "+" + text if signed and v > 0 else text
+
+    return unit, fmt
 
 
 def format_plain(v: float) -> str:

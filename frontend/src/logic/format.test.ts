@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { vectors } from '../testdata/vectors';
-import { formatBytes, formatDate, formatDuration, formatRatio, formatSpread, formatValue, scaleFor, type SpreadInput } from './format';
+import { formatBytes, formatDate, formatDuration, formatRatio, formatSpread, formatValue, scaleFor, timeColumn, type SpreadInput } from './format';
 
 interface NumberVectors {
   values: { v: number; unit: string; app: string }[];
@@ -11,6 +11,19 @@ const NUMBERS = vectors<NumberVectors>('number-format');
 describe('the number rule shared with the text exports (testdata/vectors/number-format.json)', () => {
   it.each(NUMBERS.values.map((c) => [c.v, c.unit, c.app] as const))('%s %s -> %s', (v, unit, app) => expect(formatValue(v, unit)).toBe(app));
   it.each(NUMBERS.spreads.map((c) => [JSON.stringify(c), c] as const))('spread %s', (_, c) => expect(formatSpread(c, c.unit)).toBe(c.app));
+});
+
+interface TimeVectors {
+  cases: { name: string; values: (number | null)[]; signed: boolean; unit: string; texts: (string | null)[] }[];
+}
+const TIMES = vectors<TimeVectors>('time-column');
+
+describe('a column of times in one unit, shared with the text exports (testdata/vectors/time-column.json)', () => {
+  it.each(TIMES.cases.map((c) => [c.name, c] as const))('%s', (_, c) => {
+    const col = timeColumn(c.values, c.signed);
+    expect(col.unit).toBe(c.unit === 'us' ? 'µs' : c.unit);
+    expect(c.values.map(col.format)).toEqual(c.texts.map((t) => t ?? '–'));
+  });
 });
 
 describe('formatValue', () => {

@@ -97,6 +97,42 @@ export function formatPlain(v: number): string {
 }
 
 /** A value with its unit: '171.2k IO/s', '668.9 MiB/s', '845 µs', '1.23 ms', '12.3 %', '32 I/Os'. */
+const TIME_UNITS = [
+  ['ns', 1],
+  ['µs', 1e3],
+  ['ms', 1e6],
+  ['s', 1e9],
+] as const;
+
+export interface TimeColumn {
+  /** The column's unit: 'ns', 'µs', 'ms' or 's' (the head says it; the numbers do not). */
+  unit: 'ns' | 'µs' | 'ms' | 's';
+  /** One value (ns) in that unit, at the column's decimals: '2,345.679', '+12.0', '0', '–' when absent. */
+  format: (v: number | null | undefined) => string;
+}
+
+/**
+ * One unit for a column of times in ns, so that its decimal points line up: the first unit in which the
+ * largest |value| is below 10,000, and three significant digits of the smallest non-zero one (0 to 3
+ * decimals). `signed`: a difference, '+' before positive values. The text exports keep the same rule
+ * (backend/iolens/exports/textfmt.py time_column): both are tested on testdata/vectors/time-column.json.
+ */
+export function timeColumn(values: readonly (number | null | undefined)[], signed = false): TimeColumn {
+  const nz = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v) && v !== 0).map(Math.abs);
+  const top = nz.length ? Math.max(...nz) : 0;
+  const [unit, scale] = TIME_UNITS.find(([, s]) => top / s < 10_000) ?? TIME_UNITS[TIME_UNITS.length - 1]!;
+  const decimals = nz.length ? Math.max(0, Math.min(3, 2 - Math.floor(Math.log10(Math.min(...nz) / scale) + 1e-9))) : 0;
+  return {
+    unit,
+    format: (v) => {
+      if (v === null || v === undefined || !Number.isFinite(v)) return '–';
+      if (v === 0) return '0';
+      const text = fixed(v / scale, decimals);
+      return signed && v > 0 ? `+${text}` : text;
+    },
+  };
+}
+
 export function formatValue(v: number | null | undefined, unit: string): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return '–';
   if (!SCALED.has(unit)) return formatPlain(v) + (unit ? ` ${unit}` : '');

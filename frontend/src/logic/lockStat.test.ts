@@ -56,15 +56,17 @@ describe('buildCompareTable', () => {
   it('per I/O: contentions, cont./I/O, avg wait, wait/I/O and the change in wait per I/O', () => {
     expect(t.perOp).toBe(true);
     expect(t.metrics.map((m) => m.label)).toEqual(['contentions', 'cont./I/O', 'avg wait', 'wait/I/O']);
-    expect(t.deltaLabel).toBe('Δ wait/I/O');
+    // one unit per time column, in its head; the numbers carry none (testdata/vectors/time-column.json)
+    expect(t.metrics.map((m) => m.head ?? m.label)).toEqual(['contentions', 'cont./I/O', 'avg wait (µs)', 'wait/I/O (ns)']);
+    expect(t.deltaLabel).toBe('Δ wait/I/O (ns)');
     const head = t.rows[0]!;
     expect(head.name).toBe('&head->lock');
     expect(head.rwLabel).toBe('');
     const [base, other] = head.cells;
-    expect(base!.numbers.map((n) => n.text)).toEqual(['400', '0.020000', '10.0 µs', '200 ns']);
+    expect(base!.numbers.map((n) => n.text)).toEqual(['400', '0.020000', '10.00', '200.000']);
     expect(base!.delta).toBe('');
-    expect(other!.numbers.map((n) => n.text)).toEqual(['1,600', '0.040000', '10.0 µs', '400 ns']);
-    expect(other!.delta).toBe('+200 ns');
+    expect(other!.numbers.map((n) => n.text)).toEqual(['1,600', '0.040000', '10.00', '400.000']);
+    expect(other!.delta).toBe('+200.000');
     expect(other!.ratio).toBe('×2');
     expect(other!.tone).toBe('worse');
     expect(other!.mark).toBe('changed');
@@ -83,7 +85,23 @@ describe('buildCompareTable', () => {
     expect(tasklist!.marks).toEqual(['gone']);
     expect(tasklist!.cells[1]!.ratio).toBe('gone');
     expect(tasklist!.cells[1]!.tone).toBe('better');
-    expect(tasklist!.cells[1]!.delta).toBe('-0.500 ns');
+    expect(tasklist!.cells[1]!.delta).toBe('-0.500');
+  });
+
+  it('a column of times has one unit and one number of decimals, so its decimal points line up', () => {
+    const decimals = (text: string) => (text.includes('.') ? text.length - text.indexOf('.') - 1 : 0);
+    for (const table of [t, buildCompareTable({ ...lockComparison, per_op: false }), buildTopTable(lockTop, '#000')]) {
+      const rows = 'column' in table ? table.rows.map((r) => r.numbers) : table.rows.flatMap((r) => r.cells.map((c) => c.numbers));
+      table.metrics.forEach((m, i) => {
+        if (!m.unit.startsWith('ns')) return;
+        const texts = rows.map((n) => n[i]!.text).filter((x) => x !== '' && x !== '–' && x !== '0');
+        expect(texts.length).toBeGreaterThan(0);
+        expect(new Set(texts.map(decimals)).size).toBe(1); // wait columns mixed '4.00 ms' and '10.0 µs' before
+        expect(texts.every((x) => /^[\d,]+(\.\d+)?$/.test(x))).toBe(true);
+      });
+    }
+    const deltas = t.rows.flatMap((r) => r.cells.map((c) => c.delta)).filter((x) => x !== '' && x !== '0');
+    expect(new Set(deltas.map((d) => decimals(d))).size).toBe(1);
   });
 
   it('every number says its capture, runs and unit on hover', () => {
@@ -102,7 +120,8 @@ describe('buildCompareTable', () => {
   it('compares totals when I/Os are missing, without differences when the baseline has no lock_stat', () => {
     const totals = buildCompareTable({ ...lockComparison, per_op: false });
     expect(totals.metrics.map((m) => m.label)).toEqual(['contentions', 'total wait', 'avg wait']);
-    expect(totals.deltaLabel).toBe('Δ total wait');
+    expect(totals.metrics.map((m) => m.head ?? m.label)).toEqual(['contentions', 'total wait (ms)', 'avg wait (µs)']);
+    expect(totals.deltaLabel).toBe('Δ total wait (ns)');
     const noBase = buildCompareTable({ ...lockComparison, baseline: C });
     expect(noBase.baseHasLockStat).toBe(false);
     expect(noBase.columns.every((c) => !c.isBaseline)).toBe(true);
@@ -122,7 +141,8 @@ describe('buildTopTable', () => {
       [2, 'tasklist_lock', 'read'],
       [3, '(work_completion)(&(&sbi->s_err_repor (2nd of this name)', ''],
     ]);
-    expect(t.rows[0]!.numbers.map((n) => n.text).slice(0, 3)).toEqual(['400', '0.020000', '4.00 ms']);
+    expect(t.metrics.map((m) => m.head ?? m.label)).toEqual(['contentions', 'cont./I/O', 'total wait (µs)', 'avg wait (µs)', 'max wait (µs)', 'wait/I/O (ns)', 'acquisitions', 'avg hold (ns)']);
+    expect(t.rows[0]!.numbers.map((n) => n.text).slice(0, 3)).toEqual(['400', '0.020000', '4,000.0']);
     expect(t.rows[2]!.numbers[3]!.text).toBe('–'); // no contention: no average wait
     expect(t.rows[0]!.numbers[0]!.title).toContain(`6.18-xfs (${A})`);
   });

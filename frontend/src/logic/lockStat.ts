@@ -5,7 +5,7 @@
 import { format as d3format } from 'd3-format';
 import type { Schemas } from '../api/client';
 import { orderColumns, type Column } from './compareTable';
-import { formatRatio, formatValue } from './format';
+import { formatRatio, formatValue, timeColumn, type TimeColumn } from './format';
 import type { Tone } from './ratio';
 
 export type LockStatComparison = Schemas['LockStatComparison'];
@@ -54,9 +54,23 @@ export function rateColumn(values: readonly (number | null | undefined)[]): (v: 
   return (v) => (v === null || v === undefined || !Number.isFinite(v) ? '–' : v === 0 ? '0' : fixed(v, decimals));
 }
 
-/** The formats of a table's metric columns: the rate columns (formatRate) at one precision each. */
-function columnFormats(metrics: readonly LockMetric[], stats: readonly LockClassStat[]): LockMetric['format'][] {
-  return metrics.map((m) => (m.format === formatRate ? rateColumn(stats.map((s) => m.value(s))) : m.format));
+/**
+ * The formats of a table's metric columns, each at one precision so that its decimal points line up: the
+ * rate columns (formatRate) at the decimals of their smallest value, the time columns (formatNs) in one
+ * unit chosen from their values (timeColumn, the rule of testdata/vectors/time-column.json), which the
+ * column's head then says ('total wait (ms)'); the numbers carry no unit.
+ */
+function columnFormats(metrics: readonly LockMetric[], stats: readonly LockClassStat[]): { metrics: LockMetric[]; formats: LockMetric['format'][] } {
+  const out = metrics.map((m) => {
+    const values = stats.map((s) => m.value(s));
+    if (m.format === formatRate) return { metric: m, format: rateColumn(values) };
+    if (m.format === formatNs) {
+      const col = timeColumn(values);
+      return { metric: { ...m, head: `${m.label} (${col.unit})` }, format: col.format };
+    }
+    return { metric: m, format: m.format };
+  });
+  return { metrics: out.map((o) => o.metric), formats: out.map((o) => o.format) };
 }
 
 /**
@@ -142,6 +156,8 @@ export interface LockMetric {
   unit: string;
   value: (s: LockClassStat) => number | null | undefined;
   format: (v: number | null | undefined) => string;
+  /** The column's head when it differs from the label: a time column's unit, 'avg wait (µs)'. */
+  head?: string;
 }
 
 const ns = formatNs;
@@ -216,7 +232,7 @@ export interface CompareTableView {
   baseHasLockStat: boolean;
   metrics: LockMetric[];
   deltaLabel: string;
-  deltaUnit: 'ns';
+  deltaUnit: TimeColumn['unit'];
   rows: CompareRowView[];
   total: number;
   sort: string;
@@ -248,12 +264,14 @@ export function buildCompareTable(cmp: LockStatComparison): CompareTableView {
   const missing = all.filter((c) => !c.availability.available);
   const base = all.find((c) => c.isBaseline);
   const baseHasLockStat = !!base?.availability.available;
-  const metrics = cmp.per_op
+  const chosen = cmp.per_op
     ? [METRICS.contentions!, METRICS.contentions_per_op!, METRICS.wait_avg!, METRICS.wait_per_op!]
     : [METRICS.contentions!, METRICS.wait_total!, METRICS.wait_avg!];
   const waitWhat = cmp.per_op ? 'wait per I/O' : 'total wait';
   const rwLabel = rwLabels(cmp.rows);
-  const formats = columnFormats(metrics, cmp.rows.flatMap((r) => columns.map((col) => r.cells[col.id]?.stat).filter((x): x is LockClassStat => !!x)));
+  const { metrics, formats } = columnFormats(chosen, cmp.rows.flatMap((r) => columns.map((col) => r.cells[col.id]?.stat).filter((x): x is LockClassStat => !!x)));
+  // the difference columns: one unit over every capture's (the head says it once for all)
+  const deltas = timeColumn(cmp.rows.flatMap((r) => columns.filter((col) => !col.isBaseline).map((col) => r.cells[col.id]?.delta_wait ?? null)), true);
   const rows: CompareRowView[] = cmp.rows.map((r) => {
     const name = className(r.lock_class, r.occurrence);
     const cells: CompareCellView[] = columns.map((col) => {
@@ -285,7 +303,7 @@ export function buildCompareTable(cmp: LockStatComparison): CompareTableView {
         column: col,
         present: !!s,
         numbers,
-        delta: col.isBaseline ? '' : formatDelta(d, 'ns'),
+        delta: col.isBaseline || d === null ? '' : deltas.format(d),
         ratio: col.isBaseline || !c ? '' : mark === 'new' ? 'new' : mark === 'gone' ? 'gone' : formatRatio(c.ratio_wait ?? null),
         tone,
         mark,
@@ -303,8 +321,8 @@ export function buildCompareTable(cmp: LockStatComparison): CompareTableView {
     perOp: cmp.per_op,
     baseHasLockStat,
     metrics,
-    deltaLabel: cmp.per_op ? 'Δ wait/I/O' : 'Δ total wait',
-    deltaUnit: 'ns',
+    deltaLabel: `${cmp.per_op ? 'Δ wait/I/O' : 'Δ total wait'} (${deltas.unit})`,
+    deltaUnit: deltas.unit,
     rows,
     total: cmp.total,
     sort: cmp.sort,
@@ -338,8 +356,8 @@ export function buildTopTable(top: LockStatTop, color: string): TopTableView {
   const a = top.availability;
   const column: LockColumn = { id: top.capture.id, label: top.capture.label, kernel: top.capture.kernel ?? null, runs: top.capture.runs, repeats: top.capture.repeats, tags: top.capture.tags, color, isBaseline: false, availability: a };
   const rwLabel = rwLabels(top.rows);
-  const metrics = [METRICS.contentions!, ...(a.ops ? [METRICS.contentions_per_op!] : []), METRICS.wait_total!, METRICS.wait_avg!, METRICS.wait_max!, ...(a.ops ? [METRICS.wait_per_op!] : []), METRICS.acquisitions!, METRICS.hold_avg!];
-  const formats = columnFormats(metrics, top.rows.map((r) => r.stat));
+  const chosen = [METRICS.contentions!, ...(a.ops ? [METRICS.contentions_per_op!] : []), METRICS.wait_total!, METRICS.wait_avg!, METRICS.wait_max!, ...(a.ops ? [METRICS.wait_per_op!] : []), METRICS.acquisitions!, METRICS.hold_avg!];
+  const { metrics, formats } = columnFormats(chosen, top.rows.map((r) => r.stat));
   return {
     column,
     metrics,

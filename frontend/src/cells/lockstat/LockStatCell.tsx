@@ -220,12 +220,12 @@ function CompareTable({ table, stacks }: { table: CompareTableView; stacks: Stac
                 <Fragment key={c.id}>
                   {table.metrics.map((mt, i) => (
                     <th key={mt.key} className={`num${i === 0 ? ' first-of-cap' : ''}`} title={`${mt.label} [${mt.unit}]: ${mt.description}`}>
-                      {mt.label}
+                      {mt.head ?? mt.label}
                     </th>
                   ))}
                   {!c.isBaseline && table.baseHasLockStat && (
                     <>
-                      <th className="num ratio-head" title={`${table.perOp ? 'wait per I/O' : 'total wait'} minus the baseline's, ns: red = more waiting than the baseline`}>
+                      <th className="num ratio-head" title={`${table.perOp ? 'wait per I/O' : 'total wait'} minus the baseline's, ${table.deltaUnit}: red = more waiting than the baseline`}>
                         {table.deltaLabel}
                       </th>
                       <th className="num" title="this capture's wait / the baseline's; new/gone: contended here and not in the baseline, or the reverse">
@@ -340,7 +340,7 @@ function TopTableBody({ table, open, setOpen, limit, setLimit, stacks }: { table
               <th className="metric-col">Lock class</th>
               {table.metrics.map((m, i) => (
                 <th key={m.key} className={`num${i === 0 ? ' first-of-cap' : ''}`} title={`${m.label} [${m.unit}]: ${m.description}`}>
-                  {m.label}
+                  {m.head ?? m.label}
                 </th>
               ))}
               <th className="num" title="distinct contention and contending call sites">
