@@ -6,7 +6,8 @@ import { dim, frameRgb, GREY, hex, MATCH, MERGED, type FlameLayout, type Rect } 
 import { NOISE, NOISE_LINE } from '../logic/flameDiff';
 
 export const ROW_H = 16;
-export const FONT = '11px ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace';
+// the page's mono stack (styles.css --mono says why DejaVu Sans Mono comes first)
+export const FONT = '11px "DejaVu Sans Mono", ui-monospace, SFMono-Regular, Menlo, Consolas, monospace';
 export const TEXT = '#1f2328';
 
 /** The part of CanvasRenderingContext2D this module uses. */
