@@ -34,6 +34,27 @@ const PROBE = () => {
   raf(tick);
 };
 
+// Waits for the probe's paint time without Playwright's waitForFunction, whose polling puts
+// Playwright's own script (hundreds of KB) into the page, parsed and run on the page's main thread
+// in the middle of the load being timed (seen in Chrome traces of the 51k iolens page, 2026-11-28:
+// 20-130 ms of that thread, before boot.ts's module had run); an animation-frame loop started by
+// page.evaluate does not.
+const waitPaint = (page, timeout) =>
+  page.evaluate(
+    (timeout) =>
+      new Promise((resolve, reject) => {
+        const t0 = performance.now();
+        const tick = () =>
+          window.__paintAt !== null && window.__paintAt !== undefined
+            ? resolve(window.__paintAt)
+            : performance.now() - t0 > timeout
+              ? reject(new Error(`not painted in ${timeout} ms`))
+              : requestAnimationFrame(tick);
+        tick();
+      }),
+    timeout,
+  );
+
 async function load(url, timeout = 300_000) {
   const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   await ctx.addInitScript(PROBE);
@@ -43,8 +64,7 @@ async function load(url, timeout = 300_000) {
   page.on('requestfailed', (r) => err('request failed', r.url(), r.failure()?.errorText));
   page.on('response', (r) => r.status() >= 400 && err('HTTP', r.status(), r.url()));
   await page.goto(url, { waitUntil: 'commit' });
-  await page.waitForFunction(() => window.__paintAt !== null, null, { timeout, polling: 20 });
-  const paint = await page.evaluate(() => window.__paintAt);
+  const paint = await waitPaint(page, timeout);
   const cdp = await ctx.newCDPSession(page);
   await cdp.send('HeapProfiler.collectGarbage');
   // V8's used heap plus the typed arrays' buffers (backingStorageSize, where Chromium reports it)
