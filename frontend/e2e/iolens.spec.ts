@@ -141,6 +141,31 @@ test('notebook cells: add, move, full width and remove are kept in the link', as
   await expect(page.locator('section.cell')).toHaveCount(1);
 });
 
+test('a link without cells opens with the starter cells; a notebook whose cells were all removed stays empty', async ({ page }) => {
+  test.skip(!compareUrl, 'needs the comparison from the upload test');
+  const cellsOf = () => page.locator('section.cell').evaluateAll((els) => els.map((e) => e.getAttribute('data-kind')));
+  // the library's Compare link without its cells and title: what a script or a hand-written link holds
+  const bare = compareUrl.replace(/&cell=.*$/, '');
+  expect(bare).toMatch(/^.*\/compare\?v=1&captures=[^&]+,[^&]+&baseline=[^&]+$/);
+  await page.goto(bare);
+  // the same cells as the library's Compare, in place of the link (no extra history entry)
+  await expect(page).toHaveURL(/&baseline=[^&]+&cell=note:[^&]+&cell=fio(&cell=[^&]+)*$/);
+  await expect(page.locator('section.cell[data-kind="note"]')).toContainText('against the baseline');
+  const starter = new URL(compareUrl).searchParams.getAll('cell').map((c) => c.split(/[.:]/)[0]);
+  expect(await cellsOf()).toEqual(starter);
+  // remove them all: the link says so (cells=none), and a reload keeps the notebook empty
+  for (let n = starter.length; n > 0; n--) {
+    await page.locator('section.cell').first().getByRole('button', { name: 'Cell menu' }).click();
+    await page.getByRole('menuitem', { name: 'Remove' }).click();
+    await expect(page.locator('section.cell')).toHaveCount(n - 1);
+  }
+  await expect(page).toHaveURL(/&baseline=[^&]+&cells=none$/);
+  await page.reload();
+  await expect(page.getByRole('button', { name: '+ Add cell' })).toBeVisible();
+  await expect(page.locator('section.cell')).toHaveCount(0);
+  await expect(page).toHaveURL(/&cells=none$/);
+});
+
 test('bad links show a message, not a blank page', async ({ page }) => {
   await page.goto('/compare?v=1&captures=');
   await expect(page.getByRole('heading', { name: 'This link cannot be shown' })).toBeVisible();

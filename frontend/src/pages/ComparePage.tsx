@@ -20,9 +20,20 @@ import { clearDraft, draftKey, loadDraft, useKeptDraft } from '../components/dra
 import { useShortcut } from '../components/shortcuts';
 import { sameDocument, viewToDocument } from '../state/document';
 import { Link, navigate } from '../components/router';
-import { parseUrl, TITLE_MAX_CHARS, viewToUrl, type CellInstance, type CompareView } from '../state/url';
+import { parseUrl, TITLE_MAX_CHARS, viewToUrl, withStarterCells, type CellInstance, type CompareView } from '../state/url';
 
 export function ComparePage({ view, problems }: { view: CompareView; problems: string[] }) {
+  // A link that never chose cells (no `cell`, no `cells=none`) opens with the starter cells of its
+  // captures, as the library's Compare does; the URL is replaced (not a new history entry) once the
+  // captures are known. A notebook whose cells were removed says `cells=none` and stays empty.
+  const list = useCaptureList();
+  useEffect(() => {
+    if (!view.starter || !list.data) return;
+    const byId = new Map(list.data.map((c) => [c.id, c]));
+    const caps = view.captures.map((id) => byId.get(id)).filter((c): c is CapturePublic => !!c);
+    if (!caps.length) return; // unknown captures: the page says so, nothing to start from
+    navigate(viewToUrl(withStarterCells(view, caps)), { replace: true });
+  }, [view, list.data]);
   return <NotebookView view={view} problems={problems} saved={null} />;
 }
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { captureList } from '../testdata/fixtures';
-import { compareUrl, encodeQueryValue, parseUrl, starterUrl, upgraders, URL_VERSION, viewToUrl, type View } from './url';
+import type { CapturePublic } from '../api/client';
+import { documentToView } from './document';
+import { compareUrl, encodeQueryValue, parseUrl, starterUrl, upgraders, URL_VERSION, viewToUrl, withStarterCells, type View } from './url';
 
 const parse = (url: string) => {
   const u = new URL(url, 'http://x');
@@ -78,9 +80,36 @@ describe('URL versions', () => {
     expect(p.view.page === 'compare' && p.view.cells.map((c) => c.kind)).toEqual(['note']);
   });
 
-  it('v1 without cells is an empty notebook (not upgraded again)', () => {
-    const p = parse('/compare?v=1&captures=aaaa,bbbb');
-    expect(p.view.page === 'compare' && p.view.cells).toEqual([]);
+  it('v1 without cells never chose any: the starter cells, once the captures are known (not the v0 upgrade)', () => {
+    const caps: CapturePublic[] = [
+      { ...captureList[0]!, artifact_kinds: ['fio-json', 'perf-sched'] },
+      { ...captureList[1]!, artifact_kinds: ['fio-json'] },
+    ];
+    const [a, b] = caps.map((c) => c.id);
+    const p = parse(`/compare?v=1&captures=${a},${b}`);
+    expect(p.problems).toEqual([]);
+    expect(p.view).toEqual({ page: 'compare', captures: [a, b], baseline: a, cells: [], starter: true });
+    // still a link without cells until then (a reload asks again)
+    expect(viewToUrl(p.view)).toBe(`/compare?v=1&captures=${a},${b}&baseline=${a}`);
+    const started = p.view.page === 'compare' ? withStarterCells(p.view, caps) : null;
+    expect(started?.starter).toBeUndefined();
+    expect(started?.cells.map((c) => c.kind)).toEqual(['note', 'fio', 'sched']);
+    // the cells of the library's Compare (starterUrl) over the same captures
+    expect(parse(starterUrl(caps, a!)).view).toMatchObject({ cells: started?.cells });
+  });
+
+  it('a notebook whose cells were all removed says cells=none and stays empty', () => {
+    expect(viewToUrl({ page: 'compare', captures: ['aaaa', 'bbbb'], baseline: 'aaaa', cells: [] })).toBe('/compare?v=1&captures=aaaa,bbbb&baseline=aaaa&cells=none');
+    const p = parse('/compare?v=1&captures=aaaa,bbbb&baseline=aaaa&cells=none');
+    expect(p.problems).toEqual([]);
+    expect(p.view).toEqual({ page: 'compare', captures: ['aaaa', 'bbbb'], baseline: 'aaaa', cells: [] });
+    // a saved empty notebook (its document has no cell) edited into the URL form stays empty too
+    const { view } = documentToView({ format_version: 1, title: 'empty', captures: ['aaaa'], baseline: 'aaaa', cells: [] }, 'k3m9x2p7qa');
+    expect(parse(viewToUrl(view)).view).toEqual({ ...view });
+    expect(viewToUrl(view)).toContain('&cells=none');
+    // listed cells win over a stray cells=none; another word is reported
+    expect(parse('/compare?v=1&captures=aaaa&cells=none&cell=fio').view).toMatchObject({ cells: [{ kind: 'fio' }] });
+    expect(parse('/compare?v=1&captures=aaaa&cells=all').problems[0]).toMatch(/only cells=none/);
   });
 
   it('a newer version is refused with a message, not guessed', () => {
@@ -160,7 +189,7 @@ describe('notebook URLs', () => {
     expect(url).toBe('/compare?v=1&captures=aaaa1111,bbbb2222&baseline=aaaa1111&cell=sql:chart=bar:a:b;SELECT%201&title=ext4%20%26%20xfs:%204k&parent=k3m9x2p7qa');
     const p = parse('/compare?v=1&captures=a&parent=../x');
     expect(p.problems[0]).toMatch(/parent '..\/x' is not a notebook id/);
-    expect(p.view).toEqual({ page: 'compare', captures: ['a'], baseline: 'a', cells: [] });
+    expect(p.view).toEqual({ page: 'compare', captures: ['a'], baseline: 'a', cells: [], starter: true });
   });
 
   it('"compare these captures" starts with a title, an intro and the cells that apply', () => {

@@ -8,7 +8,12 @@
 //                                          baseline, then one `cell` per view cell, in order:
 //                                          KIND[.full][:STATE], STATE being the kind's encode();
 //                                          its title; `parent`: the saved version it was edited
-//                                          from (optional parameters: absent = untitled, unsaved)
+//                                          from (optional parameters: absent = untitled, unsaved).
+//                                          No `cell` at all: `cells=none` is a notebook whose
+//                                          cells were all removed (it stays empty); without it
+//                                          the link never chose cells (written by hand, by a
+//                                          script) and the page opens the starter cells, as the
+//                                          library's Compare does (CompareView.starter)
 //   /n/ID                                  a saved notebook version, exactly (state/document.ts)
 //   /notebooks?q=WORDS                     saved notebooks, searched
 //
@@ -49,6 +54,9 @@ export interface CompareView {
   title?: string;
   /** The saved version this notebook was edited from. */
   parent?: string;
+  /** The link named no cell and did not say `cells=none`: it never chose cells, so the page puts in the
+   *  starter cells of its captures (registry starterCells) once it knows them. `cells` is [] until then. */
+  starter?: boolean;
 }
 
 export const NOTEBOOK_ID = /^[0-9a-z]{10,52}$/;
@@ -66,7 +74,10 @@ type Upgrader = (q: URLSearchParams, pathname: string) => void;
 export const upgraders: Readonly<Record<number, Upgrader>> = {
   // v0: links without a version, written by hand or by early builds:
   //   /compare?captures=A,B[&base=A]  (no cells listed: the notebook showed the fio table).
-  // v1: `baseline` instead of `base`; cells are explicit, no `cell` = an empty notebook.
+  // v1: `baseline` instead of `base`; cells are explicit: an empty notebook is `cells=none`, and no
+  //     `cell` without it means the link did not choose any (the starter cells; before `cells=none`
+  //     existed such a link opened empty, and the first builds wrote empty notebooks so: those now
+  //     open with the starter cells, which can be removed again).
   1: (q, pathname) => {
     if (!q.has('baseline') && q.has('base')) q.set('baseline', q.get('base') ?? '');
     q.delete('base');
@@ -148,6 +159,10 @@ export function parseUrl(pathname: string, search: string): Parsed {
       }
     });
     const view: CompareView = { page: 'compare', captures, baseline, cells };
+    const cellsWord = q.get('cells');
+    if (cellsWord !== null && cellsWord !== 'none') problems.push(`cells=${cellsWord.slice(0, 40)}: only cells=none (an empty notebook) is known; ignored.`);
+    if (cellsWord === 'none' && q.has('cell')) problems.push('cells=none with cells listed: the cells are shown.');
+    if (!q.has('cell') && cellsWord !== 'none') view.starter = true;
     const title = q.get('title');
     if (title) view.title = title.slice(0, TITLE_MAX_CHARS);
     const parent = q.get('parent');
@@ -225,6 +240,7 @@ export function viewToUrl(view: View): string {
         ['baseline', view.baseline],
       ];
       for (const c of view.cells) pairs.push(['cell', encodeCell(c)]);
+      if (!view.cells.length && !view.starter) pairs.push(['cells', 'none']);
       if (view.title) pairs.push(['title', view.title]);
       if (view.parent) pairs.push(['parent', view.parent]);
       return '/compare' + query(pairs);
@@ -247,6 +263,12 @@ export function compareUrl(captures: string[], baseline?: string): string {
     return def ? [{ kind: k, full: false, state: def.defaultState }] : [];
   });
   return viewToUrl({ page: 'compare', captures, baseline: baseline ?? captures[0] ?? '', cells });
+}
+
+/** A link that never chose cells (CompareView.starter) with the starter cells of its captures, the rest as it was. */
+export function withStarterCells(view: CompareView, captures: readonly CapturePublic[]): CompareView {
+  const { starter: _, ...rest } = view;
+  return { ...rest, cells: starterCells(captures, view.baseline) };
 }
 
 /** "Compare these captures": a new notebook with a title, a Markdown intro and the cells that apply. */
