@@ -1,7 +1,7 @@
-"""perf script text parsed inside the write transaction, its samples loaded (Arrow batches through
-iolens_native.SampleStream) while the Rust pass writes them (ingest/streamed.py): what the pass or
-the load refuses leaves nothing stored, names the file, and never leaves a thread or the store
-waiting on the other."""
+"""perf script text parsed inside the write transaction, its samples and stacks loaded (Arrow
+batches through iolens_native.TableStream) while the Rust pass writes them (ingest/streamed.py):
+what the pass or the load refuses leaves nothing stored, names the file, and never leaves a
+thread or the store waiting on the other."""
 
 from __future__ import annotations
 
@@ -133,3 +133,4 @@ def test_a_load_that_fails_while_the_pass_runs_stops_it(tmp_path):
     assert ingest_file(store, perf_bundle(tmp_path, gzip.compress(big_text(), 1), "good"),
                        bundles_dir=tmp_path / "kept").created
     store.close()
+

@@ -8,12 +8,11 @@ never passes through Python.
 
 - `fold`: folded stack -> count, as inferno prints it (`format_folded` renders it).
 - `write_folded`: the same, written straight to a file descriptor (`iolens convert`).
-- `write_tables`: every sample of every event with its timestamp, CPU, pid, tid, comm and
-  event, and the distinct stacks folded with inferno's default rules, as two CSV files for
-  DuckDB (`STACK_COLUMNS`, `SAMPLE_COLUMNS`).
-- `write_tables_arrow`: the same, but the samples go to a `SampleStream` as Arrow batches, which
-  DuckDB scans while the text is parsed (ingest: `Writer.insert_arrow`; the stacks' CSV file
-  with `Writer.insert_csv`).
+- `write_tables_arrow`: every sample of every event with its timestamp, CPU, pid, tid, comm and
+  event (`SAMPLE_COLUMNS`), and the distinct stacks folded with inferno's default rules
+  (`STACK_COLUMNS`), as Arrow batches in a `TableStream`, which DuckDB scans while the text is
+  parsed (ingest: `Writer.insert_arrow`, one statement per run of one table's batches).
+  The tests compare its rows with the pure-Python reference (`perf_script.sample_table`).
 """
 
 from __future__ import annotations
@@ -31,12 +30,15 @@ from .perf_script_source import native_source
 
 Source = Union[str, "os.PathLike[str]", bytes]
 
-# The samples of write_tables_arrow: Arrow batches of SAMPLE_COLUMNS (ts_ns, cpu, pid, tid as
-# int64, stack_id uint32, weight uint64: DuckDB casts them to the table's types on insert).
-# `cancel()` stops the pass (its next batch fails with BrokenPipeError).
-SampleStream = iolens_native.SampleStream
+# The tables of write_tables_arrow, read in runs: `next_table()` names the table of the next
+# batches ("samples": SAMPLE_COLUMNS, ts_ns, cpu, pid, tid as int64, stack_id uint32, weight
+# uint64; "stacks": STACK_COLUMNS, stack_id uint32), None when every row was read; a scan of
+# the stream (`__arrow_c_stream__`) reads that table's batches up to the other table's. DuckDB
+# casts the values to the table's types on insert. `cancel()` stops the pass (its next batch
+# fails with BrokenPipeError).
+TableStream = iolens_native.TableStream
 
-# The CSV files of write_tables: column name and DuckDB type, in file order.
+# The tables of write_tables_arrow: column name and DuckDB type, in the stream's order.
 STACK_COLUMNS: tuple[tuple[str, str], ...] = (("stack_id", "INTEGER"), ("folded_stack", "VARCHAR"))
 SAMPLE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("ts_ns", "BIGINT"), ("cpu", "INTEGER"), ("pid", "INTEGER"), ("tid", "INTEGER"),
@@ -101,23 +103,14 @@ def write_folded(source: Source, fd: int, options: FoldOptions = FoldOptions(), 
                                               **_options(options)))
 
 
-def write_tables(source: Source, stacks_csv: str | os.PathLike[str], samples_csv: str | os.PathLike[str], *,
-                 name: str | None = None, nthreads: int = 0, chunk_bytes: int = 0) -> TablesSummary:
-    """Writes the two headerless CSV files (STACK_COLUMNS, SAMPLE_COLUMNS; RFC 4180 quoting, an
-    empty unquoted field is NULL). Stack ids count from 0 in order of first appearance."""
+def write_tables_arrow(source: Source, stream: TableStream, *, name: str | None = None, nthreads: int = 0,
+                       chunk_bytes: int = 0) -> TablesSummary:
+    """Parses every sample and the distinct stacks into `stream` (read by DuckDB meanwhile). Stack
+    ids count from 0 in order of first appearance. The stream ends after its last batch only
+    when the pass succeeds (else reading it fails)."""
     with gz.native_reads(_path(source), name or str(source)):
-        d = iolens_native.write_tables(_source(source, name), os.fspath(stacks_csv), os.fspath(samples_csv),
-                                       nthreads=nthreads, chunk_bytes=chunk_bytes)
-    return _summary(d)
-
-
-def write_tables_arrow(source: Source, stacks_csv: str | os.PathLike[str], samples: SampleStream, *,
-                       name: str | None = None, nthreads: int = 0, chunk_bytes: int = 0) -> TablesSummary:
-    """Like write_tables, but the samples go to `samples` (read by DuckDB meanwhile); the stream
-    ends after its last batch only when the pass succeeds (else reading it fails)."""
-    with gz.native_reads(_path(source), name or str(source)):
-        d = iolens_native.write_tables_arrow(_source(source, name), os.fspath(stacks_csv), samples,
-                                             nthreads=nthreads, chunk_bytes=chunk_bytes)
+        d = iolens_native.write_tables_arrow(_source(source, name), stream, nthreads=nthreads,
+                                             chunk_bytes=chunk_bytes)
     return _summary(d)
 
 

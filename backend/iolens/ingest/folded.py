@@ -24,7 +24,7 @@ def folded_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out: 
     if run_id is None:
         raise BundleError("folded-stacks artifact must belong to a run", where, 422)
     if any(r[1] == run_id and r[0] == bundle.capture_id for r in out.rows.get("perf_stacks", [])) or \
-            any(b.table == "perf_stacks" and ("run_id", run_id) in b.constants for b in out.bulk):
+            out.bulk_loads("perf_stacks", run_id):
         raise BundleError(f"run {run_id} has more than one source of stacks (perf-script, folded-stacks)", where, 422)
     event = art.event  # a string or None: the manifest model checks it
     f = parse_folded(read_plain(bundle.path(art.path), art.path), art.path)

@@ -22,8 +22,6 @@ class BulkCsv:
     path: Path                               # inside the bundle's temporary directory
     columns: tuple[tuple[str, str], ...]     # (name, DuckDB type) in file order
     constants: tuple[tuple[str, Any], ...]   # (name, value) for every row: capture_id, run_id
-    # written by a parse that the write transaction runs (ingest/streamed.py): loaded after it ends
-    streamed: Streamed | None = None
     # DuckDB's limit on a line, and what it reads at a time (Writer.insert_csv; None: 16 x the limit)
     max_line_bytes: int = 64 << 20
     buffer_bytes: int | None = None
@@ -32,10 +30,11 @@ class BulkCsv:
 @dataclass(frozen=True)
 class BulkStream:
     """Rows that a streamed parse (ingest/streamed.py) hands to DuckDB while it parses: its
-    `stream` (Arrow batches), loaded by `Writer.insert_arrow`."""
+    `stream` (Arrow batches of several tables, in runs), each run loaded by `Writer.insert_arrow`."""
 
-    table: str
-    columns: tuple[tuple[str, str], ...]     # (name, DuckDB type) in the stream's order
+    # the stream's name of a table (RowStream.next_table) -> (table, its (name, DuckDB type)
+    # in the stream's order)
+    tables: dict[str, tuple[str, tuple[tuple[str, str], ...]]]
     constants: tuple[tuple[str, Any], ...]   # (name, value) for every row: capture_id, run_id
     streamed: Streamed
 
@@ -53,3 +52,11 @@ class Parsed:
 
     def add(self, table: str, rows: list[tuple[Any, ...]]) -> None:
         self.rows.setdefault(table, []).extend(rows)
+
+    def bulk_loads(self, table: str, run_id: str | None) -> bool:
+        """Whether a bulk file or stream of this bundle loads `table` for run `run_id`."""
+        for b in self.bulk:
+            tables = [b.table] if isinstance(b, BulkCsv) else [t for t, _ in b.tables.values()]
+            if table in tables and ("run_id", run_id) in b.constants:
+                return True
+        return False

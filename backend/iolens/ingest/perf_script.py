@@ -2,32 +2,26 @@
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
 from ..bundle import Artifact, BundleError, OpenBundle
 from ..formats import perf_script_native
-from .parsed import BulkCsv, BulkStream, Parsed
+from .parsed import BulkStream, Parsed
 from .streamed import Streamed
 
 
 def perf_script_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, out: Parsed) -> None:
     """perf script text (gzip or not) -> perf_stacks and perf_samples, parsed by the Rust core.
-    The parse runs in the write transaction (ingest/streamed.py): its samples go to DuckDB as
-    Arrow batches while the text is parsed, its stacks (a CSV file beside the unpacked bundle)
-    are loaded once the parse is over."""
+    The parse runs in the write transaction (ingest/streamed.py): its samples and its distinct
+    stacks go to DuckDB as Arrow batches while the text is parsed."""
     where = {"file": art.path, "field": "kind"}
     if run_id is None:
         raise BundleError("perf-script artifact must belong to a run", where, 422)
-    if any(b.table == "perf_stacks" and ("run_id", run_id) in b.constants for b in out.bulk):
+    if out.bulk_loads("perf_stacks", run_id):
         raise BundleError(f"run {run_id} has more than one perf-script artifact", where, 422)
-    tmp = Path(tempfile.mkdtemp(prefix=".iolens-perf-", dir=bundle.root))
-    stacks = tmp / "perf_stacks.csv"
-    samples = perf_script_native.SampleStream()
+    stream = perf_script_native.TableStream()
     source = bundle.path(art.path)
 
     def parse() -> perf_script_native.TablesSummary:
-        return perf_script_native.write_tables_arrow(source, stacks, samples, name=art.path)
+        return perf_script_native.write_tables_arrow(source, stream, name=art.path)
 
     def warnings(summary: perf_script_native.TablesSummary) -> list[str]:
         if summary.samples == 0:
@@ -40,7 +34,8 @@ def perf_script_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, 
             found.append(f"{art.path}: several perf events: {names}; a flame graph shows one at a time")
         return found
 
-    job = Streamed(parse, samples, warnings, art_path=art.path, kind=art.kind, run_id=run_id)
+    job = Streamed(parse, stream, warnings, art_path=art.path, kind=art.kind, run_id=run_id)
     const = (("capture_id", bundle.capture_id), ("run_id", run_id))
-    out.bulk.append(BulkStream("perf_samples", perf_script_native.SAMPLE_COLUMNS, const, job))
-    out.bulk.append(BulkCsv("perf_stacks", stacks, perf_script_native.STACK_COLUMNS, const, job))
+    tables = {"samples": ("perf_samples", perf_script_native.SAMPLE_COLUMNS),
+              "stacks": ("perf_stacks", perf_script_native.STACK_COLUMNS)}
+    out.bulk.append(BulkStream(tables, const, job))

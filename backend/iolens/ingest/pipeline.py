@@ -303,26 +303,23 @@ def _write(store: Store, bundle: OpenBundle, parsed: Parsed) -> None:
 
 
 def _load_bulk(w: Writer, bundle: OpenBundle, b: BulkCsv | BulkStream, parsed: Parsed) -> None:
-    """Loads one bulk file or stream. A streamed parse is started by the first of them: its
-    stream is loaded while the parse fills it, its files once the parse is over; its error (the
-    parse's, not the load's that it caused) refuses the bundle and rolls the transaction back."""
-    job = b.streamed
-    if job is None:
-        assert isinstance(b, BulkCsv)
+    """Loads one bulk file or stream. A stream's parse starts now: each run of its stream (the
+    batches of one table) is loaded while the parse fills it; its error (the parse's, not the
+    load's that it caused) refuses the bundle and rolls the transaction back."""
+    if isinstance(b, BulkCsv):
         _insert(w, b)
         return
+    job = b.streamed
     job.start()
     try:
-        if isinstance(b, BulkStream):
-            try:
-                w.insert_arrow(b.table, job.stream, b.columns, b.constants)
-            except BaseException:
-                _raise_parse_error_first(job)
-                raise
-            parsed.warnings.extend(job.wait())
-        else:
-            parsed.warnings.extend(job.wait())
-            _insert(w, b)
+        try:
+            while (name := job.stream.next_table()) is not None:
+                table, columns = b.tables[name]
+                w.insert_arrow(table, job.stream, columns, b.constants)
+        except BaseException:
+            _raise_parse_error_first(job)
+            raise
+        parsed.warnings.extend(job.wait())
     except _PARSE_ERRORS as exc:
         if isinstance(exc, (duckdb.Error, BundleError)):
             raise

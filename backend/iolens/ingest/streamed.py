@@ -1,13 +1,13 @@
 """A parse whose rows DuckDB loads while they are written (issue 17: ingest's speed).
 
 A handler whose parser runs without the GIL (the Rust pass of perf script text) does not parse
-at once: it describes the parse (`Streamed`) and what it writes, among which a stream of rows
-(`iolens_native.SampleStream`: Arrow batches, which DuckDB scans through the Arrow PyCapsule
-interface). The write transaction (pipeline._write) starts the parse on a thread of its own and
-loads the stream as the parser fills it, so DuckDB's insert and the parse run at the same time;
-then it waits for the parse, whose error rolls the transaction back: nothing half-ingested, as
-when every file was parsed before the transaction opened. A bundle that is never written
-(already stored, refused) never starts the parse.
+at once: it describes the parse (`Streamed`) and the stream of rows it writes
+(`iolens_native.TableStream`: Arrow batches of several tables, in runs of one table, which
+DuckDB scans through the Arrow PyCapsule interface). The write transaction (pipeline._write)
+starts the parse on a thread of its own and loads each run as the parser fills it, so DuckDB's
+inserts and the parse run at the same time; then it waits for the parse, whose error rolls the
+transaction back: nothing half-ingested, as when every file was parsed before the transaction
+opened. A bundle that is never written (already stored, refused) never starts the parse.
 """
 
 from __future__ import annotations
@@ -18,7 +18,11 @@ from typing import Any, Protocol
 
 
 class RowStream(Protocol):
-    """What the parse fills and the load reads (iolens_native.SampleStream)."""
+    """What the parse fills and the load reads (iolens_native.TableStream)."""
+
+    def next_table(self) -> str | None:
+        """The table of the next run of batches (waits for the parse); None at the end."""
+        ...
 
     def cancel(self) -> None: ...
 

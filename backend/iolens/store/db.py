@@ -111,7 +111,7 @@ class Writer:
     def insert_arrow(self, table: str, stream: Any, columns: Sequence[tuple[str, str]],
                      constants: Sequence[tuple[str, Any]] = ()) -> int:
         """Bulk insert from an object of the Arrow PyCapsule interface (`__arrow_c_stream__`,
-        e.g. iolens_native.SampleStream) whose columns are `columns` (name, DuckDB type: each
+        e.g. a run of iolens_native.TableStream) whose columns are `columns` (name, DuckDB type: each
         value is cast to it, an out-of-range value is an error), `constants` (name, value) filling
         the other columns. DuckDB reads the batches as they come. Returns the row count."""
         view = f"_iolens_arrow_{threading.get_ident()}"

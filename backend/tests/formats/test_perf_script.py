@@ -10,8 +10,10 @@ import gzip
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from iolens.formats import perf_script_native as native
@@ -140,40 +142,49 @@ def test_python_reference_in_small_pieces(corpus):
         assert native.fold(text.encode(), nthreads=1)[0] == want
 
 
-def test_tables_in_chunks_keep_rows_and_order(tmp_path):
+def arrow_tables(inp: Path | bytes, *, nthreads: int = 0, chunk_bytes: int = 0
+                 ) -> tuple[native.TablesSummary, list[str], list[tuple]]:
+    """write_tables_arrow's two tables as DuckDB reads them, run after run (the pass on a thread,
+    as ingest runs it): the summary, the stacks' texts by id (checked to count from 0) and the
+    samples in order."""
+    stream = native.TableStream()
+    out: dict = {}
+
+    def run():
+        out["summary"] = native.write_tables_arrow(inp, stream, nthreads=nthreads, chunk_bytes=chunk_bytes)
+
+    t = threading.Thread(target=run)
+    t.start()
+    con = duckdb.connect()
+    got: dict[str, list[tuple]] = {"samples": [], "stacks": []}
+    columns = {"samples": native.SAMPLE_COLUMNS, "stacks": native.STACK_COLUMNS}
+    try:
+        while (table := stream.next_table()) is not None:
+            con.register("run", stream)
+            cols = ", ".join(f"CAST({c} AS {ty}) AS {c}" for c, ty in columns[table])
+            got[table] += con.execute(f"SELECT {cols} FROM run").fetchall()
+            con.unregister("run")
+    finally:
+        t.join()
+    assert [i for i, _ in got["stacks"]] == list(range(len(got["stacks"])))
+    return out["summary"], [s for _, s in got["stacks"]], got["samples"]
+
+
+def test_tables_in_chunks_and_threads_keep_rows_and_order():
     inp = SAMPLES / f"{OWN_SAMPLES[1]}.txt.gz"
-    outs = []
-    for chunk, threads in ((1 << 30, 1), (97, 2), (5000, 3)):
-        s, r = tmp_path / f"s{chunk}.csv", tmp_path / f"r{chunk}.csv"
-        native.write_tables(inp, s, r, nthreads=threads, chunk_bytes=chunk)
-        outs.append((s.read_bytes(), r.read_bytes()))
+    outs = [arrow_tables(inp, nthreads=threads, chunk_bytes=chunk)
+            for chunk, threads in ((1 << 30, 1), (97, 2), (5000, 3))]
     assert outs[0] == outs[1] == outs[2]
 
 
 # -- the ingest tables: Rust core vs Python reference ---------------------------------------------
 
-def read_tables(stacks_csv: Path, samples_csv: Path) -> tuple[list[str], list[tuple]]:
-    """Parse the CSV files with DuckDB, as ingest does."""
-    import duckdb
-
-    def spec(cols):
-        return "{" + ", ".join(f"'{c}': '{t}'" for c, t in cols) + "}"
-
-    opts = "header=false, quote='\"', escape='\"', allow_quoted_nulls=false, auto_detect=false"
-    con = duckdb.connect()
-    stacks = con.execute(f"SELECT * FROM read_csv('{stacks_csv}', columns={spec(native.STACK_COLUMNS)}, {opts}) "
-                         "ORDER BY stack_id").fetchall()
-    rows = con.execute(f"SELECT * FROM read_csv('{samples_csv}', columns={spec(native.SAMPLE_COLUMNS)}, {opts})").fetchall()
-    assert [i for i, _ in stacks] == list(range(len(stacks)))
-    return [s for _, s in stacks], rows
-
-
-def test_tables_match_the_python_reference_and_fold_to_infernos_output(corpus, tmp_path):
+def test_tables_match_the_python_reference_and_fold_to_infernos_output(corpus):
+    """The tables as ingest loads them (Arrow batches, nulls included: no CPU, no pid, no stack, no
+    event) are the pure-Python reference's, row for row and in order."""
     inputs = sorted((corpus / "perf-script" / "input").iterdir()) + [SAMPLES / f"{s}.txt.gz" for s in OWN_SAMPLES]
     for inp in inputs:
-        s_csv, r_csv = tmp_path / "s.csv", tmp_path / "r.csv"
-        summary = native.write_tables(inp, s_csv, r_csv, chunk_bytes=3000)
-        stacks, rows = read_tables(s_csv, r_csv)
+        summary, stacks, rows = arrow_tables(inp, chunk_bytes=3000)
         ref_stacks, ref_rows = sample_table(read_text(inp))
         assert stacks == ref_stacks, inp.name
         assert rows == ref_rows, inp.name
@@ -186,40 +197,23 @@ def test_tables_match_the_python_reference_and_fold_to_infernos_output(corpus, t
         assert folded == fold_text(read_text(inp)), inp.name
 
 
-def arrow_tables(inp: Path, stacks_csv: Path, chunk_bytes: int = 0) -> tuple[native.TablesSummary, list[tuple]]:
-    """write_tables_arrow's samples as DuckDB reads them (the pass on a thread, as ingest runs it)."""
-    import threading
-
-    import duckdb
-
-    stream = native.SampleStream()
-    out: dict = {}
-
-    def run():
-        out["summary"] = native.write_tables_arrow(inp, stacks_csv, stream, chunk_bytes=chunk_bytes)
-
-    t = threading.Thread(target=run)
+def test_the_samples_come_in_one_run_and_the_stacks_in_another():
+    """Batches of both tables, more than one of each (65536 rows), in two runs: every sample, then
+    every stack (DuckDB writes one large INSERT's row groups while it runs, but many small INSERTs'
+    at the commit). The rows are whole."""
+    n = 150_000
+    text = b"".join(b"fio 1 [000] 1.%06d: 1 cpu-clock:\n\tffff f%d (/lib/m.so)\n\n" % (i, i) for i in range(n))
+    stream = native.TableStream()
+    t = threading.Thread(target=lambda: native.write_tables_arrow(text, stream, nthreads=2, chunk_bytes=1 << 16))
     t.start()
+    runs = []
     con = duckdb.connect()
-    con.register("samples", stream)
-    cols = ", ".join(f"CAST({c} AS {ty}) AS {c}" for c, ty in native.SAMPLE_COLUMNS)
-    rows = con.execute(f"SELECT {cols} FROM samples").fetchall()
+    while (table := stream.next_table()) is not None:
+        con.register("run", stream)
+        runs.append((table, con.execute("SELECT count(*) FROM run").fetchall()[0][0]))
+        con.unregister("run")
     t.join()
-    return out["summary"], rows
-
-
-def test_arrow_samples_are_the_csv_samples(corpus, tmp_path):
-    """The samples handed to DuckDB as Arrow batches (ingest) are the rows of the CSV text, nulls
-    (no CPU, no pid, no stack, no event) included, in the same order; the stacks file is the same."""
-    inputs = sorted((corpus / "perf-script" / "input").iterdir()) + [SAMPLES / f"{s}.txt.gz" for s in OWN_SAMPLES]
-    for inp in inputs:
-        s_csv, r_csv, a_csv = tmp_path / "s.csv", tmp_path / "r.csv", tmp_path / "a.csv"
-        want = native.write_tables(inp, s_csv, r_csv, chunk_bytes=3000)
-        _, rows = read_tables(s_csv, r_csv)
-        got, arrow_rows = arrow_tables(inp, a_csv, chunk_bytes=3000)
-        assert arrow_rows == rows, inp.name
-        assert got == want, inp.name
-        assert a_csv.read_bytes() == s_csv.read_bytes(), inp.name
+    assert runs == [("samples", n), ("stacks", n)]
 
 
 def test_arrow_samples_span_batches_and_long_names(tmp_path):
@@ -231,7 +225,7 @@ def test_arrow_samples_span_batches_and_long_names(tmp_path):
     text += b"x" * (2 << 20) + b" 5 [000] 2.0: 1 cpu-clock:\n\tffff g (/lib/m.so)\n\n"
     inp = tmp_path / "big.txt"
     inp.write_bytes(text)
-    summary, rows = arrow_tables(inp, tmp_path / "s.csv")
+    summary, _, rows = arrow_tables(inp)
     assert summary.samples == len(rows) == n + 1
     assert rows[0] == (1_000_000_000, 0, None, 1, "fio", 0, 1, "cpu-clock")  # one number: the tid
     assert rows[n - 1][:5] == (1_000_000_000 + (n - 1) * 1000, (n - 1) % 3, None, (n - 1) % 7 + 1, "fio")

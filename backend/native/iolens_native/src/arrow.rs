@@ -1,18 +1,23 @@
-//! The samples of tables mode handed to DuckDB as Arrow record batches while the text is parsed
+//! The tables of tables mode handed to DuckDB as Arrow record batches while the text is parsed
 //! (the Arrow C stream interface of the arrow-rs crates, `FFI_ArrowArrayStream` over a
-//! `RecordBatchReader`, through a PyCapsule: `__arrow_c_stream__`), instead of CSV
-//! text written to a FIFO and parsed again by DuckDB's CSV reader (issue 17: ingest's speed).
+//! `RecordBatchReader`, through a PyCapsule: `__arrow_c_stream__`), instead of CSV text parsed
+//! again by DuckDB's CSV reader (issue 17: ingest's speed).
 //!
-//! `SampleStream` is made in Python and given to both sides: the pass (`write_tables_arrow`)
-//! sends it batches of rows, DuckDB's scan of it (`Writer.insert_arrow`) takes them. The channel
-//! between them is bounded (a few batches). The stream ends when the pass has written every row;
-//! when the pass fails, the scan fails too (and the pass's error is the one reported); when the
-//! load stops (`cancel`), the pass's next batch fails with BrokenPipe and the pass ends.
+//! `TableStream` is made in Python and given to both sides: the pass (`write_tables_arrow`) sends
+//! it batches of two tables, the samples and the distinct stacks, in one bounded channel, in the
+//! order it makes them; the load reads them in runs: `next_table()` says which table the next
+//! batch belongs to (None at the end), and one scan of the stream (one INSERT statement,
+//! `Writer.insert_arrow`) reads the batches of that table up to the first batch of the other
+//! (kept for the next run). tables.rs sends the samples while it parses, then the stacks: two
+//! runs, in the one transaction of the ingest. The stream ends when the pass has
+//! written every row; when the pass fails, the scan (or `next_table`) fails too (and the pass's
+//! error is the one reported); when the load stops (`cancel`), the pass's next batch fails with
+//! BrokenPipe and the pass ends.
 //!
-//! Columns (SAMPLE_COLUMNS of formats/perf_script_native.py, in order): ts_ns, cpu, pid, tid as
-//! int64, comm as utf8, stack_id as uint32, weight as uint64, event as utf8 (null when absent);
-//! DuckDB casts them to the table's types on insert, refusing a value out of range as it did for
-//! the CSV text.
+//! Columns of the samples (SAMPLE_COLUMNS of formats/perf_script_native.py, in order): ts_ns,
+//! cpu, pid, tid as int64, comm as utf8, stack_id as uint32, weight as uint64, event as utf8
+//! (null when absent); of the stacks (STACK_COLUMNS): stack_id as uint32, folded_stack as utf8.
+//! DuckDB casts them to the table's types on insert, refusing a value out of range.
 
 use std::ffi::c_void;
 use std::io;
@@ -43,10 +48,44 @@ fn sample_schema() -> SchemaRef {
     ]))
 }
 
-/// Rows per batch, and the string bytes after which a batch is sent sooner (utf8 offsets are
-/// 32-bit: a batch must hold less than 2 GiB of one column's text).
+/// The stacks' schema.
+fn stack_schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("stack_id", DataType::UInt32, false),
+        Field::new("folded_stack", DataType::Utf8, false),
+    ]))
+}
+
+/// The tables a stream carries.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Table {
+    Samples,
+    Stacks,
+}
+
+impl Table {
+    fn name(self) -> &'static str {
+        match self {
+            Table::Samples => "samples",
+            Table::Stacks => "stacks",
+        }
+    }
+
+    fn schema(self) -> SchemaRef {
+        match self {
+            Table::Samples => sample_schema(),
+            Table::Stacks => stack_schema(),
+        }
+    }
+}
+
+/// Rows per batch of samples, and the string bytes after which a batch is sent sooner (utf8
+/// offsets are 32-bit: a batch must hold less than 2 GiB of one column's text).
 const BATCH_ROWS: usize = 1 << 16;
 const BATCH_TEXT_BYTES: usize = 256 << 20;
+/// A batch of stacks is sent at this many rows or bytes of text.
+const STACK_BATCH_ROWS: usize = 1 << 16;
+const STACK_BATCH_BYTES: usize = 64 << 20;
 
 /// One record batch of samples being filled (the arrow-rs builders of its columns).
 pub struct SampleBatch {
@@ -114,7 +153,7 @@ impl SampleBatch {
             || self.event.values_slice().len() >= BATCH_TEXT_BYTES
     }
 
-    fn finish(mut self, schema: SchemaRef) -> Result<RecordBatch, ArrowError> {
+    pub fn finish(mut self) -> Result<RecordBatch, ArrowError> {
         let columns: Vec<ArrayRef> = vec![
             Arc::new(self.ts_ns.finish()),
             Arc::new(self.cpu.finish()),
@@ -125,38 +164,106 @@ impl SampleBatch {
             Arc::new(self.weight.finish()),
             Arc::new(self.event.finish()),
         ];
-        RecordBatch::try_new(schema, columns)
+        RecordBatch::try_new(sample_schema(), columns)
+    }
+}
+
+/// One record batch of distinct stacks being filled.
+pub struct StackBatch {
+    id: UInt32Builder,
+    text: StringBuilder,
+}
+
+impl Default for StackBatch {
+    fn default() -> Self {
+        StackBatch {
+            id: UInt32Builder::with_capacity(STACK_BATCH_ROWS),
+            text: StringBuilder::with_capacity(STACK_BATCH_ROWS, 1 << 20),
+        }
+    }
+}
+
+impl StackBatch {
+    /// `text` is a folded stack, UTF-8 already (the folder replaces bad bytes per line, as
+    /// inferno does); anything else would be replaced here the same way.
+    #[inline]
+    pub fn push(&mut self, id: u32, text: &[u8]) {
+        self.id.append_value(id);
+        match std::str::from_utf8(text) {
+            Ok(s) => self.text.append_value(s),
+            Err(_) => self.text.append_value(String::from_utf8_lossy(text)),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.id.is_empty()
+    }
+
+    pub fn full(&self) -> bool {
+        self.id.len() >= STACK_BATCH_ROWS || self.text.values_slice().len() >= STACK_BATCH_BYTES
+    }
+
+    pub fn finish(mut self) -> Result<RecordBatch, ArrowError> {
+        let columns: Vec<ArrayRef> = vec![Arc::new(self.id.finish()), Arc::new(self.text.finish())];
+        RecordBatch::try_new(stack_schema(), columns)
     }
 }
 
 // --- the stream -----------------------------------------------------------------------------
 
+/// A batch of one of the tables.
+struct Part {
+    table: Table,
+    batch: RecordBatch,
+}
+
+/// What the load side holds: the channel, and the batch read ahead (the first of the next run).
+struct Reading {
+    rx: Receiver<Part>,
+    pending: Option<Part>,
+}
+
 struct Shared {
-    /// Taken by the scan while it waits for a batch; dropped by `cancel`.
-    rx: Mutex<Option<Receiver<SampleBatch>>>,
+    /// Taken by whoever waits for a batch; dropped by `cancel`.
+    reading: Mutex<Option<Reading>>,
     /// Taken by the pass (`sender`).
-    tx: Mutex<Option<SyncSender<SampleBatch>>>,
+    tx: Mutex<Option<SyncSender<Part>>>,
+    /// The table of the run being read (set by `next_table`).
+    current: Mutex<Option<Table>>,
     /// The pass wrote every row (the end of the channel is then the end of the stream).
     complete: AtomicBool,
     cancelled: AtomicBool,
 }
 
+const FAILED: &str = "the perf script pass ended before its last row (it failed)";
+
 /// What the pass sends its batches through.
 pub struct Sender {
-    tx: SyncSender<SampleBatch>,
+    tx: SyncSender<Part>,
     shared: Arc<Shared>,
 }
 
 impl Sender {
     /// Sends a batch; BrokenPipe when the load stopped reading (cancelled).
-    pub fn send(&self, batch: SampleBatch) -> io::Result<()> {
-        if self.shared.cancelled.load(Ordering::Acquire) || self.tx.send(batch).is_err() {
+    fn send(&self, table: Table, batch: Result<RecordBatch, ArrowError>) -> io::Result<()> {
+        let batch = batch.map_err(io::Error::other)?;
+        if self.shared.cancelled.load(Ordering::Acquire)
+            || self.tx.send(Part { table, batch }).is_err()
+        {
             return Err(io::Error::new(
                 io::ErrorKind::BrokenPipe,
-                "the load of the samples stopped reading",
+                "the load of the perf script tables stopped reading",
             ));
         }
         Ok(())
+    }
+
+    pub fn samples(&self, batch: SampleBatch) -> io::Result<()> {
+        self.send(Table::Samples, batch.finish())
+    }
+
+    pub fn stacks(&self, batch: StackBatch) -> io::Result<()> {
+        self.send(Table::Stacks, batch.finish())
     }
 
     /// Every row was sent: the stream ends after the batches in the channel.
@@ -165,13 +272,27 @@ impl Sender {
     }
 }
 
-/// The samples of one tables-mode pass as an Arrow C stream (see the module's comment).
-#[pyclass(name = "SampleStream", module = "iolens_native")]
-pub struct SampleStream {
+/// The tables of one tables-mode pass as an Arrow C stream read in runs (see the module's
+/// comment).
+#[pyclass(name = "TableStream", module = "iolens_native")]
+pub struct TableStream {
     shared: Arc<Shared>,
 }
 
-impl SampleStream {
+impl TableStream {
+    fn make() -> Self {
+        let (tx, rx) = sync_channel(4);
+        TableStream {
+            shared: Arc::new(Shared {
+                reading: Mutex::new(Some(Reading { rx, pending: None })),
+                tx: Mutex::new(Some(tx)),
+                current: Mutex::new(None),
+                complete: AtomicBool::new(false),
+                cancelled: AtomicBool::new(false),
+            }),
+        }
+    }
+
     /// The sending end, once (a second pass over one stream is an error).
     pub fn sender(&self) -> io::Result<Sender> {
         let tx = self.shared.tx.lock().expect("not poisoned").take();
@@ -181,25 +302,54 @@ impl SampleStream {
                 shared: Arc::clone(&self.shared),
             }),
             None => Err(io::Error::other(
-                "this SampleStream was written by a pass already",
+                "this TableStream was written by a pass already",
             )),
         }
+    }
+
+    /// The table of the next batch (waiting for it), None at the end of a complete pass.
+    fn next_run(&self) -> io::Result<Option<Table>> {
+        let shared = &self.shared;
+        let taken = shared.reading.lock().expect("not poisoned").take();
+        let Some(mut reading) = taken else {
+            return Err(io::Error::other(
+                "the perf script tables were cancelled or are being read",
+            ));
+        };
+        let got = match reading.pending.as_ref() {
+            Some(p) => Ok(Some(p.table)),
+            None => match reading.rx.recv() {
+                Ok(p) => {
+                    let t = p.table;
+                    reading.pending = Some(p);
+                    Ok(Some(t))
+                }
+                Err(_) if shared.complete.load(Ordering::Acquire) => Ok(None),
+                Err(_) => Err(io::Error::other(FAILED)),
+            },
+        };
+        if !shared.cancelled.load(Ordering::Acquire) {
+            *shared.reading.lock().expect("not poisoned") = Some(reading);
+        }
+        *shared.current.lock().expect("not poisoned") = *got.as_ref().unwrap_or(&None);
+        got
     }
 }
 
 #[pymethods]
-impl SampleStream {
+impl TableStream {
     #[new]
     fn new() -> Self {
-        let (tx, rx) = sync_channel(4);
-        SampleStream {
-            shared: Arc::new(Shared {
-                rx: Mutex::new(Some(rx)),
-                tx: Mutex::new(Some(tx)),
-                complete: AtomicBool::new(false),
-                cancelled: AtomicBool::new(false),
-            }),
-        }
+        TableStream::make()
+    }
+
+    /// "samples" or "stacks": the table of the next batch, which the next scan of the stream
+    /// reads (with the batches after it of the same table); None when the pass wrote every row.
+    /// Waits for the pass (without the GIL); raises RuntimeError when the pass failed.
+    fn next_table(&self, py: Python<'_>) -> PyResult<Option<&'static str>> {
+        let got = py.detach(|| self.next_run());
+        got.map(|t| t.map(Table::name))
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))
     }
 
     /// The pass is over (or never started): a sending end it did not take is dropped, so that
@@ -212,12 +362,13 @@ impl SampleStream {
     /// The load stopped: the pass's next batch fails (BrokenPipe), batches not read are dropped.
     fn cancel(&self) {
         self.shared.cancelled.store(true, Ordering::Release);
-        let rx = self.shared.rx.lock().expect("not poisoned").take();
-        drop(rx);
+        let reading = self.shared.reading.lock().expect("not poisoned").take();
+        drop(reading);
     }
 
-    /// The Arrow PyCapsule interface: a new C stream over the batches (DuckDB asks for one to
-    /// learn the schema, another to read; the batches go to whichever reads them).
+    /// The Arrow PyCapsule interface: a new C stream over the batches of the current run
+    /// (`next_table`). DuckDB asks for one to learn the schema, another to read; the batches go
+    /// to whichever reads them.
     #[pyo3(signature = (requested_schema=None))]
     fn __arrow_c_stream__(
         &self,
@@ -225,9 +376,15 @@ impl SampleStream {
         requested_schema: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let _ = requested_schema; // the schema is fixed; DuckDB asks for none
-        let reader = SampleReader {
+        let Some(table) = *self.shared.current.lock().expect("not poisoned") else {
+            return Err(PyRuntimeError::new_err(
+                "TableStream: no run to read (next_table() first, and it returned a table)",
+            ));
+        };
+        let reader = TableReader {
             shared: Arc::clone(&self.shared),
-            schema: sample_schema(),
+            table,
+            schema: table.schema(),
         };
         let stream = Box::into_raw(Box::new(FFI_ArrowArrayStream::new(Box::new(reader))));
         // SAFETY: the capsule owns the boxed stream; its destructor drops it (which releases
@@ -260,35 +417,43 @@ unsafe extern "C" fn capsule_destructor(capsule: *mut pyo3::ffi::PyObject) {
     }
 }
 
-/// The reading end of one C stream: the batches of the channel, then the end of the stream
-/// when the pass completed, an error when it failed or the load was cancelled.
-struct SampleReader {
+/// The reading end of one C stream: the batches of one run (one table), up to the first batch
+/// of the other table (kept for the next run) or the end of the pass; an error when the pass
+/// failed or the load was cancelled.
+struct TableReader {
     shared: Arc<Shared>,
+    table: Table,
     schema: SchemaRef,
 }
 
-impl Iterator for SampleReader {
+impl Iterator for TableReader {
     type Item = Result<RecordBatch, ArrowError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         let shared = &self.shared;
-        let taken = shared.rx.lock().expect("not poisoned").take();
-        let Some(rx) = taken else {
+        let taken = shared.reading.lock().expect("not poisoned").take();
+        let Some(mut reading) = taken else {
             return Some(Err(failed(
-                "the samples were cancelled or read by another stream",
+                "the perf script tables were cancelled or are read by another stream",
             )));
         };
-        let got = rx.recv();
-        if !shared.cancelled.load(Ordering::Acquire) {
-            *shared.rx.lock().expect("not poisoned") = Some(rx);
-        }
-        match got {
-            Ok(batch) => Some(batch.finish(Arc::clone(&self.schema))),
+        let got = match reading.pending.take() {
+            Some(p) => Ok(p),
+            None => reading.rx.recv(),
+        };
+        let out = match got {
+            Ok(p) if p.table == self.table => Some(Ok(p.batch)),
+            Ok(p) => {
+                reading.pending = Some(p); // the next run's first batch
+                None
+            }
             Err(_) if shared.complete.load(Ordering::Acquire) => None,
-            Err(_) => Some(Err(failed(
-                "the perf script pass ended before its last sample (it failed)",
-            ))),
+            Err(_) => Some(Err(failed(FAILED))),
+        };
+        if !shared.cancelled.load(Ordering::Acquire) {
+            *shared.reading.lock().expect("not poisoned") = Some(reading);
         }
+        out
     }
 }
 
@@ -297,14 +462,14 @@ fn failed(message: &str) -> ArrowError {
     ArrowError::IoError(message.into(), io::Error::other(message))
 }
 
-impl RecordBatchReader for SampleReader {
+impl RecordBatchReader for TableReader {
     fn schema(&self) -> SchemaRef {
         Arc::clone(&self.schema)
     }
 }
 
-/// `SampleStream` as the Rust side takes it from Python.
-pub fn sender_of(stream: &Bound<'_, SampleStream>) -> PyResult<Sender> {
+/// `TableStream` as the Rust side takes it from Python.
+pub fn sender_of(stream: &Bound<'_, TableStream>) -> PyResult<Sender> {
     stream
         .borrow()
         .sender()
@@ -336,7 +501,7 @@ mod tests {
             b.push(Some(i), Some(0), Some(1), Some(1), "", Some(0), 1, Some(""));
         }
         assert_eq!(b.len(), 9);
-        let rb = b.finish(sample_schema()).unwrap();
+        let rb = b.finish().unwrap();
         assert_eq!((rb.num_rows(), rb.num_columns()), (9, 8));
         let ts = rb.column(0).as_primitive::<Int64Type>();
         assert_eq!((ts.null_count(), ts.value(0), ts.is_null(1)), (1, 5, true));
@@ -358,44 +523,93 @@ mod tests {
         assert_eq!(event.value(2), "");
     }
 
+    fn reader(stream: &TableStream) -> TableReader {
+        let table = stream.next_run().unwrap().expect("a run");
+        TableReader {
+            shared: Arc::clone(&stream.shared),
+            table,
+            schema: table.schema(),
+        }
+    }
+
+    fn rows(r: &mut TableReader) -> Vec<usize> {
+        r.map(|b| b.unwrap().num_rows()).collect()
+    }
+
+    #[test]
+    fn the_runs_follow_the_tables_of_the_batches() {
+        let stream = TableStream::make();
+        let sender = stream.sender().unwrap();
+        let t = std::thread::spawn(move || {
+            for (table, n) in [(0, 1), (0, 2), (1, 3), (0, 4), (1, 5), (1, 6)] {
+                if table == 0 {
+                    let mut b = SampleBatch::default();
+                    for _ in 0..n {
+                        b.push(Some(1), None, None, None, "a", None, 1, None);
+                    }
+                    sender.samples(b).unwrap();
+                } else {
+                    let mut b = StackBatch::default();
+                    for i in 0..n {
+                        b.push(i, b"fio;f\xff");
+                    }
+                    sender.stacks(b).unwrap();
+                }
+            }
+            sender.complete();
+        });
+        let mut r = reader(&stream);
+        assert_eq!((r.table, rows(&mut r)), (Table::Samples, vec![1, 2]));
+        let mut r = reader(&stream);
+        let first = r.next().unwrap().unwrap();
+        assert_eq!(first.column(1).as_string::<i32>().value(0), "fio;f\u{fffd}");
+        assert_eq!((r.table, rows(&mut r)), (Table::Stacks, vec![]));
+        let mut r = reader(&stream);
+        assert_eq!((r.table, rows(&mut r)), (Table::Samples, vec![4]));
+        let mut r = reader(&stream);
+        assert_eq!((r.table, rows(&mut r)), (Table::Stacks, vec![5, 6]));
+        assert_eq!(stream.next_run().unwrap(), None);
+        t.join().unwrap();
+    }
+
     #[test]
     fn the_stream_ends_after_a_complete_pass_and_fails_after_a_failed_one() {
         for complete in [true, false] {
-            let stream = SampleStream::new();
+            let stream = TableStream::make();
             let sender = stream.sender().unwrap();
             let mut b = SampleBatch::default();
             b.push(Some(1), None, None, None, "a", None, 1, None);
-            sender.send(b).unwrap();
+            sender.samples(b).unwrap();
             if complete {
                 sender.complete();
             } else {
                 drop(sender);
             }
-            let mut reader = SampleReader {
-                shared: Arc::clone(&stream.shared),
-                schema: sample_schema(),
-            };
-            assert_eq!(reader.next().unwrap().unwrap().num_rows(), 1);
-            let end = reader.next();
+            let mut r = reader(&stream);
+            assert_eq!(r.next().unwrap().unwrap().num_rows(), 1);
+            let end = r.next();
             if complete {
                 assert!(end.is_none());
+                assert_eq!(stream.next_run().unwrap(), None);
             } else {
                 assert!(end
                     .unwrap()
                     .unwrap_err()
                     .to_string()
                     .contains("ended before"));
+                assert!(stream.next_run().is_err());
             }
         }
     }
 
     #[test]
     fn a_cancelled_stream_refuses_the_next_batch() {
-        let stream = SampleStream::new();
+        let stream = TableStream::make();
         let sender = stream.sender().unwrap();
         stream.cancel();
-        let err = sender.send(SampleBatch::default()).unwrap_err();
+        let err = sender.samples(SampleBatch::default()).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
         assert!(stream.sender().is_err());
+        assert!(stream.next_run().is_err());
     }
 }

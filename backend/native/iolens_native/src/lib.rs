@@ -2,9 +2,9 @@
 //!
 //! - `fold`, `fold_write`: `perf script` text -> folded stacks, exactly as inferno-collapse-perf
 //!   0.12.8 folds them (see fold.rs), on several threads (see stream.rs).
-//! - `write_tables`: the same parse, keeping every sample's timestamp, CPU, pid, tid, comm and
-//!   event, written as CSV for DuckDB (see tables.rs); `write_tables_arrow`: the samples handed
-//!   to DuckDB as Arrow batches while the text is parsed instead (`SampleStream`, arrow.rs).
+//! - `write_tables_arrow`: the same parse, keeping every sample's timestamp, CPU, pid, tid, comm
+//!   and event (see tables.rs), the samples and the distinct stacks handed to DuckDB as Arrow
+//!   batches while the text is parsed (`TableStream`, arrow.rs).
 //! - `block_perf_csv`: `perf script` text of the block tracepoints -> one CSV row per I/O, parsed
 //!   and matched in one pass (see block/mod.rs).
 //! - `offcpu_csv`: `perf script` text of sched_switch / sched_waking with call chains -> the
@@ -211,55 +211,23 @@ fn fold_write<'py>(
     info(py, &r, lines)
 }
 
-/// Parses perf script text into two headerless CSV files for DuckDB: `stacks_csv` (stack_id,
-/// folded_stack) and `samples_csv` (ts_ns, cpu, pid, tid, comm, stack_id, weight, event).
-/// Every event is kept. Returns a summary dict.
+/// Parses perf script text into two tables, the samples (ts_ns, cpu, pid, tid, comm, stack_id,
+/// weight, event; every event kept) and the distinct stacks (stack_id, folded_stack), sent as
+/// Arrow batches to `stream` (a TableStream that DuckDB scans while the text is parsed); the
+/// stream ends after the last row only when the pass succeeds. Returns a summary dict.
 #[pyfunction]
-#[pyo3(signature = (source, stacks_csv, samples_csv, *, nthreads=0, chunk_bytes=0))]
-fn write_tables<'py>(
-    py: Python<'py>,
-    source: &Bound<'py, PyAny>,
-    stacks_csv: String,
-    samples_csv: String,
-    nthreads: usize,
-    chunk_bytes: usize,
-) -> PyResult<Bound<'py, PyDict>> {
-    let src = source_of(source)?;
-    let s = py.detach(|| {
-        tables::write_tables(
-            src,
-            &stacks_csv,
-            &samples_csv,
-            threads(nthreads),
-            chunk(chunk_bytes),
-        )
-    })?;
-    summary_dict(py, &s)
-}
-
-/// Like `write_tables`, but the samples go to `samples` (a SampleStream that DuckDB scans while
-/// the text is parsed) as Arrow batches; the stream ends after the last sample only when the
-/// pass succeeds. Returns the same summary dict.
-#[pyfunction]
-#[pyo3(signature = (source, stacks_csv, samples, *, nthreads=0, chunk_bytes=0))]
+#[pyo3(signature = (source, stream, *, nthreads=0, chunk_bytes=0))]
 fn write_tables_arrow<'py>(
     py: Python<'py>,
     source: &Bound<'py, PyAny>,
-    stacks_csv: String,
-    samples: &Bound<'py, arrow::SampleStream>,
+    stream: &Bound<'py, arrow::TableStream>,
     nthreads: usize,
     chunk_bytes: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
     let src = source_of(source)?;
-    let sender = arrow::sender_of(samples)?;
+    let sender = arrow::sender_of(stream)?;
     let s = py.detach(|| {
-        tables::write_tables_arrow(
-            src,
-            &stacks_csv,
-            sender,
-            threads(nthreads),
-            chunk(chunk_bytes),
-        )
+        tables::write_tables_arrow(src, sender, threads(nthreads), chunk(chunk_bytes))
     })?;
     summary_dict(py, &s)
 }
@@ -358,9 +326,8 @@ fn iolens_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(block_perf_csv, m)?)?;
     m.add_function(wrap_pyfunction!(block_lat_bin, m)?)?;
     m.add_function(wrap_pyfunction!(fold_write, m)?)?;
-    m.add_function(wrap_pyfunction!(write_tables, m)?)?;
     m.add_function(wrap_pyfunction!(write_tables_arrow, m)?)?;
-    m.add_class::<arrow::SampleStream>()?;
+    m.add_class::<arrow::TableStream>()?;
     m.add_function(wrap_pyfunction!(offcpu::offcpu_csv_py, m)?)?;
     m.add("DEFAULT_CHUNK_BYTES", DEFAULT_CHUNK_BYTES)?;
     m.add("INFERNO_VERSION", "0.12.8")?;
