@@ -1,7 +1,7 @@
 """perf script text parsed inside the write transaction, its samples and stacks loaded (Arrow
 batches through iolens_native.TableStream) while the Rust pass writes them (ingest/streamed.py):
 what the pass or the load refuses leaves nothing stored, names the file, and never leaves a
-thread or the store waiting on the other."""
+thread or the store waiting on the other; other writes go on while it is parsed."""
 
 from __future__ import annotations
 
@@ -134,3 +134,56 @@ def test_a_load_that_fails_while_the_pass_runs_stops_it(tmp_path):
                        bundles_dir=tmp_path / "kept").created
     store.close()
 
+
+def test_other_writes_go_on_while_the_text_is_parsed(tmp_path, monkeypatch):
+    """The bulk loads run without the store's write lock: a write (a notebook save, another
+    upload) made while a large text is parsed commits at once, and the ingest then commits whole;
+    an ingest that fails after such a write leaves that write and nothing of its own."""
+    loading, go_on = threading.Event(), threading.Event()
+    insert_arrow = Writer.insert_arrow
+    fail = {"now": False}
+
+    def held_up(self, table, stream, *args, **kwargs):
+        loading.set()
+        assert go_on.wait(60)
+        if fail["now"]:
+            raise RuntimeError("the load failed after the other write")
+        return insert_arrow(self, table, stream, *args, **kwargs)
+
+    monkeypatch.setattr(Writer, "insert_arrow", held_up)
+    store = Store(tmp_path / "db.duckdb")
+    data = gzip.compress(big_text(), 1)
+    for key, failing in (("first", False), ("second", True)):
+        loading.clear()
+        go_on.clear()
+        fail["now"] = failing
+        out: dict = {}
+        bundle = perf_bundle(tmp_path, data, f"parsed-{key}")
+
+        def ingest(bundle=bundle, out=out, key=key):
+            try:
+                out["result"] = ingest_file(store, bundle, bundles_dir=tmp_path / f"kept-{key}")
+            except BaseException as exc:  # noqa: BLE001
+                out["error"] = exc
+
+        t = threading.Thread(target=ingest)
+        t.start()
+        assert loading.wait(60), "the load did not start"
+
+        def other_write(key=key):
+            with store.write() as w:
+                w.execute("INSERT INTO meta VALUES (?, 'saved while an ingest parsed')", [key])
+
+        within(10, other_write)  # would wait for the whole ingest if it held the lock
+        go_on.set()
+        t.join(120)
+        assert not t.is_alive()
+        assert store.query("SELECT value FROM meta WHERE key = ?", [key]).scalar() == "saved while an ingest parsed"
+        if failing:
+            assert "the load failed after the other write" in str(out["error"])
+            assert not any((tmp_path / f"kept-{key}").glob("*")), "the bundle was kept"
+        else:
+            assert out["result"].created
+    assert store.query("SELECT count(*) FROM captures").scalar() == 1
+    assert store.query("SELECT count(*) FROM perf_samples").scalar() == big_text().count(b"cpu-clock:")
+    store.close()

@@ -3,7 +3,8 @@
 Parsing happens before the transaction opens, so a bad file leaves the store as it was; except
 a streamed parse (perf script text, ingest/streamed.py), which runs inside the transaction while
 DuckDB loads its rows, and whose error rolls the transaction back: the store is left as it was
-all the same. The original bundle is kept under the SHA-256 of its bytes. Each artifact kind is
+all the same. The bulk loads run before the transaction takes the store's write lock (other
+writes go on meanwhile); the rest of it, and the commit, under the lock. The original bundle is kept under the SHA-256 of its bytes. Each artifact kind is
 read by its handler (ingest/registry.py: one module per domain, one line per kind).
 """
 
@@ -264,11 +265,16 @@ def _write(store: Store, bundle: OpenBundle, parsed: Parsed) -> None:
         key = json.dumps(run.params, sort_keys=True)
         repeats[key] = repeats.get(key, 0) + 1
     now = datetime.now(UTC).replace(tzinfo=None)
-    with store.write() as w:
-        # First the bulk loads: a streamed parse (ingest/streamed.py) runs now, and its warnings
-        # belong in the captures row.
+    # The bulk loads (a streamed parse runs now: ingest/streamed.py) go in without the store's
+    # write lock: a large ingest does not keep notebook saves and other uploads waiting while its
+    # text is parsed. Its rows are seen by no one before the commit, and its failure rolls them
+    # back. The lock is taken for the rest: from the captures row (whose key a concurrent upload
+    # of the same capture writes too) to the commit.
+    with store.write(locked=False) as w:
+        # First the bulk loads: their warnings (a streamed parse's) belong in the captures row.
         for b in parsed.bulk:
             _load_bulk(w, bundle, b, parsed)
+        w.lock()
         w.insert(
             "captures",
             ("capture_id", "label", "tags", "kernel", "hostname", "created_at", "ingested_at",

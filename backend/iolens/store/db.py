@@ -23,7 +23,7 @@ import re
 import shutil
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,8 +59,15 @@ class QueryResult:
 class Writer:
     """Handle given to the body of `Store.write`: inserts and statements inside one transaction."""
 
-    def __init__(self, cursor: duckdb.DuckDBPyConnection) -> None:
+    def __init__(self, cursor: duckdb.DuckDBPyConnection, lock: Callable[[], None] | None = None) -> None:
         self._cur = cursor
+        self._lock = lock
+
+    def lock(self) -> None:
+        """Takes the store's write lock for the rest of the transaction (`Store.write(locked=False)`;
+        a no-op when it is held already)."""
+        if self._lock is not None:
+            self._lock()
 
     def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> None:
         self._cur.execute(sql, params)
@@ -223,13 +230,31 @@ class Store:
         return self._con.cursor()
 
     @contextmanager
-    def write(self) -> Iterator[Writer]:
-        """One transaction: committed when the body returns, rolled back if it raises."""
-        with self._write_lock:
+    def write(self, *, locked: bool = True) -> Iterator[Writer]:
+        """One transaction: committed when the body returns, rolled back if it raises.
+
+        `locked=False`: the body starts without the store's write lock, and takes it with
+        `Writer.lock()` before it writes anything another writer could write too (the commit is
+        always under the lock). Meanwhile other writes go on: DuckDB's transactions are isolated,
+        rows appended by one are seen by no other before its commit, and a checkpoint or a
+        snapshot writes only what is committed. For a bulk load (a large ingest's parse) that
+        must not keep notebook saves waiting."""
+        held = False
+
+        def lock() -> None:
+            nonlocal held
+            if not held:
+                self._write_lock.acquire()
+                held = True
+
+        if locked:
+            lock()
+        try:
             cur = self._con.cursor()
             try:
                 cur.begin()
-                yield Writer(cur)
+                yield Writer(cur, lock)
+                lock()
                 cur.commit()
                 self.generation += 1
             except BaseException:
@@ -237,6 +262,9 @@ class Store:
                 raise
             finally:
                 cur.close()
+        finally:
+            if held:
+                self._write_lock.release()
 
     def checkpoint(self) -> None:
         """Write the WAL into the database file (DuckDB otherwise does it only past 16 MB of WAL or
