@@ -2,7 +2,8 @@
 _tree_sql) is build_tree's, column for column, on the real stacks of datasets/stacks-xfs and
 stacks-ext4 under every kind of selection and on stacks made to trap a sort; the answer kept per
 store generation (views/flame_answer.py) is the model's JSON, is dropped by any write, and is sent
-gzip-compressed only to a client that accepts it."""
+gzip-compressed only to a client that accepts it; the columns answer (views/flame_wire.py, asked for
+by Accept) holds the same graph."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from iolens.ingest import ingest_file
 from iolens.store.db import Store
 from iolens.views import flame as fv
 from iolens.views import flame_answer as fa
+from iolens.views import flame_wire
 
 REPO = Path(__file__).resolve().parents[2]
 DATASETS = [next((REPO / "datasets" / d).glob("*.iolens.tar.gz")) for d in ("stacks-xfs", "stacks-ext4")]
@@ -134,6 +136,50 @@ def test_over_http_the_same_answer_either_way(tmp_path, monkeypatch):
         assert bad.status_code == 404
 
 
+def test_columns_answer_is_the_json_answer(real):
+    # the page's answer and the API's JSON: the same graph, on the real stacks under several selections
+    store, ids = real
+    for cid in ids:
+        cap = fv._capture(store, cid)
+        for f in (fv.Filters(), fv.Filters(runs=(cap.runs[0].id,)), fv.Filters(comm="fio"),
+                  fv.Filters(from_ns=1_000_000_000, to_ns=3_000_000_000), fv.Filters(comm="no such command")):
+            cols = flame_wire.decode(fa.flame_answer(store, cid, f, fmt="columns").body).graph()
+            as_json = json.loads(fa.flame_answer(store, cid, f).body)
+            assert cols | {"elapsed_ms": 0} == as_json | {"elapsed_ms": 0}
+            assert len(cols["tree"]["name"]) >= 1
+
+
+def test_columns_over_http_by_accept(tmp_path, monkeypatch):
+    monkeypatch.setattr(fa, "GZIP_MIN_BYTES", 1024)
+    with running_server(tmp_path / "data") as client:
+        b = DATASETS[0]
+        r = client.post("/api/captures", files={"file": (b.name, b.read_bytes(), "application/gzip")})
+        assert r.status_code == 201, r.text
+        cid = r.json()["id"]
+        url = f"/api/captures/{cid}/flame?comm=fio"
+        page = f"{flame_wire.MEDIA_TYPE}, application/json;q=0.5"   # what the page sends (queries.ts)
+        cols = client.get(url, headers={"Accept": page, "Accept-Encoding": "gzip"})
+        assert cols.status_code == 200
+        assert cols.headers["content-type"] == flame_wire.MEDIA_TYPE
+        assert cols.headers["content-encoding"] == "gzip"
+        assert cols.headers["vary"] == "Accept, Accept-Encoding"
+        plain = client.get(url, headers={"Accept": flame_wire.MEDIA_TYPE, "Accept-Encoding": "identity"})
+        assert plain.content == cols.content and "content-encoding" not in plain.headers
+        as_json = client.get(url).json()   # no Accept (or */*): the JSON answer, as before
+        assert flame_wire.decode(cols.content).graph() | {"elapsed_ms": 0} == as_json | {"elapsed_ms": 0}
+        for accept in ("application/json", f"{flame_wire.MEDIA_TYPE};q=0, application/json", "*/*"):
+            r = client.get(url, headers={"Accept": accept})
+            assert r.headers["content-type"] == "application/json", accept
+        # errors stay JSON, whatever was asked for
+        bad = client.get("/api/captures/nope/flame", headers={"Accept": page})
+        assert bad.status_code == 404 and "error" in bad.json()
+        # the OpenAPI schema documents both answers of the route
+        content = client.get("/openapi.json").json()["paths"]["/api/captures/{capture_id}/flame"]["get"]["responses"]["200"]["content"]
+        assert content["application/json"]["schema"] == {"$ref": "#/components/schemas/FlameGraph"}
+        assert content[flame_wire.MEDIA_TYPE]["schema"]["format"] == "binary"
+        assert "IOLF" in content[flame_wire.MEDIA_TYPE]["schema"]["description"]
+
+
 def test_one_answer_is_made_once_at_a_time(real, monkeypatch):
     # two requests for an answer nobody has yet: the second waits for the first's, never makes its own
     store, ids = real
@@ -167,9 +213,11 @@ def test_warm_makes_each_capture_with_stacks_newest_first(real, tmp_path):
     newest_first = [r[0] for r in store.query("SELECT capture_id FROM captures ORDER BY ingested_at DESC, capture_id").rows]
     assert made == [c for c in newest_first if c in ids] and sorted(made) == sorted(ids)
     for cid in ids:
-        kept = fa._cache(store).get(store.generation, ("flame", cid, fv.Filters()))
-        assert kept is not None and kept is fa.flame_answer(store, cid)
-        assert json.loads(kept.body)["capture"]["id"] == cid
+        # the page's answer (columns) is made ahead; the JSON one when asked for
+        kept = fa._cache(store).get(store.generation, ("flame", cid, fv.Filters(), "columns"))
+        assert kept is not None and kept is fa.flame_answer(store, cid, fmt="columns")
+        assert flame_wire.decode(kept.body).head["capture"]["id"] == cid
+        assert fa._cache(store).get(store.generation, ("flame", cid, fv.Filters(), "json")) is None
     stop = threading.Event()
     stop.set()
     with store.write() as w:
@@ -199,7 +247,7 @@ def test_server_start_makes_the_answers_ahead(tmp_path):
         while time.monotonic() < deadline and found is None:
             for s, c in list(fa._caches.items()):
                 if s.path == data / "iolens.duckdb":
-                    found = c.get(s.generation, ("flame", cid, fv.Filters()))
+                    found = c.get(s.generation, ("flame", cid, fv.Filters(), "columns"))
             time.sleep(0.05)
         assert found is not None
-        assert client.get(f"/api/captures/{cid}/flame").content == found.body
+        assert client.get(f"/api/captures/{cid}/flame", headers={"Accept": flame_wire.MEDIA_TYPE}).content == found.body

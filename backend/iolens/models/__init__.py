@@ -80,6 +80,7 @@ from .flame import (  # noqa: F401
     FlameFilters,
     FlameFunction,
     FlameGraph,
+    FlameGraphHead,
     FlameRun,
     FlameTask,
     FlameTop,

@@ -72,7 +72,10 @@ class FlameTree(BaseModel):
     self_samples: list[int] = Field(description="Per node: number of those samples.")
 
 
-class FlameGraph(BaseModel):
+class FlameGraphHead(BaseModel):
+    """A flame graph without its tree: the `head` section of the columns answer
+    (`Accept: application/vnd.iolens.flame-columns`, views/flame_wire.py)."""
+
     capture: FlameCaptureRef
     filters: FlameFilters
     weight_unit: Literal["ns", "count"] = Field(description="ns: weights are CPU time (cpu-clock, task-clock).")
@@ -84,9 +87,12 @@ class FlameGraph(BaseModel):
     cpus: list[FlameCpu] = Field(description="CPUs with samples of the event in the selected runs.")
     tasks: list[FlameTask] = Field(description="Threads with samples of the event in the selected runs, most first.")
     comms: list[FlameComm] = Field(description="Command names, most samples first.")
-    tree: FlameTree
     notes: list[str]
     elapsed_ms: float
+
+
+class FlameGraph(FlameGraphHead):
+    tree: FlameTree
 
 
 class FlameFunction(BaseModel):

@@ -393,6 +393,13 @@ def _tree_model(t: Tree) -> models.FlameTree:
 
 def flame(store: Store, cid: str, f: Filters = Filters()) -> models.FlameGraph:
     """One capture's flame graph: the selection's merged call tree, with the choices it offers."""
+    head, tree = flame_parts(store, cid, f)
+    return models.FlameGraph(**dict(head), tree=_tree_model(tree))
+
+
+def flame_parts(store: Store, cid: str, f: Filters = Filters()) -> tuple[models.FlameGraphHead, Tree]:
+    """flame() as its head and its tree's columns (the columns answer encodes them without the
+    FlameTree model: views/flame_wire.py)."""
     started = time.perf_counter()
     cap = _capture(store, cid)
     f = _resolve(cap, f)
@@ -405,11 +412,11 @@ def flame(store: Store, cid: str, f: Filters = Filters()) -> models.FlameGraph:
         notes.append(f"{stackless:,} selected samples had no usable frame and are not drawn")
     if len(tree) == 1:
         notes.append("no sample with a call stack matches this selection")
-    return models.FlameGraph(
+    head = models.FlameGraphHead(
         capture=cap.ref, filters=f.public(), weight_unit=_weight_unit(f.event), total_weight=total_w,
         total_samples=total_n, stackless_samples=stackless, events=cap.events, runs=cap.runs, cpus=cpus,
-        tasks=tasks, comms=comms, tree=_tree_model(tree), notes=notes,
-        elapsed_ms=round((time.perf_counter() - started) * 1000, 1))
+        tasks=tasks, comms=comms, notes=notes, elapsed_ms=round((time.perf_counter() - started) * 1000, 1))
+    return head, tree
 
 
 def tree_of(store: Store, cid: str, f: Filters = Filters()) -> tuple[CaptureStacks, Filters, Tree]:

@@ -1,4 +1,5 @@
-"""The flame graph answer (`GET /api/captures/{id}/flame`) as JSON bytes, kept per selection.
+"""The flame graph answer (`GET /api/captures/{id}/flame`) as bytes, kept per selection and format:
+the FlameGraph model's JSON (for API consumers) or its columns answer (the page's: flame_wire.py).
 
 A flame graph of 450k nodes is ~11 MB of JSON that took ~1.6 s to make (the grouped query, the
 tree, pydantic's validation and encoding), and the page asks for it on every load. The answer of a
@@ -6,14 +7,15 @@ tree, pydantic's validation and encoding), and the page asks for it on every loa
 store and reused until the store's next committed write (`Store.generation`: an ingest, a delete,
 any write), then dropped. The bytes are pydantic's own encoding of the same `models.FlameGraph`
 (`model_dump_json`, done in Rust), so the answer is the one the model describes, byte for byte the
-same whether it came from the cache or not.
+same whether it came from the cache or not; the columns answer encodes the same head and tree
+(flame_parts) without the FlameTree model.
 
 At most IOLENS_FLAME_CACHE_MB (default 256) of answers are kept per store, least recently used out
 first; an answer bigger than a quarter of that is not kept.
 
 One answer is made once at a time: a request for an answer being made (by another request, or by
-the warm-up) waits for it instead of making it again. `warm` makes the whole-capture answer of the
-captures with stacks, newest first, in the background after the server starts (`iolens serve`;
+the warm-up) waits for it instead of making it again. `warm` makes the whole-capture columns
+answer (what the page asks for) of the captures with stacks, newest first, in the background after the server starts (`iolens serve`;
 each one when no request has been answered for half a second: api/app.py), so
 that the first page load after a start does not wait for the call tree (1.3 s at 450k nodes on
 an idle machine); IOLENS_FLAME_WARM=0 turns it off.
@@ -29,11 +31,16 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Literal
 
 from ..store.db import Store
 from . import flame as flame_view
+from . import flame_wire
 
 log = logging.getLogger("iolens.flame")
+
+# "columns": the page's (flame_wire.py); "json": the FlameGraph model's, for API consumers
+Format = Literal["json", "columns"]
 
 # Answers smaller than this are sent as they are (gzip costs more than it saves on loopback).
 GZIP_MIN_BYTES = 64 * 1024
@@ -106,12 +113,21 @@ def _cache(store: Store) -> _Cache:
         return c
 
 
-def flame_answer(store: Store, cid: str, f: flame_view.Filters = flame_view.Filters()) -> Answer:
-    """views.flame.flame(store, cid, f) encoded as JSON, from the cache when the store has not
-    changed since it was made. Raises what flame() raises (nothing is kept then)."""
+def _encode(store: Store, cid: str, f: flame_view.Filters, fmt: Format) -> Answer:
+    if fmt == "json":
+        return Answer(flame_view.flame(store, cid, f).model_dump_json().encode())
+    head, tree = flame_view.flame_parts(store, cid, f)
+    return Answer(flame_wire.encode(head.model_dump_json().encode(), tree.names, tree.name, tree.depth,
+                                    tree.values[0], tree.values[1]))
+
+
+def flame_answer(store: Store, cid: str, f: flame_view.Filters = flame_view.Filters(), fmt: Format = "json") -> Answer:
+    """views.flame.flame(store, cid, f) encoded as JSON (fmt "json") or as columns ("columns":
+    flame_wire.py), from the cache when the store has not changed since it was made. Raises what
+    flame() raises (nothing is kept then)."""
     cache = _cache(store)
     generation = store.generation
-    key = ("flame", cid, f)
+    key = ("flame", cid, f, fmt)
     hit = cache.get(generation, key)
     if hit is not None:
         return hit
@@ -122,7 +138,7 @@ def flame_answer(store: Store, cid: str, f: flame_view.Filters = flame_view.Filt
             hit = cache.get(generation, key)
             if hit is not None:
                 return hit
-            a = Answer(flame_view.flame(store, cid, f).model_dump_json().encode())
+            a = _encode(store, cid, f, fmt)
             cache.put(generation, key, a)
             return a
         finally:
@@ -149,7 +165,7 @@ def warm(store: Store, stop: threading.Event | None = None, before_each: Callabl
         if (stop is not None and stop.is_set()) or store.generation != generation:
             break
         try:
-            a = flame_answer(store, cid)
+            a = flame_answer(store, cid, fmt="columns")
         except Exception:  # noqa: BLE001 - logged; the page's request will say what is wrong
             log.warning("flame answer of capture %s not made ahead", cid, exc_info=True)
             continue
@@ -163,6 +179,9 @@ def warm(store: Store, stop: threading.Event | None = None, before_each: Callabl
 
 
 def wants_gzip(accept_encoding: str | None, a: Answer) -> bool:
+    """Send the gzip when the client takes it, for either format: at 451k nodes 1.47 MB of columns
+    (9.7 MB plain) or 1.85 MB of JSON (12.7 MB). On loopback too: a server under load sent the
+    9.7 MB in ~300 ms, the gzip in ~100 ms, and the browser inflates it off the page's thread."""
     if len(a.body) < GZIP_MIN_BYTES or not accept_encoding:
         return False
     for part in accept_encoding.split(","):

@@ -6522,13 +6522,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Successful Response */
+            /** @description The flame graph: JSON (FlameGraph), or its columns answer when asked for by Accept. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FlameGraph"];
+                    "application/vnd.iolens.flame-columns": string;
                 };
             };
             /** @description Bad Request */

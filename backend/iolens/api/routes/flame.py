@@ -11,7 +11,7 @@ from ... import models
 from ...store.db import Store
 from ...store.rules import flame_stacks
 from ...views import flame as flame_view
-from ...views import flame_answer
+from ...views import flame_answer, flame_wire
 from ..deps import ERRORS, StoreDep, cpus_param, disposition, runs_param
 
 
@@ -59,14 +59,41 @@ TransformsQ = Annotated[str | None, Query(
 router = APIRouter()
 
 
-@router.get("/api/captures/{capture_id}/flame", response_model=models.FlameGraph, responses=ERRORS, tags=["flame"])
+COLUMNS_DOC = (
+    "The same FlameGraph with its tree as little-endian typed arrays (what the web page asks for: "
+    "no JSON to parse at 450k nodes), sent when the request's Accept names this type. Version 1: a "
+    "16-byte header (b'IOLF', u32 version, u32 section count, u32 byte length), a table of 24-byte "
+    "entries (8-byte name, u32 type 1 json / 2 text / 3 u8 / 4 u16 / 5 u32 / 6 f64, u32 count, u32 "
+    "offset, u32 bytes), then the sections, 8-byte aligned: head (json: FlameGraphHead), names (text: "
+    "the frame names joined by NUL), name, depth, "
+    "self_w, self_n (the FlameTree columns, each in the narrowest type that holds it). "
+    "backend/iolens/views/flame_wire.py describes it; testdata/vectors/flame-wire.json has examples.")
+
+
+@router.get("/api/captures/{capture_id}/flame", response_model=models.FlameGraph, tags=["flame"], responses={
+    **ERRORS,
+    200: {"description": "The flame graph: JSON (FlameGraph), or its columns answer when asked for by Accept.",
+          "content": {flame_wire.MEDIA_TYPE: {"schema": {"type": "string", "format": "binary", "description": COLUMNS_DOC}}}},
+})
 def flame_graph(capture_id: str, s: StoreDep, f: FlameFiltersDep, request: Request):
-    # the FlameGraph model's JSON, kept per selection until the store changes (flame_answer.py)
-    a = _flame(flame_answer.flame_answer, s, capture_id, f)
+    # kept per selection and format until the store changes (flame_answer.py); the format by the
+    # request's Accept (JSON unless it names the columns type), so the URL is the same for both
+    fmt: flame_answer.Format = "columns" if _accepts(request.headers.get("accept"), flame_wire.MEDIA_TYPE) else "json"
+    a = _flame(flame_answer.flame_answer, s, capture_id, f, fmt=fmt)
+    media = flame_wire.MEDIA_TYPE if fmt == "columns" else "application/json"
+    vary = {"Vary": "Accept, Accept-Encoding"}
     if flame_answer.wants_gzip(request.headers.get("accept-encoding"), a):
-        return Response(a.gzipped(), media_type="application/json",
-                        headers={"Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
-    return Response(a.body, media_type="application/json", headers={"Vary": "Accept-Encoding"})
+        return Response(a.gzipped(), media_type=media, headers={"Content-Encoding": "gzip", **vary})
+    return Response(a.body, media_type=media, headers=vary)
+
+
+def _accepts(accept: str | None, media: str) -> bool:
+    """The Accept header names `media` with a non-zero quality."""
+    for part in (accept or "").split(","):
+        kind, *params = (x.strip().lower() for x in part.split(";"))
+        if kind == media:
+            return not any(p.replace(" ", "") in ("q=0", "q=0.0", "q=0.00", "q=0.000") for p in params)
+    return False
 
 
 @router.get("/api/captures/{capture_id}/flame/top", response_model=models.FlameTop, responses=ERRORS, tags=["flame"])

@@ -1,0 +1,212 @@
+"""The flame graph answer as columns (`Accept: application/vnd.iolens.flame-columns`): the same
+FlameGraph as the JSON answer, its call tree as little-endian typed arrays that the browser views
+in place (frontend/src/logic/flameWire.ts reads it), instead of 12.7 MB of JSON numbers at 450k
+nodes that the page's main thread had to parse before it could lay the graph out.
+
+Version 1, every integer little-endian:
+
+    header, 16 bytes        magic b"IOLF", u32 version (1), u32 section count S,
+                            u32 byte length of the whole answer (a cut answer is caught by it)
+    section table, S x 24   8-byte name (ASCII, NUL-padded), u32 type, u32 count,
+                            u32 offset (from the answer's start, a multiple of 8), u32 byte length
+    sections                each at its offset, zeros between
+
+    types   1 json: UTF-8 JSON text, count = its bytes
+            2 text: UTF-8 strings joined by NUL, count = how many
+            3 u8, 4 u16, 5 u32, 6 f64: count numbers
+
+A flame answer has these sections (a reader finds them by name; unknown ones are skipped):
+
+    head    json   models.FlameGraphHead: the FlameGraph without its tree (capture, filters,
+                   totals, events, runs, CPUs, tasks, command names, notes)
+    names   text   the tree's distinct frame names (names[0] = 'all'); none holds a NUL (the tree
+                   is cut at NULs: views/flame.py _tree_sql), so one split cuts them apart
+    name    u16|u32         per node, pre-order: index into names
+    depth   u8|u16|u32      per node: 0 for the root, 1 for the command name, then the frames
+    self_w  u8|u16|u32|f64  per node: self weight (FlameTree.self_weight)
+    self_n  u8|u16|u32|f64  per node: self samples (FlameTree.self_samples)
+
+A column takes the narrowest of its allowed types that holds its largest value; integers past
+2^32 go as f64, exact up to 2^53 (a JS number's limit, as for the JSON answer's numbers).
+The shared test vectors: testdata/vectors/flame-wire.json (this module and flameWire.ts).
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import sys
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+MEDIA_TYPE = "application/vnd.iolens.flame-columns"
+MAGIC = b"IOLF"
+VERSION = 1
+HEADER = struct.Struct("<4sIII")
+ENTRY = struct.Struct("<8sIIII")
+ALIGN = 8
+
+JSON, TEXT, U8, U16, U32, F64 = 1, 2, 3, 4, 5, 6
+TYPE_NAMES = {JSON: "json", TEXT: "text", U8: "u8", U16: "u16", U32: "u32", F64: "f64"}
+_ARRAY = {U8: "B", U16: "H", U32: "I", F64: "d"}
+_SIZE = {U8: 1, U16: 2, U32: 4, F64: 8}
+_LIMIT = {U8: 1 << 8, U16: 1 << 16, U32: 1 << 32}
+# the types each column may take, narrowest first
+COLUMNS: dict[str, tuple[int, ...]] = {
+    "name": (U16, U32),
+    "depth": (U8, U16, U32),
+    "self_w": (U8, U16, U32, F64),
+    "self_n": (U8, U16, U32, F64),
+}
+MAX_EXACT = 1 << 53
+
+
+class BadAnswer(ValueError):
+    """A columns answer that cannot be read: the message names the section or field."""
+
+
+def column_type(name: str, values: Sequence[int], types: tuple[int, ...]) -> int:
+    """The narrowest of `types` that holds every value (none is negative: see _numbers)."""
+    hi = max(values, default=0)
+    for t in types:
+        if t == F64:
+            if hi > MAX_EXACT:
+                raise BadAnswer(f"column {name!r}: value {hi} is past 2^53, not exact as a number")
+            return t
+        if hi < _LIMIT[t]:
+            return t
+    raise BadAnswer(f"column {name!r}: value {hi} does not fit in {TYPE_NAMES[types[-1]]}")
+
+
+def _numbers(name: str, t: int, values: Sequence[int]) -> bytes:
+    try:
+        a = array(_ARRAY[t], values if t != F64 else map(float, values))
+    except OverflowError as exc:  # a negative value in an unsigned column
+        raise BadAnswer(f"column {name!r}: {exc} (a negative value?)") from exc
+    if t == F64 and any(x < 0 for x in a):
+        raise BadAnswer(f"column {name!r}: a negative value")
+    if sys.byteorder != "little":
+        a.byteswap()
+    return a.tobytes()
+
+
+def encode(head: bytes, names: Sequence[str], name: Sequence[int], depth: Sequence[int],
+           self_w: Sequence[int], self_n: Sequence[int]) -> bytes:
+    """The columns answer of a tree (pre-order columns, as models.FlameTree) and its head, the
+    FlameGraphHead's JSON bytes."""
+    n = len(name)
+    if not (len(depth) == len(self_w) == len(self_n) == n):
+        raise BadAnswer(f"columns of different lengths: name {n}, depth {len(depth)}, "
+                        f"self_w {len(self_w)}, self_n {len(self_n)}")
+    text = "\0".join(names)
+    if text.count("\0") != max(len(names) - 1, 0):
+        bad = next(i for i, s in enumerate(names) if "\0" in s)
+        raise BadAnswer(f"names: name {bad} holds a NUL character, the names' separator")
+    sections: list[tuple[str, int, int, bytes]] = [
+        ("head", JSON, len(head), head),
+        ("names", TEXT, len(names), text.encode("utf-8")),
+    ]
+    for col, values in (("name", name), ("depth", depth), ("self_w", self_w), ("self_n", self_n)):
+        t = column_type(col, values, COLUMNS[col])
+        sections.append((col, t, n, _numbers(col, t, values)))
+    table_end = HEADER.size + ENTRY.size * len(sections)
+    offset = -(-table_end // ALIGN) * ALIGN
+    entries, body = [], []
+    for sname, t, count, data in sections:
+        entries.append(ENTRY.pack(sname.encode("ascii"), t, count, offset, len(data)))
+        pad = -len(data) % ALIGN
+        body.append(data + b"\0" * pad)
+        offset += len(data) + pad
+    head_bytes = HEADER.pack(MAGIC, VERSION, len(sections), offset) + b"".join(entries)
+    return head_bytes + b"\0" * (-len(head_bytes) % ALIGN) + b"".join(body)
+
+
+# --- reading (tests and API consumers in Python; the browser's copy is flameWire.ts) ---------
+
+
+@dataclass
+class Decoded:
+    head: dict
+    names: list[str]
+    name: list[int]
+    depth: list[int]
+    self_w: list[int]
+    self_n: list[int]
+
+    def graph(self) -> dict:
+        """The FlameGraph's JSON form (the JSON answer's, parsed)."""
+        return {**self.head, "tree": {"names": self.names, "name": self.name, "depth": self.depth,
+                                      "self_weight": self.self_w, "self_samples": self.self_n}}
+
+
+def decode(buf: bytes) -> Decoded:
+    """Read a columns answer; BadAnswer names what is wrong (the same checks as flameWire.ts)."""
+    size = len(buf)
+    if size < HEADER.size:
+        raise BadAnswer(f"flame answer: {size} bytes, shorter than its {HEADER.size}-byte header")
+    magic, version, count, length = HEADER.unpack_from(buf, 0)
+    if magic != MAGIC:
+        raise BadAnswer("flame answer: no IOLF magic at its start (not a columns answer)")
+    if version != VERSION:
+        raise BadAnswer(f"flame answer: version {version}, this reader reads {VERSION}")
+    if length != size:
+        raise BadAnswer(f"flame answer: header says {length} bytes, got {size} (truncated?)")
+    if HEADER.size + count * ENTRY.size > size:
+        raise BadAnswer(f"flame answer: section table of {count} entries ends past the answer's {size} bytes")
+    found: dict[str, tuple[int, int, int, int]] = {}
+    for k in range(count):
+        raw, t, n, off, nbytes = ENTRY.unpack_from(buf, HEADER.size + k * ENTRY.size)
+        sname = raw.rstrip(b"\0").decode("ascii", "replace")
+        if off % ALIGN:
+            raise BadAnswer(f"flame answer: section {sname!r} at byte {off}, not a multiple of {ALIGN}")
+        if off + nbytes > size:
+            raise BadAnswer(f"flame answer: section {sname!r} ends at byte {off + nbytes}, past the answer's {size} bytes")
+        if t in _SIZE and nbytes != n * _SIZE[t]:
+            raise BadAnswer(f"flame answer: section {sname!r}: {nbytes} bytes for {n} {TYPE_NAMES[t]} values")
+        found[sname] = (t, n, off, nbytes)
+
+    def section(sname: str, types: tuple[int, ...]) -> tuple[int, int, int, int]:
+        if sname not in found:
+            raise BadAnswer(f"flame answer: no section {sname!r}")
+        t, n, off, nbytes = found[sname]
+        if t not in types:
+            raise BadAnswer(f"flame answer: section {sname!r} of type {TYPE_NAMES.get(t, t)}, "
+                            f"expected {' or '.join(TYPE_NAMES[x] for x in types)}")
+        return t, n, off, nbytes
+
+    def numbers(sname: str, types: tuple[int, ...]) -> list[int]:
+        t, _n, off, nbytes = section(sname, types)
+        a = array(_ARRAY[t])
+        a.frombytes(buf[off:off + nbytes])
+        if sys.byteorder != "little":
+            a.byteswap()
+        return [int(x) for x in a] if t == F64 else a.tolist()
+
+    _t, _n, off, nbytes = section("head", (JSON,))
+    try:
+        head = json.loads(buf[off:off + nbytes].decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BadAnswer(f"flame answer: section 'head' is not JSON ({exc})") from exc
+    _t, count, off, nbytes = section("names", (TEXT,))
+    try:
+        names = buf[off:off + nbytes].decode("utf-8").split("\0") if count else []
+    except UnicodeDecodeError as exc:
+        raise BadAnswer("flame answer: section 'names' is not UTF-8") from exc
+    if len(names) != count:
+        raise BadAnswer(f"flame answer: section 'names' holds {len(names)} names, its count says {count}")
+    cols = {c: numbers(c, COLUMNS[c]) for c in COLUMNS}
+    n = len(cols["name"])
+    for c, v in cols.items():
+        if len(v) != n:
+            raise BadAnswer(f"flame answer: column {c!r} has {len(v)} values, 'name' has {n}")
+    for i, k in enumerate(cols["name"]):
+        if k >= len(names):
+            raise BadAnswer(f"flame answer: column 'name': node {i} names {k}, past the {len(names)} names")
+    prev = -1
+    for i, d in enumerate(cols["depth"]):
+        if d > prev + 1 or (i > 0 and d == 0):
+            raise BadAnswer(f"flame answer: column 'depth': node {i} at depth {d} after depth {prev} "
+                            "(not a pre-order tree)")
+        prev = d
+    return Decoded(head, names, cols["name"], cols["depth"], cols["self_w"], cols["self_n"])
