@@ -127,6 +127,23 @@ test('a capture flame graph: zoom, breadcrumb, search, the link reopens the same
   expect(await folded.text()).toMatch(/^\S.* \d+\n/);
 });
 
+test('the page reads the columns answer; a cut one is an error that says so, not an empty graph', async ({ page }) => {
+  // the real answer, as the page asks for it (Accept), cut in half on its way
+  const asked: string[] = [];
+  await page.route(`**/api/captures/${ids[0]}/flame*`, async (route) => {
+    asked.push(route.request().headers()['accept'] ?? '');
+    const r = await route.fetch();
+    const body = await r.body();
+    await route.fulfill({ status: 200, headers: { 'content-type': r.headers()['content-type']! }, body: body.subarray(0, body.length >> 1) });
+  });
+  await page.goto(`/compare?v=1&captures=${ids[0]}&baseline=${ids[0]}&cell=flame`);
+  const cell = page.locator('section.cell[data-kind="flame"]');
+  await expect(cell).toContainText(/flame answer: header says \d+ bytes, got \d+ \(truncated\?\)/);
+  await expect(cell.getByTestId('flame-canvas')).toHaveCount(0);
+  expect(asked[0]).toContain('application/vnd.iolens.flame-columns');
+  await shot(page, 'flame-05b-cut-answer');
+});
+
 test('the differential flame graph of two captures, swapped, with its table of changes', async ({ page }) => {
   test.skip(ids.length < 2, 'needs the captures of the first test');
   await page.goto(`/compare?v=1&captures=${ids[0]},${ids[1]}&baseline=${ids[0]}&cell=flame`);

@@ -12,6 +12,8 @@ declare global {
     __iolensFlameDraws?: number[];
     /** Time of each layout (d3 hierarchy + partition of a whole tree), ms. */
     __iolensFlameLayouts?: number[];
+    /** ms to read each flame answer's columns (queries.ts fetchFlame), for bench/. */
+    __iolensFlameDecodes?: number[];
   }
 }
 

@@ -1,12 +1,18 @@
 // Typed requests of the flame graph cell (types generated from the backend's OpenAPI schema),
 // shared through the query cache, and the export URLs (folded text, SVG) of the same selection.
-import { api, unwrap } from '../../api/client';
+import { api, ApiError, toApiError, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
 import { prefetch, useQuery } from '../../api/useQuery';
+import { decodeFlameColumns, FLAME_COLUMNS, FlameWireError } from '../../logic/flameWire';
 import type { NotebookContext } from '../types';
 import { ALL_TASKS, type FlameState } from './state';
 
-export type FlameGraphData = components['schemas']['FlameGraph'];
+/** The JSON answer's FlameGraph, as the OpenAPI schema describes it. */
+export type FlameGraphJson = components['schemas']['FlameGraph'];
+/** A flame graph as the cell reads it: the JSON answer's, or the columns answer's with typed arrays. */
+export type FlameGraphData = Omit<FlameGraphJson, 'tree'> & {
+  tree: { names: string[]; name: ArrayLike<number>; depth: ArrayLike<number>; self_weight: ArrayLike<number>; self_samples: ArrayLike<number> };
+};
 export type FlameDiffData = components['schemas']['FlameDiff'];
 export type FlameRunInfo = components['schemas']['FlameRun'];
 export type FlameDiffFunction = components['schemas']['FlameDiffFunction'];
@@ -42,9 +48,52 @@ function rangeParams(s: FlameState, b: NonNullable<FlameState['rangeB']>) {
 const asStrings = (q: object): Record<string, string> => Object.fromEntries(Object.entries(q).map(([k, v]) => [k, String(v)]));
 const keyOf = (q: object) => new URLSearchParams(Object.entries(asStrings(q)).sort()).toString();
 
+/** The graph's URL (the same for both answers: the format is asked for by Accept). */
+export function flameUrl(id: string, q: FlameParams): string {
+  const qs = new URLSearchParams(asStrings(q)).toString();
+  return `/api/captures/${encodeURIComponent(id)}/flame${qs ? `?${qs}` : ''}`;
+}
+
+/**
+ * One capture's graph as its columns answer (logic/flameWire.ts: the tree as typed arrays, no
+ * JSON to parse), read as the JSON one if the server sends that. Errors: the server's
+ * {error, detail} as an ApiError; a damaged answer as the decoder's error naming the section.
+ */
+export async function fetchFlame(id: string, q: FlameParams): Promise<FlameGraphData> {
+  let r: Response;
+  try {
+    r = await fetch(flameUrl(id, q), { headers: { Accept: `${FLAME_COLUMNS}, application/json;q=0.5` } });
+  } catch (e) {
+    throw new ApiError(`Cannot reach the iolens server (${e instanceof Error ? e.message : String(e)})`, 0);
+  }
+  if (!r.ok) {
+    const text = await r.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      /* keep the text */
+    }
+    throw toApiError(r.status, body, r.statusText);
+  }
+  if ((r.headers.get('content-type') ?? '').startsWith(FLAME_COLUMNS)) {
+    const buf = await r.arrayBuffer();
+    const t0 = performance.now();
+    let answer: ReturnType<typeof decodeFlameColumns>;
+    try {
+      answer = decodeFlameColumns(buf);
+    } catch (e) {
+      throw e instanceof FlameWireError ? new ApiError(e.message, r.status) : e;
+    }
+    (window.__iolensFlameDecodes ??= []).push(performance.now() - t0);
+    return { ...(answer.head as Omit<FlameGraphJson, 'tree'>), tree: answer.tree };
+  }
+  return (await r.json()) as FlameGraphJson;
+}
+
 function flameQuery(id: string, s: FlameState): [string, () => Promise<FlameGraphData>] {
   const q = flameParams(s, false);
-  return [`flame:${id}|${keyOf(q)}`, () => unwrap(api.GET('/api/captures/{capture_id}/flame', { params: { path: { capture_id: id }, query: q } }))];
+  return [`flame:${id}|${keyOf(q)}`, () => fetchFlame(id, q)];
 }
 
 export function useFlame(id: string | null, s: FlameState) {
