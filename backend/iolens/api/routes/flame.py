@@ -64,7 +64,7 @@ COLUMNS_DOC = (
     "no JSON to parse at 450k nodes), sent when the request's Accept names this type. Version 1: a "
     "16-byte header (b'IOLF', u32 version, u32 section count, u32 byte length), a table of 24-byte "
     "entries (8-byte name, u32 type 1 json / 2 text / 3 u8 / 4 u16 / 5 u32 / 6 f64, u32 count, u32 "
-    "offset, u32 bytes), then the sections, 8-byte aligned: head (json: FlameGraphHead), names (text: "
+    "offset, u32 bytes), then the sections, 8-byte aligned: head (json: the FlameGraph without its tree), names (text: "
     "the frame names joined by NUL), name, depth, "
     "self_w, self_n (the FlameTree columns, each in the narrowest type that holds it). "
     "backend/iolens/views/flame_wire.py describes it; testdata/vectors/flame-wire.json has examples.")
