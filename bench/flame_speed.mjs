@@ -72,6 +72,7 @@ async function load(url, timeout = 300_000) {
   const extra = await page.evaluate(() => ({
     layout_ms: window.__iolensFlameLayouts?.[0] ?? null,
     draw_ms: window.__iolensFlameDraws?.[0] ?? null,
+    decode_ms: window.__iolensFlameDecodes?.[0] ?? null,
   }));
   return { ctx, page, res: { paint_ms: paint, heap_mb: (heap.usedSize + (heap.backingStorageSize ?? 0)) / 1e6, ...extra } };
 }

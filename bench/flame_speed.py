@@ -31,7 +31,8 @@ paint are done ("after next paint", as INP counts; until 2026-11-27 it waited fo
 frame after that one, a frame more). Click to zoom into a frame, Esc to zoom out, each keystroke
 of a typed search, a hover over a frame. 5 of each, median.
 
-The server's answer alone (`GET /api/captures/ID/flame`, the bytes the browser gets) is timed too:
+The server's answer alone (`GET /api/captures/ID/flame` as the page asks for it, its columns answer:
+the bytes the browser gets) is timed too:
 the first call after the server starts (no cache) and the next ones; then, on a server started
 again and left idle IOLENS_BENCH_WARM_S seconds (default 30; 0: not), the first call once the server
 has made the whole-capture answers ahead (views/flame_answer.py warm).
@@ -173,12 +174,14 @@ def start_iolens(db: Path, checkout: Path = REPO, port: int = 0) -> tuple[subpro
 
 
 def time_answers(base: str, ids: dict[str, str]) -> dict[str, dict]:
-    """The flame answer as the browser asks for it (gzip accepted): first call, then 5 more."""
+    """The flame answer as the page asks for it (the columns answer, gzip accepted; the JSON one
+    for a checkout from before it, which ignores the Accept): first call, then 5 more."""
     out = {}
     for tag, cid in ids.items():
         ms, size = [], 0
         for _ in range(6):
-            req = urllib.request.Request(f"{base}/api/captures/{cid}/flame", headers={"Accept-Encoding": "gzip"})
+            req = urllib.request.Request(f"{base}/api/captures/{cid}/flame", headers={
+                "Accept-Encoding": "gzip", "Accept": "application/vnd.iolens.flame-columns, application/json;q=0.5"})
             t0 = time.perf_counter()
             with urllib.request.urlopen(req, timeout=300) as r:
                 body = r.read()
@@ -286,7 +289,10 @@ def main() -> int:
             if not r.get(key):
                 continue
             if r[key][0].get("layout_ms") is not None:
-                print(f"  {label} in the page: layout {statistics.median(x['layout_ms'] for x in r[key]):.0f} ms, "
+                decodes = [x["decode_ms"] for x in r[key] if x.get("decode_ms") is not None]
+                print(f"  {label} in the page: "
+                      + (f"answer read {statistics.median(decodes):.0f} ms, " if decodes else "")
+                      + f"layout {statistics.median(x['layout_ms'] for x in r[key]):.0f} ms, "
                       f"first frame {statistics.median(x['draw_ms'] for x in r[key]):.1f} ms")
             for kind, v in r[f"interaction_{key}"].items():
                 if not v:
