@@ -12,8 +12,8 @@ DATASETS := $(sort $(wildcard datasets/*/*.iolens.tar.gz))
 # may not have, and Playwright's web server runs `uv run iolens serve`.
 export PATH := $(dir $(UV)):$(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: readme-shots help deps deps-system deps-python deps-node build api-client demo serve test test-python \
-        test-python-rest test-python-lab test-lab-unit-rust test-rust test-unit test-e2e typecheck clean bench lab-deps lab-kernel lab-datasets lint-python bundle-schema
+.PHONY: readme-shots help deps deps-system deps-python deps-node build build-frontend api-client demo serve test test-python \
+        test-python-rest test-python-rest-a test-python-rest-b test-python-lab test-lab-unit test-rust test-unit test-e2e typecheck clean bench lab-deps lab-kernel lab-datasets lint-python bundle-schema
 
 help:
 	@echo "make demo   install, build, load datasets/ and serve on http://$(HOST):$(PORT)/"
@@ -36,15 +36,19 @@ $(UV):
 
 deps-python: $(UV)
 	@bash scripts/install-system-deps.sh --check-rust
-	$(UV) sync --frozen --quiet
+	@$(call lane,uv-sync) $(UV) sync --frozen --quiet
 
 deps-node: node_modules/.package-lock.json
 
 node_modules/.package-lock.json: package-lock.json package.json frontend/package.json
-	npm ci --no-audit --no-fund --loglevel=error
+	@$(call lane,npm-ci) npm ci --no-audit --no-fund --loglevel=error
 
-build: deps-python deps-node
-	npm run --silent build
+build: deps-python build-frontend
+
+# The bundle alone (frontend/dist): it needs npm ci, not uv sync, so `make test` builds it while uv sync
+# compiles the Rust core.
+build-frontend: deps-node
+	@$(call lane,build) npm run --silent build
 
 api-client: deps-python deps-node
 	npm run --silent gen:api
@@ -69,17 +73,24 @@ demo: deps build
 serve: build
 	$(UV) run iolens serve --host $(HOST) --port $(PORT)
 
-# `make test`: the system packages first, then everything else in one make, three lanes side by side
-# (CI has 2 cores): the Python suite as soon as uv sync is done (beside npm ci and the build); the
+# `make test`: the system packages first, then everything else in one make, five lanes side by side
+# (CI has 2 cores; a lane that waits lets another compute): Rust from the start (it needs neither uv
+# sync nor npm ci); the Python suite in two pytest runs as soon as uv sync is done (one pytest alone
+# was the long pole: 15 min of a 16 min run, most of its end on one core while the other idled); the
 # browser tests after the build (they wait on the page about half the time); and the kernel lab's test
-# (a qemu guest booted twice: it waits on the guest more than it computes), then Vitest, then Rust.
+# (a qemu guest booted twice: it waits on the guest more than it computes), then Vitest.
 # Each suite's output is printed whole when it ends, with its wall and CPU time. Every suite runs (-k)
 # and any failure fails `make test`. IOLENS_BUILT=1: the build is part of this make run.
+# While they run, scripts/heartbeat.sh prints a line every minute naming the steps still running and
+# for how long (held output would otherwise leave a CI job silent for minutes).
 test: deps-system
-	$(MAKE) --no-print-directory -k -j3 --output-sync=target IOLENS_BUILT=1 test-python-rest test-e2e test-lab-unit-rust
+	@lanes=$$(mktemp -d) && export IOLENS_LANES=$$lanes && { bash scripts/heartbeat.sh $$lanes & hb=$$!; } && \
+	  $(MAKE) --no-print-directory -k -j5 --output-sync=target IOLENS_BUILT=1 \
+	    test-rust test-python-rest-a test-python-rest-b test-e2e test-lab-unit; \
+	  rc=$$?; kill $$hb; wait $$hb; rm -rf $$lanes; exit $$rc
 
-test-lab-unit-rust: deps-python deps-node
-	+@rc=0; for t in test-python-lab test-unit test-rust; do $(MAKE) --no-print-directory IOLENS_BUILT=1 $$t || rc=1; done; exit $$rc
+test-lab-unit: deps-python deps-node
+	+@rc=0; for t in test-python-lab test-unit; do $(MAKE) --no-print-directory IOLENS_BUILT=1 $$t || rc=1; done; exit $$rc
 
 # The kernel lab (docs/lab.md): qemu and friends come with deps-system; lab-deps adds the kernel
 # build tools; lab-kernel fetches the Debian kernel the lab's test boots (into the lab's cache).
@@ -90,15 +101,29 @@ lab-kernel: deps-system deps-python
 	@cd collectors && $(UV) run python -m iolens_lab prepare tests/lab/smoke.toml || \
 	  echo "lab-kernel: could not fetch the lab's test kernel; its test will say why" >&2
 
-# The Python suite is two pytest runs: the kernel lab's (collectors/tests/test_lab.py, its guest boots
-# take minutes of one qemu) and the rest, so that `make -j2 test-python` runs them side by side.
+# The Python suite is three pytest runs, so that `make -j3 test-python` runs them side by side: the
+# kernel lab's (collectors/tests/test_lab.py, its guest boots take minutes of one qemu) and the rest in
+# two about equal halves: (a) the collectors' tests and those of backend/tests that run `iolens` as
+# processes (team server, CLI, notebooks' export, parser limits) or ingest big texts; (b) the rest of
+# backend/tests (a new test file lands there). (backend/tests/formats stays in one run: its modules
+# import their conftest by name, which another folder's conftest would shadow.)
 # Each prints its wall and CPU time (bash's `time`).
 LAB_TESTS := collectors/tests/test_lab.py
-timed = TIMEFORMAT="$@: %0R s wall, %0U s user + %0S s system CPU"; time
+PY_REST_A := $(addprefix backend/tests/test_,team_server.py cli.py ingest_streamed.py notebooks.py parser_limits.py \
+             lock_stat_api.py) collectors/tests
+timed = $(call lane,$@) TIMEFORMAT="$@: %0R s wall, %0U s user + %0S s system CPU"; time
+# $(call lane,NAME): under `make test`, marks the step NAME as running for scripts/heartbeat.sh while the
+# rest of the recipe line runs (its start time in $IOLENS_LANES/NAME, removed when the line's shell exits).
+lane = $(if $(IOLENS_LANES),date +%s > $(IOLENS_LANES)/$(1); trap 'rm -f $(IOLENS_LANES)/$(1)' EXIT;)
 test-python: test-python-rest test-python-lab
 
-test-python-rest: deps-python lint-python
-	@$(timed) $(UV) run pytest -q --ignore=$(LAB_TESTS)
+test-python-rest: test-python-rest-a test-python-rest-b
+
+test-python-rest-a: deps-python
+	@$(timed) $(UV) run pytest -q -p no:cacheprovider --ignore=$(LAB_TESTS) $(PY_REST_A)
+
+test-python-rest-b: deps-python lint-python
+	@$(timed) $(UV) run pytest -q backend/tests $(addprefix --ignore=,$(filter backend/%,$(PY_REST_A)))
 
 test-python-lab: deps-python lab-kernel
 	@$(timed) $(UV) run pytest -q -p no:cacheprovider $(LAB_TESTS)
@@ -107,17 +132,23 @@ test-python-lab: deps-python lab-kernel
 # comparisons with the Python reference are pytest's, e.g. backend/tests/test_block_native.py, on the
 # release build that `uv sync` makes). The #[test]s run in the dev profile: overflow checks on, and half
 # the compile (93 s against 190 s of CPU for a clean test build, 2026-11-28).
+# Clippy lints the crate while the test build compiles it: clippy-driver is the workspace's rustc there
+# (what `cargo clippy` does, on a check build of its own), so the dependencies are compiled once, not
+# once checked for clippy and again built for the tests (clean: 98 s of CPU against 133 s for `cargo
+# clippy --all-targets` then `cargo test`, 2026-11-28, load 10-17). The lib and its #[cfg(test)] code are
+# both linted, as with --all-targets (the crate has no other target). Without clippy-driver on PATH, the
+# two steps.
 NATIVE := backend/native/iolens_native
 test-rust:
 	@cargo clippy --version >/dev/null 2>&1 && cargo fmt --version >/dev/null 2>&1 || rustup component add clippy rustfmt
 	@cd $(NATIVE) && unset MAKEFLAGS MFLAGS && $(timed) { cargo fmt --check && \
-	  cargo clippy --locked --all-targets -- -D warnings && cargo test --locked; }
+	  if driver=$$(command -v clippy-driver); then RUSTC_WORKSPACE_WRAPPER=$$driver RUSTFLAGS="-D warnings" cargo test --locked; \
+	  else cargo clippy --locked --all-targets -- -D warnings && cargo test --locked; fi; }
 
 # ruff (pyproject.toml [tool.ruff]) and the import contracts: layers, imports downward only
 # (pyproject.toml [tool.importlinter], docs/architecture.md).
 lint-python: deps-python
-	$(UV) run ruff check backend collectors bench scripts
-	$(UV) run lint-imports
+	@$(call lane,lint-python) $(UV) run ruff check backend collectors bench scripts && $(UV) run lint-imports
 
 # typecheck is `tsc --noEmit`, which `npm run build` runs first: skipped when the build is part of the
 # same make run (IOLENS_BUILT=1, set by `make test`). Under `make test` other suites run beside Vitest: a test's
@@ -126,7 +157,7 @@ test-unit: deps-node
 	@$(timed) { $(if $(IOLENS_BUILT),,npm run --silent typecheck &&) npm run --silent lint && \
 	  npm run --silent test:unit --workspace frontend $(if $(IOLENS_BUILT),-- --testTimeout=20000); }
 
-test-e2e: build
+test-e2e: deps-python build-frontend
 	@$(timed) npm run --silent test:e2e
 
 # The README's pictures (docs/screenshot-*.png), taken by frontend/e2e/readme.spec.ts from the real
