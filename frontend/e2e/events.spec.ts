@@ -48,7 +48,7 @@ test("the summary: each capture's events, per run, per second, and perf stat's c
   test.skip(caps.length < 2, 'needs the upload');
   await page.goto(`/compare?v=1&captures=${caps[0]!.id},${caps[1]!.id}&baseline=${caps[0]!.id}&cell=events`);
   const cell = page.locator('section.cell[data-kind="events"]');
-  await expect(cell.getByLabel('Event')).toHaveValue(EVENT);
+  await expect(cell.getByLabel('Event', { exact: true })).toHaveValue(EVENT);
   const rows = cell.locator('table.events-summary tbody tr');
   await expect(rows).toHaveCount(2);
   const cells = async (i: number) => (await rows.nth(i).locator('td').allInnerTexts()).map((t) => t.trim());
