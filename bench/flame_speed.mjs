@@ -4,6 +4,7 @@
 //   node bench/flame_speed.mjs '{"iolens": URL, "static": URL, "runs": 5, "script": true, "sizes": [...]}'
 // Prints one JSON line: per size, the loads of each tool and iolens's interaction timings.
 import { chromium } from 'playwright-core';
+import { waitPaint } from './paint_wait.mjs';
 
 const plan = JSON.parse(process.argv[2]);
 const browser = await chromium.launch({
@@ -33,27 +34,6 @@ const PROBE = () => {
   };
   raf(tick);
 };
-
-// Waits for the probe's paint time without Playwright's waitForFunction, whose polling puts
-// Playwright's own script (hundreds of KB) into the page, parsed and run on the page's main thread
-// in the middle of the load being timed (seen in Chrome traces of the 51k iolens page, 2026-11-28:
-// 20-130 ms of that thread, before boot.ts's module had run); an animation-frame loop started by
-// page.evaluate does not.
-const waitPaint = (page, timeout) =>
-  page.evaluate(
-    (timeout) =>
-      new Promise((resolve, reject) => {
-        const t0 = performance.now();
-        const tick = () =>
-          window.__paintAt !== null && window.__paintAt !== undefined
-            ? resolve(window.__paintAt)
-            : performance.now() - t0 > timeout
-              ? reject(new Error(`not painted in ${timeout} ms`))
-              : requestAnimationFrame(tick);
-        tick();
-      }),
-    timeout,
-  );
 
 async function load(url, timeout = 300_000) {
   const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });

@@ -8,6 +8,7 @@
 // parts. Medians per URL. Usage (the store and capture of flame_speed.py; headless Chromium):
 //   node bench/flame_trace.mjs RUNS 'http://127.0.0.1:P1/compare?v=1&captures=ID&baseline=ID&cell=flame' 'http://127.0.0.1:P2/...'
 import { chromium } from 'playwright-core';
+import { waitPaint } from './paint_wait.mjs';
 
 const [runs, ...urls] = process.argv.slice(2);
 if (!(+runs > 0) || urls.length === 0) {
@@ -36,27 +37,6 @@ const PROBE = () => {
   raf(tick);
 };
 const CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'loading', 'v8', 'toplevel', 'blink.user_timing', 'disabled-by-default-v8.compile'];
-
-// Waits for the probe's paint time without Playwright's waitForFunction, whose polling puts
-// Playwright's own script (hundreds of KB) into the page, parsed and run on the page's main thread
-// in the middle of the load being timed (seen in Chrome traces of the 51k iolens page, 2026-11-28:
-// 20-130 ms of that thread, before boot.ts's module had run); an animation-frame loop started by
-// page.evaluate does not.
-const waitPaint = (page, timeout) =>
-  page.evaluate(
-    (timeout) =>
-      new Promise((resolve, reject) => {
-        const t0 = performance.now();
-        const tick = () =>
-          window.__paintAt !== null && window.__paintAt !== undefined
-            ? resolve(window.__paintAt)
-            : performance.now() - t0 > timeout
-              ? reject(new Error(`not painted in ${timeout} ms`))
-              : requestAnimationFrame(tick);
-        tick();
-      }),
-    timeout,
-  );
 
 async function load(url) {
   const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
