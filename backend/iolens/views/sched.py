@@ -407,9 +407,12 @@ def switch_rate(store: Store, capture_id: str, run: str | None = None, cpus: str
     workload_by_run = {r.info.id: set(r.workload_cpus or []) for r in ctx.runs}
     chosen = set(zip(sel_runs, sel_cpus))
     by_run = {r.info.id: r for r in ctx.runs}
-    t0s = {r.id: r.t0_ns if r.aligned else None for r in timeline_view.overview(store, capture_id).runs}
+    stat_files = store.query(_STAT_FILES_SQL, {"cid": capture_id}).dicts()
+    # the runs' start on the trace's clock: only for files placed by wall clock (no clock reading)
+    t0s = {} if all(f["clock_at_start_ns"] is not None for f in stat_files) else {
+        r.id: r.t0_ns if r.aligned else None for r in timeline_view.overview(store, capture_id).runs}
     aligned: dict[tuple[str, str], StatAlignment] = {}
-    for f in store.query(_STAT_FILES_SQL, {"cid": capture_id}).dicts():
+    for f in stat_files:
         if (rc := by_run.get(f["run_id"])) is not None:
             aligned[(f["run_id"], f["path"])] = stat_alignment(rc.first_ts_ns, t0s.get(f["run_id"]),
                                                                f["clock_at_start_ns"], f["started_on"], f["started_at"])

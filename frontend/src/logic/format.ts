@@ -96,7 +96,6 @@ export function formatPlain(v: number): string {
   return (trimmed === '-0' ? '0' : trimmed) + (SI[i] ?? '');
 }
 
-/** A value with its unit: '171.2k IO/s', '668.9 MiB/s', '845 µs', '1.23 ms', '12.3 %', '32 I/Os'. */
 const TIME_UNITS = [
   ['ns', 1],
   ['µs', 1e3],
@@ -133,6 +132,7 @@ export function timeColumn(values: readonly (number | null | undefined)[], signe
   };
 }
 
+/** A value with its unit: '171.2k IO/s', '668.9 MiB/s', '845 µs', '1.23 ms', '12.3 %', '32 I/Os'. */
 export function formatValue(v: number | null | undefined, unit: string): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return '–';
   if (!SCALED.has(unit)) return formatPlain(v) + (unit ? ` ${unit}` : '');

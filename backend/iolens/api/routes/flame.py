@@ -92,8 +92,19 @@ def _accepts(accept: str | None, media: str) -> bool:
     for part in (accept or "").split(","):
         kind, *params = (x.strip().lower() for x in part.split(";"))
         if kind == media:
-            return not any(p.replace(" ", "") in ("q=0", "q=0.0", "q=0.00", "q=0.000") for p in params)
+            return all(_quality(p) != 0 for p in params)
     return False
+
+
+def _quality(param: str) -> float | None:
+    """The q of one Accept parameter ('q=0.5' -> 0.5), None for another parameter or a bad q."""
+    name, _, value = param.partition("=")
+    if name.strip() != "q":
+        return None
+    try:
+        return float(value.strip())
+    except ValueError:
+        return None
 
 
 @router.get("/api/captures/{capture_id}/flame/top", response_model=models.FlameTop, responses=ERRORS, tags=["flame"])
