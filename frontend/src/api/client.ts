@@ -71,6 +71,29 @@ export function toApiError(status: number, body: unknown, statusText = ''): ApiE
   return new ApiError(`HTTP ${status}${statusText ? ` ${statusText}` : ''}`, status);
 }
 
+/** `fetch`, with a network failure as the ApiError "Cannot reach the iolens server" (an abort stays one). */
+export async function reach(input: string, init?: RequestInit): Promise<Response> {
+  try {
+    return await fetch(input, init);
+  } catch (e) {
+    if (e instanceof DOMException && e.name === 'AbortError') throw e;
+    throw new ApiError(`Cannot reach the iolens server (${e instanceof Error ? e.message : String(e)})`, 0);
+  }
+}
+
+/** The response when its status is 2xx; otherwise its body ({error, detail}, or text) as an ApiError. */
+export async function okResponse(r: Response): Promise<Response> {
+  if (r.ok) return r;
+  const text = await r.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* keep the text */
+  }
+  throw toApiError(r.status, body, r.statusText);
+}
+
 /** Unwrap an openapi-fetch result: the data, or an ApiError. */
 export async function unwrap<T>(p: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   let r: { data?: T; error?: unknown; response: Response };
@@ -113,21 +136,5 @@ export const exportUrl = (id: string, format: 'text' | 'html', download = false)
 
 /** The text report of a saved notebook, for the export dialog. */
 export async function fetchExportText(id: string): Promise<string> {
-  let r: Response;
-  try {
-    r = await fetch(exportUrl(id, 'text'));
-  } catch (e) {
-    throw new ApiError(`Cannot reach the iolens server (${e instanceof Error ? e.message : String(e)})`, 0);
-  }
-  const text = await r.text();
-  if (!r.ok) {
-    let body: unknown = text;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      /* keep text */
-    }
-    throw toApiError(r.status, body, r.statusText);
-  }
-  return text;
+  return (await okResponse(await reach(exportUrl(id, 'text')))).text();
 }

@@ -2,7 +2,7 @@
 // server: a preview of what each file is (its first bytes only), then the upload of them all.
 // The server's code is the same as `iolens bundle` (backend ingest/loose.py).
 import { authHeaders } from './auth';
-import { toApiError, type ApiError, type Schemas } from './client';
+import { reach, toApiError, type ApiError, type Schemas } from './client';
 import { parseUploadResponse, type UploadHandle, type UploadProgress } from './upload';
 
 export type LoosePreview = Schemas['LoosePreview'];
@@ -16,13 +16,7 @@ export async function previewLoose(files: File[], signal?: AbortSignal): Promise
   const form = new FormData();
   for (const f of files) form.append('files', f.slice(0, PREVIEW_BYTES), f.name);
   form.append('sizes', JSON.stringify(files.map((f) => f.size)));
-  let r: Response;
-  try {
-    r = await fetch('/api/loose/preview', { method: 'POST', body: form, headers: { Accept: 'application/json' }, signal });
-  } catch (e) {
-    if (e instanceof DOMException && e.name === 'AbortError') throw e;
-    throw toApiError(0, `Cannot reach the iolens server (${e instanceof Error ? e.message : String(e)})`);
-  }
+  const r = await reach('/api/loose/preview', { method: 'POST', body: form, headers: { Accept: 'application/json' }, signal });
   const text = await r.text();
   let body: unknown = text;
   try {

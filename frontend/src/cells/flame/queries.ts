@@ -1,6 +1,6 @@
 // Typed requests of the flame graph cell (types generated from the backend's OpenAPI schema),
 // shared through the query cache, and the export URLs (folded text, SVG) of the same selection.
-import { api, ApiError, toApiError, unwrap } from '../../api/client';
+import { api, ApiError, okResponse, reach, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
 import { prefetch, useQuery } from '../../api/useQuery';
 import { decodeFlameColumns, FLAME_COLUMNS, FlameWireError } from '../../logic/flameWire';
@@ -60,22 +60,7 @@ export function flameUrl(id: string, q: FlameParams): string {
  * {error, detail} as an ApiError; a damaged answer as the decoder's error naming the section.
  */
 export async function fetchFlame(id: string, q: FlameParams): Promise<FlameGraphData> {
-  let r: Response;
-  try {
-    r = await fetch(flameUrl(id, q), { headers: { Accept: `${FLAME_COLUMNS}, application/json;q=0.5` } });
-  } catch (e) {
-    throw new ApiError(`Cannot reach the iolens server (${e instanceof Error ? e.message : String(e)})`, 0);
-  }
-  if (!r.ok) {
-    const text = await r.text();
-    let body: unknown = text;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      /* keep the text */
-    }
-    throw toApiError(r.status, body, r.statusText);
-  }
+  const r = await okResponse(await reach(flameUrl(id, q), { headers: { Accept: `${FLAME_COLUMNS}, application/json;q=0.5` } }));
   if ((r.headers.get('content-type') ?? '').startsWith(FLAME_COLUMNS)) {
     const buf = await r.arrayBuffer();
     const t0 = performance.now();

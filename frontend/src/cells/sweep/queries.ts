@@ -1,7 +1,7 @@
 // Typed requests of the sweep cells (types generated from the backend's OpenAPI schema), shared
 // through the query cache: the matrix and the line chart of one metric make one request.
 import { authHeaders } from '../../api/auth';
-import { api, ApiError, toApiError, unwrap } from '../../api/client';
+import { api, okResponse, reach, unwrap } from '../../api/client';
 import { useQuery } from '../../api/useQuery';
 
 export const fetchSweep = (captures: string[], baseline: string, metric: string | null) =>
@@ -32,22 +32,7 @@ export const reportUrl = (captures: string[], baseline: string, metric: string |
  * token this browser lacks answers 401, and GET gives the same report with the long permalink.
  */
 export async function fetchReport(url: string): Promise<string> {
-  let r: Response;
-  try {
-    r = await fetch(url, { method: 'POST', headers: authHeaders() });
-    if (r.status === 401) r = await fetch(url);
-  } catch (e) {
-    throw new ApiError(`Cannot reach the iolens server (${e instanceof Error ? e.message : String(e)})`, 0);
-  }
-  const text = await r.text();
-  if (!r.ok) {
-    let body: unknown = text;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      /* keep text */
-    }
-    throw toApiError(r.status, body, r.statusText);
-  }
-  return text;
+  let r = await reach(url, { method: 'POST', headers: authHeaders() });
+  if (r.status === 401) r = await reach(url);
+  return (await okResponse(r)).text();
 }
