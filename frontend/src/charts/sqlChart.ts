@@ -7,6 +7,7 @@ import { scaleBand, scaleLinear, scalePoint } from 'd3-scale';
 import { line } from 'd3-shape';
 import type { SqlChartSpec } from '../api/client';
 import { captureColor } from '../logic/colors';
+import { extentOf } from '../logic/format';
 
 export interface ChartPoint {
   x: number;
@@ -58,8 +59,7 @@ export function layoutSqlChart(columns: readonly string[], rows: readonly unknow
   const plot = { left: 56, top: 10, right: width - 14, bottom: height - 32 };
   const values = rows.flatMap((r) => ys.map((y) => num(r[y.i])).filter((v): v is number => v !== null));
   if (!values.length) return new Error('no numbers in the y columns');
-  let lo = Math.min(...values);
-  let hi = Math.max(...values);
+  let [lo, hi] = extentOf(values);
   if (spec.mark === 'bar') {
     lo = Math.min(lo, 0);
     hi = Math.max(hi, 0);
@@ -78,7 +78,7 @@ export function layoutSqlChart(columns: readonly string[], rows: readonly unknow
   let xTicks: ChartLayout['xTicks'];
   if (xsNumeric) {
     const xv = rows.map((r) => num(r[xi])).filter((v): v is number => v !== null);
-    const x = scaleLinear().domain([Math.min(...xv), Math.max(...xv)]).nice(6).range([plot.left, plot.right]);
+    const x = scaleLinear().domain(extentOf(xv)).nice(6).range([plot.left, plot.right]);
     xTicks = x.ticks(6).map((t) => ({ x: r1(x(t)), label: short(t) }));
     ys.forEach((s, k) => {
       const pts = rows

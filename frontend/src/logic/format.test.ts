@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { vectors } from '../testdata/vectors';
-import { formatBytes, formatDate, formatDuration, formatRatio, formatSpread, formatValue, scaleFor, timeColumn, type SpreadInput } from './format';
+import { extentOf, formatBytes, formatDate, formatDuration, formatRatio, formatSpread, formatValue, scaleFor, timeColumn, type SpreadInput } from './format';
 
 interface NumberVectors {
   values: { v: number; unit: string; app: string }[];
@@ -14,15 +14,33 @@ describe('the number rule shared with the text exports (testdata/vectors/number-
 });
 
 interface TimeVectors {
-  cases: { name: string; values: (number | null)[]; signed: boolean; unit: string; texts: (string | null)[] }[];
+  cases: {
+    name: string;
+    values?: (number | null)[];
+    ramp?: { first: number; step: number; count: number };
+    signed: boolean;
+    unit: string;
+    texts?: (string | null)[];
+    texts_at?: [number, string][];
+  }[];
 }
 const TIMES = vectors<TimeVectors>('time-column');
 
 describe('a column of times in one unit, shared with the text exports (testdata/vectors/time-column.json)', () => {
   it.each(TIMES.cases.map((c) => [c.name, c] as const))('%s', (_, c) => {
-    const col = timeColumn(c.values, c.signed);
+    const values = c.ramp ? Array.from({ length: c.ramp.count }, (_, i) => c.ramp!.first + i * c.ramp!.step) : c.values!;
+    const col = timeColumn(values, c.signed);
     expect(col.unit).toBe(c.unit === 'us' ? 'µs' : c.unit);
-    expect(c.values.map(col.format)).toEqual(c.texts.map((t) => t ?? '–'));
+    if (c.texts_at) expect(c.texts_at.map(([i]) => [i, col.format(values[i])])).toEqual(c.texts_at);
+    else expect(values.map(col.format)).toEqual(c.texts!.map((t) => t ?? '–'));
+  });
+});
+
+describe('extentOf', () => {
+  it('takes the extent of more values than a spread into Math.min can, and of none', () => {
+    const many = Array.from({ length: 300_000 }, (_, i) => ((i * 7919) % 300_007) - 5);
+    expect(extentOf(many)).toEqual([-5, 300_001]);
+    expect(extentOf([])).toEqual([Infinity, -Infinity]);
   });
 });
 

@@ -96,6 +96,20 @@ export function formatPlain(v: number): string {
   return (trimmed === '-0' ? '0' : trimmed) + (SI[i] ?? '');
 }
 
+/**
+ * The smallest and largest of many numbers ([Infinity, -Infinity] when none), by a loop: Math.min(...xs)
+ * passes every value as an argument and overflows the stack beyond about 100,000 of them.
+ */
+export function extentOf(values: Iterable<number>): [number, number] {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const v of values) {
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  return [lo, hi];
+}
+
 const TIME_UNITS = [
   ['ns', 1],
   ['µs', 1e3],
@@ -118,9 +132,9 @@ export interface TimeColumn {
  */
 export function timeColumn(values: readonly (number | null | undefined)[], signed = false): TimeColumn {
   const nz = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v) && v !== 0).map(Math.abs);
-  const top = nz.length ? Math.max(...nz) : 0;
+  const [small, top] = nz.length ? extentOf(nz) : [0, 0];
   const [unit, scale] = TIME_UNITS.find(([, s]) => top / s < 10_000) ?? TIME_UNITS[TIME_UNITS.length - 1]!;
-  const decimals = nz.length ? Math.max(0, Math.min(3, 2 - Math.floor(Math.log10(Math.min(...nz) / scale) + 1e-9))) : 0;
+  const decimals = nz.length ? Math.max(0, Math.min(3, 2 - Math.floor(Math.log10(small / scale) + 1e-9))) : 0;
   return {
     unit,
     format: (v) => {

@@ -5,7 +5,7 @@
 import { format as d3format } from 'd3-format';
 import type { Schemas } from '../api/client';
 import { orderColumns, type Column } from './compareTable';
-import { formatRatio, formatValue, timeColumn, type TimeColumn } from './format';
+import { extentOf, formatRatio, formatValue, timeColumn, type TimeColumn } from './format';
 import type { Tone } from './ratio';
 
 export type LockStatComparison = Schemas['LockStatComparison'];
@@ -49,7 +49,7 @@ export function formatRate(v: number | null | undefined): string {
 export function rateColumn(values: readonly (number | null | undefined)[]): (v: number | null | undefined) => string {
   const nz = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v) && v !== 0).map(Math.abs);
   if (!nz.length) return formatRate;
-  const small = Math.min(...nz);
+  const [small] = extentOf(nz);
   const decimals = small >= 1000 ? 0 : Math.min(6, Math.max(0, 2 - Math.floor(Math.log10(small) + 1e-9)));
   return (v) => (v === null || v === undefined || !Number.isFinite(v) ? '–' : v === 0 ? '0' : fixed(v, decimals));
 }
