@@ -92,10 +92,14 @@ def test_switch_rate_per_interval(api):
     assert one_second["series"][0]["switches"] == pytest.approx([8 / DURATION_S])
 
 
-def _aligned_bundle(tmp, label: str, header: str = "", stat_fields: dict | None = None, t0_ns: int | None = None):
+def _aligned_bundle(tmp, label: str, header: str = "", stat_fields: dict | None = None, t0_ns: int | None = None,
+                    clock: dict | None = None):
     """HAND with its perf stat, a run that started at 02:50:00 UTC (fio_capture) whose clock reading
-    is t0_ns (the trace's first event is at 100 s), and perf stat's header and fields as given."""
+    is t0_ns (the trace's first event is at 100 s), perf stat's header and fields as given, and the host's
+    clock facts (host.clock: its UTC offset) when given."""
     m, files = fio_capture(label, [[{"name": "t", "iops": 1000}]])
+    if clock is not None:
+        m["host"]["clock"] = clock
     m["runs"][0]["params"] = {"cpus": "1"}
     add_file(m, files, "runs/r000/sched.txt", HAND, "perf-sched", run=0)
     if t0_ns is not None:
@@ -127,12 +131,29 @@ def test_counted_intervals_on_the_traces_axis(api):
     assert c["alignment"] == "wall" and c["start_s"] == pytest.approx(-11.51)
     assert c["t_s"] == pytest.approx([0.1 - 11.51, 0.2 - 11.51]) and c["perf_t_s"] == [0.1, 0.2]
     assert "# started on Sun Nov 22 02:49:48 2026" in c["alignment_note"] and "12.0 s before" in c["alignment_note"]
+    assert "read as UTC: the bundle does not record the host's UTC offset" in c["alignment_note"]
+    # perf writes the host's local time (ctime): a host on CET wrote 03:49:48 for 02:49:48 UTC, and its
+    # bundle records the offset; on UTC the same header would not fit (an hour after the run's start)
+    cet = {"utc_offset_s": 3600, "timezone": "CET"}
+    c = counted("al-cet", header="# started on Sun Nov 22 03:49:48 2026\n\n", t0_ns=99_990_000_000, clock=cet)
+    assert c["alignment"] == "wall" and c["start_s"] == pytest.approx(-11.51)
+    assert "the host's local time, UTC+01:00 as the collector recorded" in c["alignment_note"]
+    assert "12.0 s before" in c["alignment_note"] and "read as UTC" not in c["alignment_note"]
+    # west of UTC: 21:49:48 the day before at UTC-05:00
+    c = counted("al-est", header="# started on Sat Nov 21 21:49:48 2026\n", t0_ns=99_990_000_000,
+                clock={"utc_offset_s": -18000, "timezone": "EST"})
+    assert c["alignment"] == "wall" and c["start_s"] == pytest.approx(-11.51) and "UTC-05:00" in c["alignment_note"]
+    # the shipped header on a host that says it is on CET: an hour off, so it does not fit
+    c = counted("al-cet-utc", header="# started on Sun Nov 22 02:49:48 2026\n", t0_ns=99_990_000_000, clock=cet)
+    assert c["alignment"] == "unknown" and "does not fit the run's start" in c["alignment_note"]
+    assert "read as UTC" not in c["alignment_note"]
     # a header that puts perf stat's start after the run, or an hour before it (the host's clock not UTC?)
     for label, header in (("al-after", "# started on Sun Nov 22 02:50:05 2026\n"),
                           ("al-zone", "# started on Sun Nov 22 01:49:48 2026\n")):
         c = counted(label, header=header, t0_ns=99_990_000_000)
         assert c["alignment"] == "unknown" and c["start_s"] == 0 and c["t_s"] == [0.1, 0.2]
         assert "does not fit the run's start" in c["alignment_note"]
+        assert "read as UTC: the bundle does not record the host's UTC offset" in c["alignment_note"]
     # no clock reading of the run: the wall-clock times cannot reach the trace's clock
     c = counted("al-noclock", header="# started on Sun Nov 22 02:49:48 2026\n")
     assert c["alignment"] == "unknown" and "no start time on the trace's clock" in c["alignment_note"]

@@ -14,6 +14,7 @@ import re
 import socket
 import stat
 import subprocess
+import time
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
@@ -574,6 +575,15 @@ def _memory(facts: Facts) -> dict:
 MAX_TARGETS = 100
 
 
+def clock_facts(now: Optional[float] = None) -> dict:
+    """The host's local time against UTC, when the capture starts: tools that print the local time
+    (perf stat's "# started on", which is ctime(3)) are placed on UTC by it. utc_offset_s: local time
+    minus UTC in seconds (3600 for CET, -18000 for EST); timezone: its abbreviation ('CET', 'UTC')."""
+    lt = time.localtime(now)
+    return {"utc_offset_s": int(lt.tm_gmtoff), "timezone": lt.tm_zone or None}
+
+
+
 def collect(targets: List[str], fio_bin: Optional[str] = "fio", root: str = "/") -> Tuple[dict, List[str]]:
     """All host facts, and notes on what could not be read."""
     facts = Facts(root)
@@ -614,6 +624,7 @@ def collect(targets: List[str], fio_bin: Optional[str] = "fio", root: str = "/")
         "memory": _memory(facts),
         "virtualization": virt,
         "container": container(),
+        "clock": clock_facts(),
         "tools": tools,
         "cgroup": cgroup_facts(facts, facts.read("/proc/self/cgroup"), mounts),
         "targets": described,

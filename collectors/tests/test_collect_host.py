@@ -123,7 +123,7 @@ def test_collect_on_this_host(tmp_path):
     facts, notes = host.collect([target])
     assert facts["kernel"]["release"] == os.uname().release
     assert set(facts) >= {"hostname", "os", "kernel", "cpu", "memory", "virtualization", "tools",
-                          "cgroup", "targets"}
+                          "cgroup", "targets", "clock"}
     assert facts["cpu"]["count"] >= 1 and facts["memory"]["total_bytes"] > 0
     assert facts["tools"]["python"]
     t = facts["targets"][0]
@@ -181,3 +181,24 @@ def test_block_device_device_mapper_lists_slaves(tmp_path):
     assert [s["name"] for s in d["slaves"]] == ["nvme0n1p1"]
     assert d["slaves"][0]["model"] == "Samsung SSD 980 PRO 1TB"
     assert host.block_device(facts, 8, 0) is None and any("8:0" in n for n in facts.notes)
+
+
+def test_clock_facts_follow_the_timezone(monkeypatch):
+    """The host's UTC offset, which places perf stat's '# started on' (the host's local time) on UTC."""
+    import time
+
+    if not hasattr(time, "tzset"):
+        return
+    try:
+        for tz, offsets in (("UTC0", {0}), ("CET-1CEST,M3.5.0,M10.5.0/3", {3600, 7200}), ("EST5", {-18000})):
+            monkeypatch.setenv("TZ", tz)
+            time.tzset()
+            c = host.clock_facts()
+            assert c["utc_offset_s"] in offsets and c["timezone"] in {"UTC", "CET", "CEST", "EST"}
+        # a winter instant in CET: one hour ahead of UTC
+        monkeypatch.setenv("TZ", "CET-1CEST,M3.5.0,M10.5.0/3")
+        time.tzset()
+        assert host.clock_facts(1795000000.0) == {"utc_offset_s": 3600, "timezone": "CET"}  # 2026-11-18
+    finally:
+        monkeypatch.undo()
+        time.tzset()

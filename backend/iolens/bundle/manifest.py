@@ -138,6 +138,13 @@ class HostCpu(_Open):
     hypervisor: Scalar = None
 
 
+class HostClock(_Open):
+    utc_offset_s: int | None = Field(None, description="The host's local time minus UTC, in seconds, when the capture "
+                                                        "started (3600 for CET): places perf stat's '# started on' "
+                                                        "(ctime, the host's local time) on UTC. Absent: read as UTC.")
+    timezone: str | None = Field(None, description="The local time zone's abbreviation, e.g. 'CET'.")
+
+
 class Host(_Open):
     """Host facts; every field may be null when it could not be read (the notes say why)."""
 
@@ -148,6 +155,7 @@ class Host(_Open):
     memory: dict[str, Any] | None = None
     virtualization: Scalar = None
     container: Scalar = None
+    clock: HostClock | None = None
     tools: dict[str, Scalar] | None = None
     cgroup: dict[str, Any] | None = None
     targets: list[dict[str, Any]] | None = None

@@ -25,7 +25,7 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from .. import models
@@ -318,8 +318,12 @@ GROUP BY ALL ORDER BY run_id, path, event, cpu, aggr
 """
 COUNTED_EVENTS = ("context-switches", "cpu-migrations", "task-clock", "sched:sched_switch", "sched:sched_waking")
 # Where each perf-stat artifact's time 0 is (store/schema/sched.sql: perf_stat_files), with its run's start.
+# utc_offset: the host's local time minus UTC (s), which the collector records (host.clock.utc_offset_s),
+# NULL when the bundle has none
 _STAT_FILES_SQL = """
-SELECT f.run_id, f.path, f.clock_at_start_ns, f.started_on, r.started_at
+SELECT f.run_id, f.path, f.clock_at_start_ns, f.started_on, r.started_at,
+       (SELECT TRY_CAST(value AS INTEGER) FROM host_facts h
+        WHERE h.capture_id = f.capture_id AND h.key = 'clock.utc_offset_s') AS utc_offset
 FROM perf_stat_files f LEFT JOIN runs r USING (capture_id, run_id)
 WHERE f.capture_id = $cid
 """
@@ -336,13 +340,21 @@ class StatAlignment:
     note: str
 
 
+def _zone(offset_s: int) -> str:
+    """3600 -> 'UTC+01:00', -16200 -> 'UTC-04:30'."""
+    m = abs(offset_s) // 60
+    return f"UTC{'-' if offset_s < 0 else '+'}{m // 60:02d}:{m % 60:02d}"
+
+
 def stat_alignment(first_ts_ns: int, run_t0_ns: int | None, clock_at_start_ns: int | None,
-                   started_on: str | None, run_started_at: datetime | None) -> StatAlignment:
+                   started_on: str | None, run_started_at: datetime | None,
+                   utc_offset_s: int | None = None) -> StatAlignment:
     """Where perf stat's time 0 falls on the trace's time axis. perf stat counts its interval times
     from its own start, which is not the trace's (it starts first; seconds earlier on a slow host):
     - 'clock': the collector recorded that start on the trace's clock (stat_clock_at_start_ns);
     - 'wall': bundles without it, from wall-clock times: perf's "# started on" header (whole seconds,
-      written before its counters were open; read as UTC) against the run's started_at, whose
+      written before its counters were open; the host's local time, put on UTC by the host's
+      utc_offset_s when the collector recorded it, else read as UTC) against the run's started_at, whose
       reading on the trace's clock is the run's start (run_t0_ns: its trace_clock_at_start_ns). Believed only
       when it puts perf stat's start 0-600 s before the run;
     - 'unknown': neither: drawn from the trace's first event, as if both had started together."""
@@ -351,9 +363,11 @@ def stat_alignment(first_ts_ns: int, run_t0_ns: int | None, clock_at_start_ns: i
                              "perf stat's intervals placed by its start on the trace's clock (recorded by the collector)")
     if started_on and run_started_at is not None and run_t0_ns is not None:
         try:
-            wall = datetime.strptime(started_on, _CTIME)
+            wall = datetime.strptime(started_on, _CTIME) - timedelta(seconds=utc_offset_s or 0)
         except ValueError:
             wall = None
+        zone = (f"the host's local time, {_zone(utc_offset_s)} as the collector recorded" if utc_offset_s is not None
+                else "read as UTC: the bundle does not record the host's UTC offset")
         if wall is not None:
             started = run_started_at.replace(tzinfo=None) if run_started_at.tzinfo is None else \
                 run_started_at.astimezone(UTC).replace(tzinfo=None)
@@ -363,12 +377,13 @@ def stat_alignment(first_ts_ns: int, run_t0_ns: int | None, clock_at_start_ns: i
                 return StatAlignment(
                     (zero_ns - first_ts_ns) / 1e9, "wall",
                     f"perf stat's start on the trace's clock was not recorded: its intervals are placed by wall-clock "
-                    f"times, perf's own '# started on {started_on}' (whole seconds, read as UTC) {max(lead, 0.0):.1f} s "
+                    f"times, perf's own '# started on {started_on}' (whole seconds, {zone}) {max(lead, 0.0):.1f} s "
                     f"before the run's start: to a second at best, and perf counts from after it opened its counters "
                     f"(seconds later on a slow host), so they may stand too early")
     why = ("no '# started on' header" if not started_on
            else "the run has no start time on the trace's clock" if run_t0_ns is None or run_started_at is None
-           else f"its '# started on {started_on}' does not fit the run's start")
+           else f"its '# started on {started_on}' does not fit the run's start"
+           + ("" if utc_offset_s is not None else " (read as UTC: the bundle does not record the host's UTC offset)"))
     return StatAlignment(0.0, "unknown",
                          f"perf stat's start on the trace's clock is unknown (not recorded, {why}): its intervals are "
                          "drawn as if it started with the trace's first event; they may be shifted by seconds")
@@ -415,7 +430,8 @@ def switch_rate(store: Store, capture_id: str, run: str | None = None, cpus: str
     for f in stat_files:
         if (rc := by_run.get(f["run_id"])) is not None:
             aligned[(f["run_id"], f["path"])] = stat_alignment(rc.first_ts_ns, t0s.get(f["run_id"]),
-                                                               f["clock_at_start_ns"], f["started_on"], f["started_at"])
+                                                               f["clock_at_start_ns"], f["started_on"], f["started_at"],
+                                                               f["utc_offset"])
     counted = []
     for row in store.query(_COUNTED_SQL, {"cid": capture_id, "runs": ctx.run_ids(),
                                           "events": list(COUNTED_EVENTS)}).dicts():
