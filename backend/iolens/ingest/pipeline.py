@@ -177,9 +177,10 @@ def ingest_file(
             return ingest_file(opened, wrapped, bundles_dir=bundles_dir, source=source, limits=limits)
         finally:
             wrapped.unlink(missing_ok=True)
-    digest = file_sha256(archive)
     if ready is None:
-        with open_bundle(archive, source, limits, sha256=digest) as bundle:
+        # the archive's SHA-256 is computed while it is unpacked (open_bundle), the store opening
+        with open_bundle(archive, source, limits) as bundle:
+            digest = bundle.sha256
             parsed = parse_bundle(bundle)
             opened = resolved()
             with _one_at_a_time(digest):
@@ -190,6 +191,7 @@ def ingest_file(
                 return _store_parsed(opened, archive, bundle, parsed, bundles_dir)
     # The same bytes again (a re-upload, five people uploading one bundle at once): answered from
     # the content hash before anything is unpacked or parsed; concurrent copies wait for the first.
+    digest = file_sha256(archive)
     with _one_at_a_time(digest):
         found = ready.query("SELECT capture_id, label, n_runs FROM captures WHERE bundle_sha256 = ?", [digest]).rows
         if found:

@@ -7,6 +7,8 @@
 //!   batches while the text is parsed (`TableStream`, arrow.rs).
 //! - `block_perf_csv`: `perf script` text of the block tracepoints -> one CSV row per I/O, parsed
 //!   and matched in one pass (see block/mod.rs).
+//! - `gunzip_to_fd`: a gzip file decompressed into a file descriptor (a bundle's .tar.gz into a
+//!   plain tar for bundle/reader.py; see gunzip.rs).
 //! - `offcpu_csv`: `perf script` text of sched_switch / sched_waking with call chains -> the
 //!   off-CPU tables as CSV, parsed and paired in one pass (see offcpu.rs).
 //!
@@ -19,6 +21,7 @@ pub mod block;
 pub mod compact;
 pub mod fold;
 pub mod fxhash;
+pub mod gunzip;
 pub mod map;
 pub mod offcpu;
 pub mod stream;
@@ -314,6 +317,19 @@ fn block_perf_csv<'py>(
     Ok(d)
 }
 
+/// Decompresses every gzip member of the file `source` into file descriptor `fd` (left open),
+/// stopping once more than `limit` bytes would be written. Returns (bytes written, over_limit).
+/// A damaged or truncated stream raises OSError with flate2's message.
+#[pyfunction]
+fn gunzip_to_fd(py: Python<'_>, source: String, fd: i32, limit: u64) -> PyResult<(u64, bool)> {
+    let r = py.detach(|| -> io::Result<gunzip::Gunzipped> {
+        // SAFETY: the caller owns fd and keeps it open; ManuallyDrop leaves it open.
+        let file = ManuallyDrop::new(unsafe { File::from_raw_fd(fd) });
+        gunzip::gunzip_file(&source, &mut &*file, limit)
+    })?;
+    Ok((r.bytes, r.over_limit))
+}
+
 /// lat_bin of ingest_block.py as computed by block_perf_csv (for the tests).
 #[pyfunction]
 fn block_lat_bin(latency_ns: i64) -> i64 {
@@ -327,6 +343,7 @@ fn iolens_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(block_lat_bin, m)?)?;
     m.add_function(wrap_pyfunction!(fold_write, m)?)?;
     m.add_function(wrap_pyfunction!(write_tables_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(gunzip_to_fd, m)?)?;
     m.add_class::<arrow::TableStream>()?;
     m.add_function(wrap_pyfunction!(offcpu::offcpu_csv_py, m)?)?;
     m.add("DEFAULT_CHUNK_BYTES", DEFAULT_CHUNK_BYTES)?;
