@@ -4,6 +4,7 @@
 // (cells/flame/FlameChart.tsx) owns the canvas.
 import { dim, frameRgb, GREY, hex, MATCH, MERGED, type FlameLayout, type Rect } from '../logic/flame';
 import { NOISE, NOISE_LINE } from '../logic/flameDiff';
+import type { Names } from '../logic/flameNames';
 
 export const ROW_H = 16;
 // the page's mono stack (styles.css --mono says why DejaVu Sans Mono comes first)
@@ -76,7 +77,7 @@ export function drawFlame(ctx: Ctx2D, lay: FlameLayout, rects: readonly Rect[], 
     for (let i = 0; i < rects.length; i++) {
       const r = rects[i]!;
       if (r.node < 0 || r.w < minW || (fills[i] === MATCH) !== white) continue;
-      const label = fitLabel(lay.names[lay.name[r.node]!]!, r.w, s.charW);
+      const label = fitLabel(lay.names.get(lay.name[r.node]!)!, r.w, s.charW);
       if (label) ctx.fillText(label, r.x + 3, rowY(r.depth, s) + (rowH - 1) / 2 + 0.5);
     }
   }
@@ -88,7 +89,7 @@ export function drawFlame(ctx: Ctx2D, lay: FlameLayout, rects: readonly Rect[], 
  */
 // Colours per distinct name, kept per names list: the notebook remounts the cell on every zoom
 // and search, and hashing every visible name again cost ~10 ms a frame at 450k nodes.
-const colourCache = new WeakMap<readonly string[], { base: (string | undefined)[]; dimmed: (string | undefined)[] }>();
+const colourCache = new WeakMap<Names, { base: (string | undefined)[]; dimmed: (string | undefined)[] }>();
 
 export function frameFills(lay: FlameLayout, match: Uint8Array | null): (node: number) => string {
   let kept = colourCache.get(lay.names);
@@ -100,7 +101,7 @@ export function frameFills(lay: FlameLayout, match: Uint8Array | null): (node: n
     if (match && match[k]) return MATCH;
     let c = cache[k];
     if (c === undefined) {
-      const rgb = frameRgb(lay.names[k]!);
+      const rgb = frameRgb(lay.names.get(k)!);
       c = cache[k] = match ? hex(dim(rgb)) : hex(rgb);
     }
     return c;

@@ -35,7 +35,7 @@ write    write    write      read       write     blk       blk       write
 iomap    iomap    xfs_ilock  copy       write
 `;
 
-const row = (lay: FlameLayout, i: number) => [lay.depth[i], lay.names[lay.name[i]!], lay.self[i], lay.total[i]];
+const row = (lay: FlameLayout, i: number) => [lay.depth[i], lay.names.get(lay.name[i]!), lay.self[i], lay.total[i]];
 
 describe('text fixtures', () => {
   it('a column per sample, folded', () => {
@@ -94,7 +94,7 @@ describe('layout (d3 partition)', () => {
 
   it('visible rects: everything at 1200 px', () => {
     const rects = visibleRects(lay, 0, 1200);
-    expect(rects.map((r) => `${r.depth}:${lay.names[lay.name[r.node]!]}:${r.x.toFixed(0)}+${r.w.toFixed(0)}`)).toEqual([
+    expect(rects.map((r) => `${r.depth}:${lay.names.get(lay.name[r.node]!)}:${r.x.toFixed(0)}+${r.w.toFixed(0)}`)).toEqual([
       '0:all:0+1200',
       '1:fio:0+1000',
       '2:entry:0+1000',
@@ -115,7 +115,7 @@ describe('layout (d3 partition)', () => {
 
   it('zoomed: ancestors full width, the subtree scaled to the width', () => {
     const rects = visibleRects(lay, 5, 800);
-    expect(rects.map((r) => `${r.depth}:${lay.names[lay.name[r.node]!]}:${r.x.toFixed(0)}+${r.w.toFixed(0)}`)).toEqual([
+    expect(rects.map((r) => `${r.depth}:${lay.names.get(lay.name[r.node]!)}:${r.x.toFixed(0)}+${r.w.toFixed(0)}`)).toEqual([
       '0:all:0+800',
       '1:fio:0+800',
       '2:entry:0+800',
@@ -156,7 +156,7 @@ describe('search and top functions', () => {
     const s = searchMatches(lay.names, '^(write|iomap)$');
     expect(s.ok).toBe(true);
     const match = (s as { match: Uint8Array }).match;
-    expect(lay.names.filter((_, k) => match[k])).toEqual(['write', 'iomap']);
+    expect(lay.names.all().filter((_, k) => match[k])).toEqual(['write', 'iomap']);
     // write (9, includes iomap and the inner write) counted once
     expect(matchedWeight(lay, match)).toBe(9);
     expect(matchedWeight(lay, match, 9)).toBe(0);

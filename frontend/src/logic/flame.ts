@@ -15,6 +15,7 @@
 // - Colours and the rectangles drawn: the same as the backend's SVG export (its rules in
 //   backend/iolens/store/rules/flame.py); both test testdata/vectors/flame.json.
 import { scaleLinear } from 'd3-scale';
+import { Names } from './flameNames';
 
 export const ROOT_NAME = 'all';
 /** Frames narrower than this (CSS px) are merged with their narrow siblings. */
@@ -22,7 +23,8 @@ export const MIN_PX = 1;
 
 /** The tree as the API sends it (FlameTree): pre-order columns. */
 export interface TreeColumns {
-  names: string[];
+  /** A list, or the columns answer's table (flameNames.ts). */
+  names: Names | string[];
   name: ArrayLike<number>;
   depth: ArrayLike<number>;
   /** The value that gives widths: self weight per node. */
@@ -30,7 +32,8 @@ export interface TreeColumns {
 }
 
 export interface FlameLayout {
-  names: string[];
+  /** The frame names by id (lay.names.get(lay.name[node])): strings made when read. */
+  names: Names;
   n: number;
   name: Int32Array;
   depth: Uint16Array;
@@ -91,7 +94,8 @@ export function layoutTree(t: TreeColumns): FlameLayout {
       x1[c] = x;
     }
   }
-  return { names: t.names, n, name: Int32Array.from(t.name), depth, parent, end, self, total, x0, x1, maxDepth };
+  const names = t.names instanceof Names ? t.names : Names.of(t.names);
+  return { names, n, name: Int32Array.from(t.name), depth, parent, end, self, total, x0, x1, maxDepth };
 }
 
 export interface Rect {
@@ -158,7 +162,7 @@ export function hitTest(rects: readonly Rect[], px: number, depth: number): Rect
 /** Frame names from the root (excluded) to node. */
 export function pathOf(lay: FlameLayout, node: number): string[] {
   const out: string[] = [];
-  for (let i = node; i > 0; i = lay.parent[i]!) out.push(lay.names[lay.name[i]!]!);
+  for (let i = node; i > 0; i = lay.parent[i]!) out.push(lay.names.get(lay.name[i]!)!);
   return out.reverse();
 }
 
@@ -168,7 +172,7 @@ export function findPath(lay: FlameLayout, path: readonly string[]): { node: num
   for (let k = 0; k < path.length; k++) {
     let found = -1;
     for (let i = node + 1; i < lay.end[node]!; i = lay.end[i]!) {
-      if (lay.names[lay.name[i]!] === path[k] && lay.total[i]! > 0) {
+      if (lay.names.get(lay.name[i]!) === path[k] && lay.total[i]! > 0) {
         found = i;
         break;
       }
@@ -187,16 +191,17 @@ const REGEX_SYNTAX = /[\\^$.*+?()[\]{}|]/;
 
 // The last searches per list of names: a keystroke that extends a plain-text search only tests
 // the names the shorter one matched, and a backspace finds its answer here.
-const searches = new WeakMap<readonly string[], Map<string, Uint8Array>>();
+const searches = new WeakMap<Names | readonly string[], Map<string, Uint8Array>>();
 
 /**
  * Per distinct name, 1 when it matches the regular expression (null: no search). Plain text (no
  * regular-expression syntax) is a substring test, narrowed from the matches of a kept search
- * whose text it contains; results are kept per names list (the last 16 patterns).
+ * whose text it contains (a table of names: one search of their joined text); results are kept
+ * per names list or table (the last 16 patterns).
  */
-export function searchMatches(names: readonly string[], pattern: string): SearchResult {
+export function searchMatches(table: Names | readonly string[], pattern: string): SearchResult {
   if (!pattern) return { ok: true, match: null };
-  let kept = searches.get(names);
+  let kept = searches.get(table);
   const hit = kept?.get(pattern);
   if (hit) return { ok: true, match: hit };
   let rx: RegExp;
@@ -205,7 +210,7 @@ export function searchMatches(names: readonly string[], pattern: string): Search
   } catch (e) {
     return { ok: false, error: e instanceof Error ? e.message : String(e) };
   }
-  const match = new Uint8Array(names.length);
+  let match: Uint8Array = new Uint8Array(table.length);
   if (!REGEX_SYNTAX.test(pattern)) {
     // the matches of a kept plain-text search contained in this one hold every match of this one
     let from: Uint8Array | null = null;
@@ -216,11 +221,13 @@ export function searchMatches(names: readonly string[], pattern: string): Search
         best = p.length;
       }
     }
-    for (let i = 0; i < names.length; i++) if ((from === null || from[i]) && names[i]!.includes(pattern)) match[i] = 1;
+    if (table instanceof Names) match = table.containing(pattern, from);
+    else for (let i = 0; i < table.length; i++) if ((from === null || from[i]) && table[i]!.includes(pattern)) match[i] = 1;
   } else {
+    const names = table instanceof Names ? table.all() : table;
     for (let i = 0; i < names.length; i++) match[i] = rx.test(names[i]!) ? 1 : 0;
   }
-  if (!kept) searches.set(names, (kept = new Map()));
+  if (!kept) searches.set(table, (kept = new Map()));
   if (kept.size >= 16) kept.delete(kept.keys().next().value!);
   kept.set(pattern, match);
   return { ok: true, match };
@@ -268,7 +275,7 @@ export function subtreeTotals(lay: FlameLayout, self: ArrayLike<number>): Float6
 /** The command names of a tree (its depth-1 frames), most samples first. */
 export function commsOf(lay: FlameLayout, current: string | null): string[] {
   const out: [string, number][] = [];
-  for (let i = 1; i < lay.n; i = lay.end[i]!) out.push([lay.names[lay.name[i]!]!, lay.total[i]!]);
+  for (let i = 1; i < lay.n; i = lay.end[i]!) out.push([lay.names.get(lay.name[i]!)!, lay.total[i]!]);
   const names = out.sort((p, q) => q[1] - p[1]).map((x) => x[0]);
   return current !== null && !names.includes(current) ? [current, ...names] : names;
 }
@@ -315,11 +322,11 @@ export function* topFunctionsWork(lay: FlameLayout, root = 0, by: 'self' | 'tota
     stack.push(i);
     if ((i - root) % TOP_STEP === TOP_STEP - 1) yield;
   }
-  const names = lay.names;
+  const name = (k: number) => lay.names.get(k)!;
   const byName = (p: FunctionRow, q: FunctionRow) => (p.name < q.name ? -1 : p.name > q.name ? 1 : 0);
   if (by === 'name') {
     const rows: FunctionRow[] = [];
-    for (let k = 0; k < names.length; k++) if (seen[k]) rows.push({ name: names[k]!, self: selfBy[k]!, total: totalBy[k]! });
+    for (let k = 0; k < lay.names.length; k++) if (seen[k]) rows.push({ name: name(k), self: selfBy[k]!, total: totalBy[k]! });
     yield;
     return rows.sort(byName).slice(0, limit);
   }
@@ -327,7 +334,7 @@ export function* topFunctionsWork(lay: FlameLayout, root = 0, by: 'self' | 'tota
   // is the last of them: O(functions * log limit), not a sort of every function
   const ka = by === 'self' ? selfBy : totalBy;
   const kb = by === 'self' ? totalBy : selfBy;
-  const cmp = (p: number, q: number) => ka[q]! - ka[p]! || kb[q]! - kb[p]! || (names[p]! < names[q]! ? -1 : names[p]! > names[q]! ? 1 : 0);
+  const cmp = (p: number, q: number) => ka[q]! - ka[p]! || kb[q]! - kb[p]! || (name(p) < name(q) ? -1 : name(p) > name(q) ? 1 : 0);
   const heap: number[] = [];
   const down = (i: number) => {
     for (;;) {
@@ -341,7 +348,7 @@ export function* topFunctionsWork(lay: FlameLayout, root = 0, by: 'self' | 'tota
       i = w;
     }
   };
-  for (let k = 0; k < names.length && limit > 0; k++) {
+  for (let k = 0; k < lay.names.length && limit > 0; k++) {
     if (k % TOP_STEP === TOP_STEP - 1) yield;
     if (!seen[k]) continue;
     if (heap.length < limit) {
@@ -358,7 +365,7 @@ export function* topFunctionsWork(lay: FlameLayout, root = 0, by: 'self' | 'tota
     }
   }
   yield;
-  return heap.sort(cmp).map((k) => ({ name: names[k]!, self: selfBy[k]!, total: totalBy[k]! }));
+  return heap.sort(cmp).map((k) => ({ name: name(k), self: selfBy[k]!, total: totalBy[k]! }));
 }
 
 // --- colours (same as backend/iolens/views/flame_svg.py) --------------------------------------

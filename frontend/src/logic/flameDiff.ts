@@ -5,6 +5,7 @@
 // hatched. Tests in flameDiff.test.ts; the colours are the backend SVG's
 // (backend/iolens/store/rules/flame.py), both tested on testdata/vectors/flame.json.
 import { GREY, hex, layoutTree, structure, type FlameLayout, type Rgb } from './flame';
+import type { Names } from './flameNames';
 
 export const NEUTRAL: Rgb = [238, 235, 231];
 export const GREW: Rgb = [214, 69, 61];
@@ -25,7 +26,7 @@ export function diffRgb(delta: number, maxAbs: number): Rgb {
 
 /** The API's FlameDiffTree (the fields this module reads). */
 export interface DiffColumns {
-  names: string[];
+  names: Names | string[];
   name: ArrayLike<number>;
   depth: ArrayLike<number>;
   self_a: ArrayLike<number>;

@@ -41,7 +41,7 @@ export function DiffView({ a, b, state, workComm = null, set, rangeB = null, sid
     const noise = state.colour === 'self' ? x.noiseSelf : x.noiseTotal;
     return (
       <>
-        <div className="tt-name">{lay.names[lay.name[n]!]}</div>
+        <div className="tt-name">{lay.names.get(lay.name[n]!)}</div>
         <table className="tt-table">
           <thead>
             <tr>

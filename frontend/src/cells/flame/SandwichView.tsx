@@ -87,7 +87,7 @@ function HalfChart({ title, what, h, root, all, unit, icicle, match, slot, onMen
   const z = zoom < lay.n ? zoom : 0;
   const tooltip = (n: number) => (
     <>
-      <div className="tt-name">{lay.names[lay.name[n]!]}</div>
+      <div className="tt-name">{lay.names.get(lay.name[n]!)}</div>
       <table className="tt-table">
         <tbody>
           <tr>
@@ -107,7 +107,7 @@ function HalfChart({ title, what, h, root, all, unit, icicle, match, slot, onMen
       <h4>
         {title} <span className="muted">{what}</span>
       </h4>
-      <FlameChart lay={lay} zoom={z} icicle={icicle} fill={fill} tooltip={tooltip} onZoom={(n) => setZoom(n === z ? 0 : n)} maxHeight={360} slot={slot} label={`${title} of the function`} onMenu={(n, x, y) => onMenu(lay.names[lay.name[n]!]!, x, y)} />
+      <FlameChart lay={lay} zoom={z} icicle={icicle} fill={fill} tooltip={tooltip} onZoom={(n) => setZoom(n === z ? 0 : n)} maxHeight={360} slot={slot} label={`${title} of the function`} onMenu={(n, x, y) => onMenu(lay.names.get(lay.name[n]!)!, x, y)} />
     </div>
   );
 }

@@ -38,7 +38,7 @@ export function SingleView({ id, state, set }: { id: string; state: FlameState; 
 
   const fnDepth = view?.focused ? 1 : 2;
   // the function the transform keys act on: the sandwich's (or the time order's last clicked box), else the zoomed frame
-  const current = state.show === 'sandwich' || state.show === 'time' ? state.fn : lay && zoom > 0 && lay.depth[zoom]! >= fnDepth ? lay.names[lay.name[zoom]!]! : null;
+  const current = state.show === 'sandwich' || state.show === 'time' ? state.fn : lay && zoom > 0 && lay.depth[zoom]! >= fnDepth ? lay.names.get(lay.name[zoom]!)! : null;
 
   if (q.error) return <ErrorBox error={q.error} title="flame graph" />;
   if (!data || !view || !lay || !fill || !samples) return <p className="muted flame-loading">Loading call stacks…</p>;
@@ -50,7 +50,7 @@ export function SingleView({ id, state, set }: { id: string; state: FlameState; 
 
   const tooltip = (n: number) => (
     <>
-      <div className="tt-name">{lay.names[lay.name[n]!]}</div>
+      <div className="tt-name">{lay.names.get(lay.name[n]!)}</div>
       <table className="tt-table">
         <tbody>
           <tr>
@@ -70,7 +70,7 @@ export function SingleView({ id, state, set }: { id: string; state: FlameState; 
               <th>Of zoom</th>
               <td className="num">{fmtPct(pctOf(lay.total[n]!, lay.total[zoom]!))}</td>
               <td colSpan={2} className="muted">
-                of {lay.names[lay.name[zoom]!]}
+                of {lay.names.get(lay.name[zoom]!)}
               </td>
             </tr>
           )}
@@ -114,7 +114,7 @@ export function SingleView({ id, state, set }: { id: string; state: FlameState; 
           {missing.length > 0 && <p className="flame-note">The zoomed frame of this link is not in this selection ({missing[0]} not found); showing its deepest ancestor.</p>}
           <Breadcrumb lay={lay} zoom={zoom} onZoom={zoomTo} />
           {total > 0 ? (
-            <FlameChart lay={lay} zoom={zoom} icicle={state.mode === 'icicle'} fill={fill} tooltip={tooltip} onZoom={zoomTo} onMenu={(n, x, y) => lay.depth[n]! >= fnDepth && onMenu(lay.names[lay.name[n]!]!, x, y)} />
+            <FlameChart lay={lay} zoom={zoom} icicle={state.mode === 'icicle'} fill={fill} tooltip={tooltip} onZoom={zoomTo} onMenu={(n, x, y) => lay.depth[n]! >= fnDepth && onMenu(lay.names.get(lay.name[n]!)!, x, y)} />
           ) : (
             <p className="muted flame-none">No sample with a call stack in this selection{state.transforms.length ? ', after the transforms' : ''}.</p>
           )}
@@ -248,7 +248,7 @@ function TopTable({
     <section className="flame-table-box">
       <div className="flame-table-head">
         <h3>
-          Top functions{tableZoom > 0 && <span className="muted"> under {lay.names[lay.name[tableZoom]!]}</span>}
+          Top functions{tableZoom > 0 && <span className="muted"> under {lay.names.get(lay.name[tableZoom]!)}</span>}
           {updating && <span className="muted small"> · updating…</span>}
         </h3>
         <div className="segmented" role="group" aria-label="Order functions by">

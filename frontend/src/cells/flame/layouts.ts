@@ -47,12 +47,13 @@ export function cachedView(data: FlameGraphData, order: FlameOrder, transforms: 
   const hit = byKey.get(key);
   if (hit) return hit;
   const t = data.tree;
-  const cols = { names: t.names, name: t.name, depth: t.depth, self: t.self_weight, samples: t.self_samples };
+  // every name as a string: only for another order or the stacks (flameNames.ts)
+  const cols = () => ({ names: t.names.all(), name: t.name, depth: t.depth, self: t.self_weight, samples: t.self_samples });
   let base: Stacks | null = null;
-  const baseStacks = () => (base ??= stacksFromTree(cols));
+  const baseStacks = () => (base ??= stacksFromTree(cols()));
   let v: ShownStacks;
   if (transforms.length === 0) {
-    const built = order === 'name' ? null : reorderTree(cols, order);
+    const built = order === 'name' ? null : reorderTree(cols(), order);
     const lay = built ? layoutTree(built) : cachedLayout(data);
     const samples = subtreeTotals(lay, built ? built.samples : t.self_samples);
     v = { lay, samples, stacks: baseStacks, missing: [], focused: false };

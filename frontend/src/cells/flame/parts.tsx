@@ -21,10 +21,10 @@ export function Breadcrumb({ lay, zoom, onZoom }: { lay: FlameLayout; zoom: numb
         <span key={n} className="crumb">
           {k > 0 && <span className="sep">›</span>}
           {n === zoom ? (
-            <strong title={lay.names[lay.name[n]!]}>{lay.names[lay.name[n]!]}</strong>
+            <strong title={lay.names.get(lay.name[n]!)}>{lay.names.get(lay.name[n]!)}</strong>
           ) : (
-            <button type="button" className="link-button" onClick={() => onZoom(n)} title={lay.names[lay.name[n]!]}>
-              {lay.names[lay.name[n]!]}
+            <button type="button" className="link-button" onClick={() => onZoom(n)} title={lay.names.get(lay.name[n]!)}>
+              {lay.names.get(lay.name[n]!)}
             </button>
           )}
         </span>

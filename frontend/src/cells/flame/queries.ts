@@ -3,6 +3,7 @@
 import { api, ApiError, okResponse, reach, unwrap } from '../../api/client';
 import type { components } from '../../api/schema';
 import { prefetch, useQuery } from '../../api/useQuery';
+import { Names } from '../../logic/flameNames';
 import { decodeFlameColumns, FLAME_COLUMNS, FlameWireError } from '../../logic/flameWire';
 import type { NotebookContext } from '../types';
 import { ALL_TASKS, type FlameState } from './state';
@@ -11,7 +12,7 @@ import { ALL_TASKS, type FlameState } from './state';
 export type FlameGraphJson = components['schemas']['FlameGraph'];
 /** A flame graph as the cell reads it: the JSON answer's, or the columns answer's with typed arrays. */
 export type FlameGraphData = Omit<FlameGraphJson, 'tree'> & {
-  tree: { names: string[]; name: ArrayLike<number>; depth: ArrayLike<number>; self_weight: ArrayLike<number>; self_samples: ArrayLike<number> };
+  tree: { names: Names; name: ArrayLike<number>; depth: ArrayLike<number>; self_weight: ArrayLike<number>; self_samples: ArrayLike<number> };
 };
 export type FlameDiffData = components['schemas']['FlameDiff'];
 export type FlameRunInfo = components['schemas']['FlameRun'];
@@ -73,7 +74,8 @@ export async function fetchFlame(id: string, q: FlameParams): Promise<FlameGraph
     (window.__iolensFlameDecodes ??= []).push(performance.now() - t0);
     return { ...(answer.head as Omit<FlameGraphJson, 'tree'>), tree: answer.tree };
   }
-  return (await r.json()) as FlameGraphJson;
+  const json = (await r.json()) as FlameGraphJson;
+  return { ...json, tree: { ...json.tree, names: Names.of(json.tree.names) } };
 }
 
 function flameQuery(id: string, s: FlameState): [string, () => Promise<FlameGraphData>] {

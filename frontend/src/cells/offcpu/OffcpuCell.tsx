@@ -337,7 +337,7 @@ function Tree({ title, tree, unit, slot, icicle }: { title: string; tree: Offcpu
           onZoom={setZoom}
           tooltip={(n) => (
             <>
-              <div className="tt-name">{lay.names[lay.name[n]!]}</div>
+              <div className="tt-name">{lay.names.get(lay.name[n]!)}</div>
               <div>
                 {show(lay.total[n]!)} · {fmtPct(pctOf(lay.total[n]!, total))}
               </div>
