@@ -50,6 +50,8 @@ async function load(url) {
   await page.goto(url, { waitUntil: 'commit' });
   const paint = await waitPaint(page, 120_000);
   const draw = await page.evaluate(() => window.__drawAt);
+  // the cell's own timings of the answer's read and the layout (queries.ts, layouts.ts)
+  const [read, layout] = await page.evaluate(() => [window.__iolensFlameDecodes?.[0] ?? NaN, window.__iolensFlameLayouts?.[0] ?? NaN]);
   await cdp.send('Tracing.end');
   await complete;
   await ctx.close();
@@ -59,7 +61,7 @@ async function load(url) {
   const main = events.find((e) => e.ph === 'M' && e.name === 'thread_name' && e.pid === nav.pid && e.args.name === 'CrRendererMain');
   const end = nav.ts + paint * 1000;
   const mine = events.filter((e) => e.pid === nav.pid && e.tid === main.tid && e.ph === 'X' && e.ts >= nav.ts && e.ts <= end).sort((a, b) => a.ts - b.ts);
-  const r = { paint, draw, cpu: 0, compile: 0, layout: 0, style: 0, gc: 0 };
+  const r = { paint, draw, read, lay: layout, cpu: 0, compile: 0, layout: 0, style: 0, gc: 0 };
   const cpu = (e) => (e.tdur ?? e.dur) / 1000;
   let until = 0; // tasks nest: count the outermost
   for (const e of mine) {
@@ -86,5 +88,6 @@ for (const [j, url] of urls.entries()) {
   const all = (k) => out[j].map((x) => x[k].toFixed(0)).join(', ');
   console.log(`${url}\n  paint ${m('paint')} ms (${all('paint')}), first frame drawn at ${m('draw')} ms`);
   console.log(`  main thread CPU until paint ${m('cpu')} ms (${all('cpu')}): compile ${m('compile')}, layout ${m('layout')}, style ${m('style')}, GC ${m('gc')}`);
+  console.log(`  the cell's answer read ${m('read')} ms (${all('read')}), flame layout ${m('lay')} ms (${all('lay')})`);
 }
 await browser.close();
