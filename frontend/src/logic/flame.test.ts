@@ -15,6 +15,7 @@ import {
   layoutTree,
   matchedWeight,
   pathOf,
+  placeAll,
   rectsDepth,
   searchMatches,
   subtreeSums,
@@ -71,6 +72,7 @@ describe('text fixtures', () => {
 describe('layout (d3 partition)', () => {
   const lay = layoutFromText(TEN);
   it('totals and x extents', () => {
+    placeAll(lay);
     expect(lay.n).toBe(12);
     expect(row(lay, 0)).toEqual([0, 'all', 0, 12]);
     expect(row(lay, 5)).toEqual([3, 'write', 5, 9]);
@@ -244,7 +246,7 @@ describe('layoutTree is d3 partition', () => {
     return out;
   };
   const same = (names: string[], name: number[], depth: number[], self: number[]) => {
-    const lay = layoutTree({ names, name, depth, self });
+    const lay = placeAll(layoutTree({ names, name, depth, self }));
     const ref = d3Layout({ depth, self });
     expect(Array.from(lay.total)).toEqual(Array.from(ref.total));
     expect(Array.from(lay.x0)).toEqual(Array.from(ref.x0));
@@ -272,6 +274,27 @@ describe('layoutTree is d3 partition', () => {
   it('a single root, and an empty tree', () => {
     same(['all'], [0], [0], [0]);
     expect(layoutTree({ names: [], name: [], depth: [], self: [] }).n).toBe(0);
+  });
+});
+
+describe('x extents made when drawn', () => {
+  it('draws what a fully placed layout draws, placing only the parents of what it draws', () => {
+    const s = syntheticTree(20_000, 13);
+    const cols = { names: s.names, name: s.name, depth: s.depth, self: s.self_weight };
+    const full = placeAll(layoutTree(cols));
+    const lazy = layoutTree(cols);
+    expect(lazy.placed.reduce((a, b) => a + b, 0)).toBe(0);
+    const first = visibleRects(lazy, 0, 1440);
+    expect(first).toEqual(visibleRects(full, 0, 1440));
+    // a first paint places the parents of the frames it draws, not every parent
+    const parents = full.end.reduce((a, e, i) => a + (e > i + 1 ? 1 : 0), 0);
+    const placed = lazy.placed.reduce((a, b) => a + b, 0);
+    expect(placed).toBeGreaterThan(0);
+    expect(placed).toBeLessThan(parents / 2);
+    // zooms anywhere (deep first, never drawn before), then back at the root, at other widths
+    const deep = Array.from({ length: lazy.n }, (_, i) => i).filter((i) => lazy.depth[i]! >= 6 && i % 97 === 0);
+    for (const z of [...deep.slice(0, 20), 1, 0]) for (const w of [300, 1440]) expect(visibleRects(lazy, z, w), `zoom ${z} at ${w}`).toEqual(visibleRects(full, z, w));
+    expect(Array.from(lazy.total)).toEqual(Array.from(full.total));
   });
 });
 

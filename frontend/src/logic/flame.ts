@@ -42,24 +42,48 @@ export interface FlameLayout {
   end: Int32Array;
   self: Float64Array;
   total: Float64Array;
+  /**
+   * The node's extent in [0, 1], set when its parent's children are placed (`placeChildren`):
+   * visibleRects places the nodes it draws, `placeAll` every node. Read them only through those.
+   */
   x0: Float64Array;
   x1: Float64Array;
+  /** 1 once the node's children have their x0/x1. */
+  placed: Uint8Array;
   maxDepth: number;
 }
 
 /** Parent and subtree end of pre-order nodes given their depths. */
 export function structure(depth: ArrayLike<number>): { parent: Int32Array; end: Int32Array } {
   const n = depth.length;
-  const parent = new Int32Array(n).fill(-1);
-  const end = new Int32Array(n).fill(n);
-  const stack: number[] = [];
+  const parent = new Int32Array(n);
+  const end = new Int32Array(n);
+  walk(depth, parent, end);
+  return { parent, end };
+}
+
+/** One pass over pre-order depths: each node's parent and subtree end; returns the deepest depth. */
+function walk(depth: ArrayLike<number>, parent: Int32Array, end: Int32Array): number {
+  const n = depth.length;
+  // the open node at each depth, down to `top` (a pre-order depth is at most its index)
+  let open = new Int32Array(Math.min(n, 256) + 1);
+  let top = -1;
+  let maxDepth = 0;
   for (let i = 0; i < n; i++) {
     const d = depth[i]!;
-    while (stack.length > 0 && depth[stack[stack.length - 1]!]! >= d) end[stack.pop()!] = i;
-    if (stack.length > 0) parent[i] = stack[stack.length - 1]!;
-    stack.push(i);
+    if (d >= open.length) {
+      const more = new Int32Array(Math.min(n, 2 * d) + 1);
+      more.set(open);
+      open = more;
+    }
+    for (; top >= d; top--) end[open[top]!] = i;
+    parent[i] = d > 0 ? open[d - 1]! : -1;
+    open[d] = i;
+    top = d;
+    if (d > maxDepth) maxDepth = d;
   }
-  return { parent, end };
+  for (; top >= 0; top--) end[open[top]!] = n;
+  return maxDepth;
 }
 
 /**
@@ -67,35 +91,55 @@ export function structure(depth: ArrayLike<number>): { parent: Int32Array; end: 
  * partition().size([1, 1]): each parent's [x0, x1] cut among its children in order by
  * treemapDice, `x0 += value * k` with k = (x1 - x0) / value), with the same arithmetic in the same
  * order, so the x0/x1 are the very floats d3 gives (flame.test.ts compares them); but over typed
- * arrays in pre-order, without a node object per frame: ~100x faster at 450k nodes.
+ * arrays in pre-order, without a node object per frame: ~100x faster at 450k nodes. One pass
+ * makes the structure, one the totals; the x extents are made per parent when first drawn
+ * (`placeChildren`): a first paint of 450k nodes draws a few thousand.
  */
 export function layoutTree(t: TreeColumns): FlameLayout {
   const n = t.depth.length;
-  const depth = Uint16Array.from(t.depth);
-  const { parent, end } = structure(depth);
-  const self = Float64Array.from(t.self);
-  // totals: children before parents (sums of integers below 2^53 are exact in any order)
-  const total = Float64Array.from(self);
+  const depth = new Uint16Array(t.depth);
+  const self = new Float64Array(t.self);
+  const parent = new Int32Array(n);
+  const end = new Int32Array(n);
+  const maxDepth = walk(depth, parent, end);
+  // totals as d3's sum makes them (a node's own value, then its children's from the last one):
+  // the same floats even past 2^53
+  const total = new Float64Array(self);
   for (let i = n - 1; i > 0; i--) total[parent[i]!]! += total[i]!;
   const x0 = new Float64Array(n);
   const x1 = new Float64Array(n);
-  let maxDepth = 0;
   if (n > 0) x1[0] = 1;
-  for (let i = 0; i < n; i++) {
-    if (depth[i]! > maxDepth) maxDepth = depth[i]!;
-    const stop = end[i]!;
-    if (i + 1 >= stop) continue;
-    const v = total[i]!;
-    const k = v && (x1[i]! - x0[i]!) / v;
-    let x = x0[i]!;
-    for (let c = i + 1; c < stop; c = end[c]!) {
-      x0[c] = x;
-      x += total[c]! * k;
-      x1[c] = x;
-    }
-  }
   const names = t.names instanceof Names ? t.names : Names.of(t.names);
-  return { names, n, name: Int32Array.from(t.name), depth, parent, end, self, total, x0, x1, maxDepth };
+  return { names, n, name: new Int32Array(t.name), depth, parent, end, self, total, x0, x1, placed: new Uint8Array(n), maxDepth };
+}
+
+/** Give node i's children their x extents (once; i's own must be set: its parent's placed). */
+export function placeChildren(lay: FlameLayout, i: number): void {
+  if (lay.placed[i]) return;
+  lay.placed[i] = 1;
+  const { x0, x1, total, end } = lay;
+  const stop = end[i]!;
+  const v = total[i]!;
+  const k = v && (x1[i]! - x0[i]!) / v;
+  let x = x0[i]!;
+  for (let c = i + 1; c < stop; c = end[c]!) {
+    x0[c] = x;
+    x += total[c]! * k;
+    x1[c] = x;
+  }
+}
+
+/** Place node's ancestors' children, root first, so that node's x extent is set. */
+export function placeNode(lay: FlameLayout, node: number): void {
+  const path: number[] = [];
+  for (let a = lay.parent[node]!; a >= 0 && !lay.placed[a]; a = lay.parent[a]!) path.push(a);
+  for (let k = path.length - 1; k >= 0; k--) placeChildren(lay, path[k]!);
+}
+
+/** Every node's x extent (tests and readers of the whole layout). */
+export function placeAll(lay: FlameLayout): FlameLayout {
+  for (let i = 0; i < lay.n; i++) if (lay.end[i]! > i + 1) placeChildren(lay, i);
+  return lay;
 }
 
 export interface Rect {
@@ -114,6 +158,8 @@ export function visibleRects(lay: FlameLayout, zoom: number, width: number, minP
   for (let a = lay.parent[zoom]!; a >= 0; a = lay.parent[a]!) out.push({ x: 0, w: width, depth: lay.depth[a]!, node: a, merged: 0 });
   out.reverse();
   if (lay.total[zoom]! <= 0) return out;
+  placeNode(lay, zoom);
+  placeChildren(lay, zoom);
   const x = scaleLinear().domain([lay.x0[zoom]!, lay.x1[zoom]!]).range([0, width]);
   const k = width / (lay.x1[zoom]! - lay.x0[zoom]!);
   out.push({ x: 0, w: width, depth: lay.depth[zoom]!, node: zoom, merged: 0 });
@@ -123,6 +169,7 @@ export function visibleRects(lay: FlameLayout, zoom: number, width: number, minP
     const w = (lay.x1[i]! - lay.x0[i]!) * k;
     if (w >= minPx - 1e-9) {
       out.push({ x: x(lay.x0[i]!), w, depth: lay.depth[i]!, node: i, merged: 0 });
+      if (lay.end[i]! > i + 1) placeChildren(lay, i);
       i++;
       continue;
     }

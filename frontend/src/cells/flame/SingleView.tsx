@@ -24,7 +24,6 @@ export function SingleView({ id, state, set }: { id: string; state: FlameState; 
   const data = q.data;
   const view = useMemo(() => (data ? cachedView(data, state.order, state.transforms) : null), [data, state.order, state.transforms]);
   const lay = view?.lay ?? null;
-  const samples = view?.samples ?? null;
   const [menu, setMenu] = useState<{ name: string; x: number; y: number } | null>(null);
   const closeMenu = useCallback(() => setMenu(null), []);
   // the search as typed (SearchBox's draft, every keystroke) until it is committed to the state
@@ -41,7 +40,7 @@ export function SingleView({ id, state, set }: { id: string; state: FlameState; 
   const current = state.show === 'sandwich' || state.show === 'time' ? state.fn : lay && zoom > 0 && lay.depth[zoom]! >= fnDepth ? lay.names.get(lay.name[zoom]!)! : null;
 
   if (q.error) return <ErrorBox error={q.error} title="flame graph" />;
-  if (!data || !view || !lay || !fill || !samples) return <p className="muted flame-loading">Loading call stacks…</p>;
+  if (!data || !view || !lay || !fill) return <p className="muted flame-loading">Loading call stacks…</p>;
   const unit = data.weight_unit;
   const total = lay.total[0]!;
   const onMenu = (name: string, x: number, y: number) => setMenu({ name, x, y });
@@ -56,7 +55,7 @@ export function SingleView({ id, state, set }: { id: string; state: FlameState; 
           <tr>
             <th>Total</th>
             <td className="num">{fmtPct(pctOf(lay.total[n]!, total))}</td>
-            <td className="num">{fmtInt(samples[n]!)} samples</td>
+            <td className="num">{fmtInt(view.samples()[n]!)} samples</td>
             <td className="num">{fmtWeight(lay.total[n]!, unit)}</td>
           </tr>
           <tr>

@@ -28,8 +28,8 @@ export function cachedDiffLayout(data: FlameDiffData): DiffLayout {
 /** A capture's stacks as the cell shows them: in its order, after its transforms. */
 export interface ShownStacks {
   lay: FlameLayout;
-  /** Samples under each node of lay. */
-  samples: Float64Array;
+  /** Samples under each node of lay (made on first call: a tooltip's, not the first paint's). */
+  samples: () => Float64Array;
   /** The stacks (after the transforms), for the inverted tree and the sandwich. */
   stacks: () => Stacks;
   /** Transforms whose function is not in this selection (skipped). */
@@ -55,13 +55,14 @@ export function cachedView(data: FlameGraphData, order: FlameOrder, transforms: 
   if (transforms.length === 0) {
     const built = order === 'name' ? null : reorderTree(cols(), order);
     const lay = built ? layoutTree(built) : cachedLayout(data);
-    const samples = subtreeTotals(lay, built ? built.samples : t.self_samples);
-    v = { lay, samples, stacks: baseStacks, missing: [], focused: false };
+    let samples: Float64Array | null = null;
+    v = { lay, samples: () => (samples ??= subtreeTotals(lay, built ? built.samples : t.self_samples)), stacks: baseStacks, missing: [], focused: false };
   } else {
     const { stacks, missing } = applyTransforms(baseStacks(), transforms);
     const built = treeFromStacks(stacks, order);
     const lay = layoutTree(built);
-    v = { lay, samples: subtreeTotals(lay, built.samples), stacks: () => stacks, missing, focused: !stacks.comm };
+    let samples: Float64Array | null = null;
+    v = { lay, samples: () => (samples ??= subtreeTotals(lay, built.samples)), stacks: () => stacks, missing, focused: !stacks.comm };
   }
   if (byKey.size > 8) byKey.clear();
   byKey.set(key, v);
