@@ -259,6 +259,30 @@ def test_differential_flame_graph(served):
     assert len(cpu1["functions"]) <= 2 and cpu1["functions_count"] == 5
 
 
+def test_differential_columns_answer_is_the_json_answer(served):
+    # the page's answer of a difference (Accept: the columns type) is the JSON answer, with and
+    # without the noise flags; gzip when asked for; errors stay JSON
+    from iolens.views import flame_wire
+    client, ids = served
+    page = {"Accept": f"{flame_wire.MEDIA_TYPE}, application/json;q=0.5"}
+    for q in (f"a={ids['a']}&b={ids['b']}", f"a={ids['a']}&b={ids['b']}&runs_a=r000&runs_b=r001",
+              f"a={ids['b']}&b={ids['a']}&cpus=1&limit=1", f"a={ids['a']}&b={ids['a']}&from_b_ns=0&to_b_ns=1"):
+        url = f"/api/compare/flame?{q}"
+        cols = client.get(url, headers=page)
+        assert cols.status_code == 200, cols.text
+        assert cols.headers["content-type"] == flame_wire.MEDIA_TYPE
+        as_json = client.get(url).json()
+        got = flame_wire.decode_diff(cols.content)
+        assert got.graph() | {"elapsed_ms": 0} == as_json | {"elapsed_ms": 0}, q
+        assert ("noise_s" in got.columns) == (as_json["tree"]["noise_self"] is not None)
+    assert client.get(f"/api/compare/flame?a={ids['a']}&b={ids['b']}", headers=page).content[:4] == b"IOLF"
+    bad = client.get(f"/api/compare/flame?a={ids['a']}&b=nope", headers=page)
+    assert bad.status_code == 404 and "no capture with id nope" in bad.text
+    schema = client.get("/openapi.json").json()["paths"]["/api/compare/flame"]["get"]["responses"]["200"]["content"]
+    assert schema["application/json"]["schema"] == {"$ref": "#/components/schemas/FlameDiff"}
+    assert "noise_s" in schema[flame_wire.MEDIA_TYPE]["schema"]["description"]
+
+
 def test_difffolded_export(served):
     client, ids = served
     r = client.get(f"/api/compare/flame/folded?a={ids['a']}&b={ids['b']}")

@@ -73,3 +73,42 @@ def test_writer_refuses_what_it_cannot_send():
         w.encode(b"{}", ["all", "a\0b"], [0, 1], [0, 1], [0, 1], [0, 1])
     with pytest.raises(w.BadAnswer, match="different lengths"):
         w.encode(b"{}", ["all"], [0], [0, 1], [0], [0])
+
+
+# --- the difference of two captures (encode_diff / decode_diff), same vectors file ---------
+
+
+@pytest.mark.parametrize("case", VECTORS["diff_cases"], ids=lambda c: c["name"])
+def test_diff_writer_makes_the_vectors_bytes(case):
+    t = case["tree"]
+    got = w.encode_diff(case["head_json"].encode(), t["names"], t["name"], t["depth"], t["self_a"], t["self_b"],
+                        t["samples_a"], t["samples_b"], t["noise_self"], t["noise_total"])
+    assert got.hex() == case["hex"]
+
+
+@pytest.mark.parametrize("case", VECTORS["diff_cases"], ids=lambda c: c["name"])
+def test_diff_reader_reads_the_vectors_tree(case):
+    d = w.decode_diff(bytes.fromhex(case["hex"]))
+    assert d.graph() == {**json.loads(case["head_json"]), "tree": case["tree"]}
+
+
+@pytest.mark.parametrize("case", VECTORS["diff_bad"], ids=lambda c: c["name"])
+def test_diff_reader_names_what_is_wrong(case):
+    with pytest.raises(w.BadAnswer) as exc:
+        w.decode_diff(bytes.fromhex(case["hex"]))
+    assert case["error"] in str(exc.value)
+    assert str(exc.value).startswith("flame answer: ")
+
+
+def test_a_graph_is_not_a_difference_nor_the_reverse():
+    graph = bytes.fromhex(VECTORS["cases"][0]["hex"])
+    difference = bytes.fromhex(VECTORS["diff_cases"][0]["hex"])
+    with pytest.raises(w.BadAnswer, match="no section 'self_a'"):
+        w.decode_diff(graph)
+    with pytest.raises(w.BadAnswer, match="no section 'self_w'"):
+        w.decode(difference)
+
+
+def test_diff_writer_refuses_half_the_noise():
+    with pytest.raises(w.BadAnswer, match="one is null"):
+        w.encode_diff(b"{}", ["all"], [0], [0], [0], [0], [0], [0], [False], None)

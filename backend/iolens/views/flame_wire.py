@@ -28,6 +28,17 @@ A flame answer has these sections (a reader finds them by name; unknown ones are
 
 A column takes the narrowest of its allowed types that holds its largest value; integers past
 2^32 go as f64, exact up to 2^53 (a JS number's limit, as for the JSON answer's numbers).
+
+The difference of two captures (`GET /api/compare/flame`, the same Accept) is the same format with
+the FlameDiffTree's columns (encode_diff, decode_diff):
+
+    head    json   the FlameDiff without its tree (both sides, filters, noise, functions, notes)
+    names, name, depth      as above
+    self_a, self_b, samp_a, samp_b   u8|u16|u32|f64   per node: self weight and self samples of
+                   the first (a) and the second (b) capture
+    noise_s, noise_t  u8   per node, 1 or 0: the change of its self (total) share is within the
+                   spread between repeats; both absent when the answer has no repeats (null)
+
 The shared test vectors: testdata/vectors/flame-wire.json (this module and flameWire.ts).
 """
 
@@ -59,6 +70,16 @@ COLUMNS: dict[str, tuple[int, ...]] = {
     "self_w": (U8, U16, U32, F64),
     "self_n": (U8, U16, U32, F64),
 }
+# the difference's tree (encode_diff): name and depth as above, then these
+DIFF_COLUMNS: dict[str, tuple[int, ...]] = {
+    "name": COLUMNS["name"],
+    "depth": COLUMNS["depth"],
+    "self_a": (U8, U16, U32, F64),
+    "self_b": (U8, U16, U32, F64),
+    "samp_a": (U8, U16, U32, F64),
+    "samp_b": (U8, U16, U32, F64),
+}
+NOISE_COLUMNS = ("noise_s", "noise_t")
 MAX_EXACT = 1 << 53
 
 
@@ -95,10 +116,30 @@ def encode(head: bytes, names: Sequence[str], name: Sequence[int], depth: Sequen
            self_w: Sequence[int], self_n: Sequence[int]) -> bytes:
     """The columns answer of a tree (pre-order columns, as models.FlameTree) and its head, the
     FlameGraphHead's JSON bytes."""
-    n = len(name)
-    if not (len(depth) == len(self_w) == len(self_n) == n):
-        raise BadAnswer(f"columns of different lengths: name {n}, depth {len(depth)}, "
-                        f"self_w {len(self_w)}, self_n {len(self_n)}")
+    return _encode(head, names, [("name", name), ("depth", depth), ("self_w", self_w), ("self_n", self_n)], COLUMNS)
+
+
+def encode_diff(head: bytes, names: Sequence[str], name: Sequence[int], depth: Sequence[int],
+                self_a: Sequence[int], self_b: Sequence[int], samples_a: Sequence[int], samples_b: Sequence[int],
+                noise_self: Sequence[bool] | None, noise_total: Sequence[bool] | None) -> bytes:
+    """The columns answer of a difference (models.FlameDiffTree's columns) and its head, the
+    FlameDiff's JSON bytes without its tree. The noise flags go both or neither."""
+    if (noise_self is None) != (noise_total is None):
+        raise BadAnswer("noise_self and noise_total: one is null, the other not")
+    cols: list[tuple[str, Sequence[int]]] = [("name", name), ("depth", depth), ("self_a", self_a), ("self_b", self_b),
+                                             ("samp_a", samples_a), ("samp_b", samples_b)]
+    types = dict(DIFF_COLUMNS)
+    if noise_self is not None and noise_total is not None:
+        cols += [("noise_s", [int(bool(x)) for x in noise_self]), ("noise_t", [int(bool(x)) for x in noise_total])]
+        types.update({c: (U8,) for c in NOISE_COLUMNS})
+    return _encode(head, names, cols, types)
+
+
+def _encode(head: bytes, names: Sequence[str], columns: Sequence[tuple[str, Sequence[int]]],
+            types: dict[str, tuple[int, ...]]) -> bytes:
+    n = len(columns[0][1])
+    if any(len(v) != n for _c, v in columns):
+        raise BadAnswer("columns of different lengths: " + ", ".join(f"{c} {len(v)}" for c, v in columns))
     text = "\0".join(names)
     if text.count("\0") != max(len(names) - 1, 0):
         bad = next(i for i, s in enumerate(names) if "\0" in s)
@@ -107,8 +148,8 @@ def encode(head: bytes, names: Sequence[str], name: Sequence[int], depth: Sequen
         ("head", JSON, len(head), head),
         ("names", TEXT, len(names), text.encode("utf-8")),
     ]
-    for col, values in (("name", name), ("depth", depth), ("self_w", self_w), ("self_n", self_n)):
-        t = column_type(col, values, COLUMNS[col])
+    for col, values in columns:
+        t = column_type(col, values, types[col])
         sections.append((col, t, n, _numbers(col, t, values)))
     table_end = HEADER.size + ENTRY.size * len(sections)
     offset = -(-table_end // ALIGN) * ALIGN
@@ -140,8 +181,45 @@ class Decoded:
                                       "self_weight": self.self_w, "self_samples": self.self_n}}
 
 
+@dataclass
+class DecodedDiff:
+    head: dict
+    names: list[str]
+    columns: dict[str, list[int]]
+
+    def graph(self) -> dict:
+        """The FlameDiff's JSON form (the JSON answer's, parsed)."""
+        c = self.columns
+        noise = "noise_s" in c
+        return {**self.head, "tree": {
+            "names": self.names, "name": c["name"], "depth": c["depth"], "self_a": c["self_a"],
+            "self_b": c["self_b"], "samples_a": c["samp_a"], "samples_b": c["samp_b"],
+            "noise_self": [bool(x) for x in c["noise_s"]] if noise else None,
+            "noise_total": [bool(x) for x in c["noise_t"]] if noise else None}}
+
+
 def decode(buf: bytes) -> Decoded:
     """Read a columns answer; BadAnswer names what is wrong (the same checks as flameWire.ts)."""
+    head, names, cols = _decode(buf, COLUMNS, ())
+    return Decoded(head, names, cols["name"], cols["depth"], cols["self_w"], cols["self_n"])
+
+
+def decode_diff(buf: bytes) -> DecodedDiff:
+    """Read a difference's columns answer (encode_diff), with the same checks; the noise columns
+    both or neither, each 0 or 1."""
+    head, names, cols = _decode(buf, DIFF_COLUMNS, NOISE_COLUMNS)
+    present = [c for c in NOISE_COLUMNS if c in cols]
+    if len(present) == 1:
+        raise BadAnswer(f"flame answer: section {present[0]!r} without its pair")
+    for c in present:
+        bad = next((i for i, x in enumerate(cols[c]) if x > 1), None)
+        if bad is not None:
+            raise BadAnswer(f"flame answer: column {c!r}: node {bad} is {cols[c][bad]}, not 0 or 1")
+    return DecodedDiff(head, names, cols)
+
+
+def _decode(buf: bytes, required: dict[str, tuple[int, ...]],
+            optional: tuple[str, ...]) -> tuple[dict, list[str], dict[str, list[int]]]:
     size = len(buf)
     if size < HEADER.size:
         raise BadAnswer(f"flame answer: {size} bytes, shorter than its {HEADER.size}-byte header")
@@ -195,7 +273,8 @@ def decode(buf: bytes) -> Decoded:
         raise BadAnswer("flame answer: section 'names' is not UTF-8") from exc
     if len(names) != count:
         raise BadAnswer(f"flame answer: section 'names' holds {len(names)} names, its count says {count}")
-    cols = {c: numbers(c, COLUMNS[c]) for c in COLUMNS}
+    cols = {c: numbers(c, required[c]) for c in required}
+    cols.update({c: numbers(c, (U8,)) for c in optional if c in found})
     n = len(cols["name"])
     for c, v in cols.items():
         if len(v) != n:
@@ -209,4 +288,4 @@ def decode(buf: bytes) -> Decoded:
             raise BadAnswer(f"flame answer: column 'depth': node {i} at depth {d} after depth {prev} "
                             "(not a pre-order tree)")
         prev = d
-    return Decoded(head, names, cols["name"], cols["depth"], cols["self_w"], cols["self_n"])
+    return head, names, cols

@@ -8330,13 +8330,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Successful Response */
+            /** @description The difference: JSON (FlameDiff), or its columns answer when asked for by Accept. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["FlameDiff"];
+                    "application/vnd.iolens.flame-columns": string;
                 };
             };
             /** @description Bad Request */

@@ -4,7 +4,7 @@
 // the tree. A change within the spread between repeats (the API's noise flags) is grey and
 // hatched. Tests in flameDiff.test.ts; the colours are the backend SVG's
 // (backend/iolens/store/rules/flame.py), both tested on testdata/vectors/flame.json.
-import { GREY, hex, layoutTree, structure, type FlameLayout, type Rgb } from './flame';
+import { GREY, hex, layoutTree, type FlameLayout, type Rgb } from './flame';
 import type { Names } from './flameNames';
 
 export const NEUTRAL: Rgb = [238, 235, 231];
@@ -33,8 +33,9 @@ export interface DiffColumns {
   self_b: ArrayLike<number>;
   samples_a?: ArrayLike<number>;
   samples_b?: ArrayLike<number>;
-  noise_self?: readonly boolean[] | null;
-  noise_total?: readonly boolean[] | null;
+  /** Per node, true or 1: the change is within the noise (the columns answer's u8 flags). */
+  noise_self?: ArrayLike<boolean | number> | null;
+  noise_total?: ArrayLike<boolean | number> | null;
 }
 
 export interface DiffLayout {
@@ -52,7 +53,7 @@ export interface DiffLayout {
 
 export function diffLayout(t: DiffColumns): DiffLayout {
   const lay = layoutTree({ names: t.names, name: t.name, depth: t.depth, self: t.self_b });
-  const { parent } = structure(t.depth);
+  const parent = lay.parent;
   const n = lay.n;
   const selfA = Float64Array.from(t.self_a);
   const totalA = Float64Array.from(selfA);
@@ -63,7 +64,7 @@ export function diffLayout(t: DiffColumns): DiffLayout {
     samplesA[parent[i]!]! += samplesA[i]!;
     samplesB[parent[i]!]! += samplesB[i]!;
   }
-  const flags = (f: readonly boolean[] | null | undefined) => (f ? Uint8Array.from(f, (x) => (x ? 1 : 0)) : null);
+  const flags = (f: ArrayLike<boolean | number> | null | undefined) => (f ? Uint8Array.from(f, (x) => (x ? 1 : 0)) : null);
   return { lay, selfA, totalA, samplesA, samplesB, sumA: totalA[0] ?? 0, sumB: lay.total[0] ?? 0, noiseSelf: flags(t.noise_self), noiseTotal: flags(t.noise_total) };
 }
 

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { vectors } from '../testdata/vectors';
 import { layoutTree } from './flame';
 import type { Names } from './flameNames';
-import { decodeFlameColumns, FlameWireError } from './flameWire';
+import { decodeFlameColumns, decodeFlameDiffColumns, FlameWireError } from './flameWire';
+import { diffLayout } from './flameDiff';
 
 interface Tree {
   names: string[];
@@ -27,7 +28,24 @@ interface Bad {
   hex: string;
   error: string;
 }
-const v = vectors<{ cases: Case[]; bad: Bad[] }>('flame-wire');
+interface DiffTree {
+  names: string[];
+  name: number[];
+  depth: number[];
+  self_a: number[];
+  self_b: number[];
+  samples_a: number[];
+  samples_b: number[];
+  noise_self: boolean[] | null;
+  noise_total: boolean[] | null;
+}
+interface DiffCase {
+  name: string;
+  head_json: string;
+  tree: DiffTree;
+  hex: string;
+}
+const v = vectors<{ cases: Case[]; bad: Bad[]; diff_cases: DiffCase[]; diff_bad: Bad[] }>('flame-wire');
 
 /** The bytes in an ArrayBuffer of their own, as `Response.arrayBuffer()` gives them. */
 function bytes(hex: string): ArrayBuffer {
@@ -90,5 +108,48 @@ describe('flame columns answer (testdata/vectors/flame-wire.json)', () => {
     const b = layoutTree({ names: c.tree.names, name: c.tree.name, depth: c.tree.depth, self: c.tree.self_weight });
     expect({ ...a, names: a.names.all() }).toEqual({ ...b, names: b.names.all() });
     expect(Array.from(a.total)).toEqual([30, 30, 25, 15, 5]);
+  });
+});
+
+describe('the difference as columns (testdata/vectors/flame-wire.json diff_cases)', () => {
+  it('has cases with and without noise, and damaged answers', () => {
+    expect(v.diff_cases.some((c) => c.tree.noise_self === null)).toBe(true);
+    expect(v.diff_cases.some((c) => c.tree.noise_self !== null)).toBe(true);
+    expect(v.diff_bad.length).toBeGreaterThanOrEqual(4);
+  });
+
+  for (const c of v.diff_cases) {
+    it(`reads ${c.name}`, () => {
+      const { head, tree } = decodeFlameDiffColumns(bytes(c.hex));
+      expect(head).toEqual(JSON.parse(c.head_json));
+      const flags = (f: Uint8Array | null) => (f === null ? null : Array.from(f, (x) => x === 1));
+      expect({
+        names: tree.names.all(),
+        name: Array.from(tree.name),
+        depth: Array.from(tree.depth),
+        self_a: Array.from(tree.self_a),
+        self_b: Array.from(tree.self_b),
+        samples_a: Array.from(tree.samples_a),
+        samples_b: Array.from(tree.samples_b),
+        noise_self: flags(tree.noise_self),
+        noise_total: flags(tree.noise_total),
+      }).toEqual(c.tree);
+      // laid out as the JSON tree is
+      const a = diffLayout(tree);
+      const b = diffLayout(c.tree);
+      expect({ ...a, lay: { ...a.lay, names: a.lay.names.all() } }).toEqual({ ...b, lay: { ...b.lay, names: b.lay.names.all() } });
+    });
+  }
+
+  for (const b of v.diff_bad) {
+    it(`names what is wrong: ${b.name}`, () => {
+      expect(() => decodeFlameDiffColumns(bytes(b.hex))).toThrow(FlameWireError);
+      expect(() => decodeFlameDiffColumns(bytes(b.hex))).toThrow(b.error);
+    });
+  }
+
+  it('a graph is not a difference, nor the reverse', () => {
+    expect(() => decodeFlameDiffColumns(bytes(v.cases[0]!.hex))).toThrow("no section 'self_a'");
+    expect(() => decodeFlameColumns(bytes(v.diff_cases[0]!.hex))).toThrow("no section 'self_w'");
   });
 });

@@ -31,6 +31,16 @@ const COLUMNS = {
   self_w: [U8, U16, U32, F64],
   self_n: [U8, U16, U32, F64],
 } as const;
+// the difference's (flame_wire.DIFF_COLUMNS), and its noise flags: both or neither
+const DIFF_COLUMNS = {
+  name: COLUMNS.name,
+  depth: COLUMNS.depth,
+  self_a: [U8, U16, U32, F64],
+  self_b: [U8, U16, U32, F64],
+  samp_a: [U8, U16, U32, F64],
+  samp_b: [U8, U16, U32, F64],
+} as const;
+const NOISE = ['noise_s', 'noise_t'] as const;
 
 export type Numbers = Uint8Array | Uint16Array | Uint32Array | Float64Array;
 
@@ -41,6 +51,19 @@ export interface TreeColumnsWire {
   depth: Numbers;
   self_weight: Numbers;
   self_samples: Numbers;
+}
+
+/** The difference's tree columns (FlameDiffTree's fields, typed arrays; noise flags 0/1 or null). */
+export interface DiffColumnsWire {
+  names: Names;
+  name: Numbers;
+  depth: Numbers;
+  self_a: Numbers;
+  self_b: Numbers;
+  samples_a: Numbers;
+  samples_b: Numbers;
+  noise_self: Uint8Array | null;
+  noise_total: Uint8Array | null;
 }
 
 export class FlameWireError extends Error {
@@ -81,6 +104,28 @@ function numbers(buf: ArrayBuffer, s: Section): Numbers {
 
 /** Read a columns answer: its head (the FlameGraph without its tree, parsed) and its tree. */
 export function decodeFlameColumns(buf: ArrayBuffer): { head: unknown; tree: TreeColumnsWire } {
+  const { head, names, cols } = readColumns(buf, COLUMNS, []);
+  return { head, tree: { names, name: cols.name!, depth: cols.depth!, self_weight: cols.self_w!, self_samples: cols.self_n! } };
+}
+
+/** Read a difference's columns answer (flame_wire.encode_diff): its head (the FlameDiff without its tree) and its tree. */
+export function decodeFlameDiffColumns(buf: ArrayBuffer): { head: unknown; tree: DiffColumnsWire } {
+  const { head, names, cols } = readColumns(buf, DIFF_COLUMNS, NOISE);
+  const present = NOISE.filter((c) => cols[c] !== undefined);
+  if (present.length === 1) throw new FlameWireError(`section '${present[0]}' without its pair`);
+  for (const c of present) {
+    const v = cols[c]!;
+    for (let i = 0; i < v.length; i++) if (v[i]! > 1) throw new FlameWireError(`column '${c}': node ${i} is ${v[i]}, not 0 or 1`);
+  }
+  const flags = (c: (typeof NOISE)[number]) => (cols[c] as Uint8Array | undefined) ?? null;
+  return {
+    head,
+    tree: { names, name: cols.name!, depth: cols.depth!, self_a: cols.self_a!, self_b: cols.self_b!, samples_a: cols.samp_a!, samples_b: cols.samp_b!, noise_self: flags('noise_s'), noise_total: flags('noise_t') },
+  };
+}
+
+/** The head, names and columns of an answer: `required` columns (with their types), `optional` u8 ones when present. */
+function readColumns(buf: ArrayBuffer, required: Record<string, readonly number[]>, optional: readonly string[]): { head: unknown; names: Names; cols: Record<string, Numbers | undefined> } {
   const size = buf.byteLength;
   if (size < HEADER) throw new FlameWireError(`${size} bytes, shorter than its ${HEADER}-byte header`);
   const dv = new DataView(buf);
@@ -130,13 +175,14 @@ export function decodeFlameColumns(buf: ArrayBuffer): { head: unknown; tree: Tre
   const names = Names.joined(text, t.count);
   if (names === null) throw new FlameWireError(`section 'names' holds ${text === '' ? 0 : text.split('\0').length} names, its count says ${t.count}`);
 
-  const name = numbers(buf, section('name', COLUMNS.name));
-  const depth = numbers(buf, section('depth', COLUMNS.depth));
-  const selfW = numbers(buf, section('self_w', COLUMNS.self_w));
-  const selfN = numbers(buf, section('self_n', COLUMNS.self_n));
+  const cols: Record<string, Numbers | undefined> = {};
+  for (const [c, types] of Object.entries(required)) cols[c] = numbers(buf, section(c, types));
+  for (const c of optional) if (found.has(c)) cols[c] = numbers(buf, section(c, [U8]));
+  const name = cols.name!;
+  const depth = cols.depth!;
   const n = name.length;
-  for (const [c, v] of [['depth', depth], ['self_w', selfW], ['self_n', selfN]] as const) {
-    if (v.length !== n) throw new FlameWireError(`column '${c}' has ${v.length} values, 'name' has ${n}`);
+  for (const [c, v] of Object.entries(cols)) {
+    if (v !== undefined && v.length !== n) throw new FlameWireError(`column '${c}' has ${v.length} values, 'name' has ${n}`);
   }
   const k = names.length;
   let prev = -1;
@@ -146,5 +192,5 @@ export function decodeFlameColumns(buf: ArrayBuffer): { head: unknown; tree: Tre
     if (d > prev + 1 || (i > 0 && d === 0)) throw new FlameWireError(`column 'depth': node ${i} at depth ${d} after depth ${prev} (not a pre-order tree)`);
     prev = d;
   }
-  return { head, tree: { names, name, depth, self_weight: selfW, self_samples: selfN } };
+  return { head, names, cols };
 }

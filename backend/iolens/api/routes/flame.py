@@ -132,8 +132,20 @@ def flame_svg(capture_id: str, s: StoreDep, f: FlameFiltersDep, zoom: ZoomQ = No
     return Response(text, media_type="image/svg+xml", headers=disposition(f"{capture_id}.flame.svg", download))
 
 
-@router.get("/api/compare/flame", response_model=models.FlameDiff, responses=ERRORS, tags=["flame"])
-def flame_diff(s: StoreDep, a: FlameAQ, b: FlameBQ, f: FlameDiffFiltersDep, runs_a: RunsAQ = None,
+DIFF_COLUMNS_DOC = (
+    "The same FlameDiff with its tree as columns, in the flame graph's columns format (see "
+    "GET /api/captures/{capture_id}/flame): head (json: the FlameDiff without its tree), names, name, depth, "
+    "self_a, self_b, samp_a, samp_b (self weight and self samples of each side), and noise_s, noise_t "
+    "(u8 0/1, both absent when noise is not measured).")
+
+
+@router.get("/api/compare/flame", response_model=models.FlameDiff, tags=["flame"], responses={
+    **ERRORS,
+    200: {"description": "The difference: JSON (FlameDiff), or its columns answer when asked for by Accept.",
+          "content": {flame_wire.MEDIA_TYPE: {"schema": {"type": "string", "format": "binary",
+                                                         "description": DIFF_COLUMNS_DOC}}}},
+})
+def flame_diff(request: Request, s: StoreDep, a: FlameAQ, b: FlameBQ, f: FlameDiffFiltersDep, runs_a: RunsAQ = None,
                runs_b: RunsBQ = None,
                limit: Annotated[int, Query(ge=0, le=5000, description="Functions per ranking (self, total).")]
                = flame_view.DEFAULT_FUNCTIONS,
@@ -141,7 +153,17 @@ def flame_diff(s: StoreDep, a: FlameAQ, b: FlameBQ, f: FlameDiffFiltersDep, runs
                    "Side b's own range start (with to_b_ns: two time ranges, e.g. of one capture, a = b)."))] = None,
                to_b_ns: Annotated[int | None, Query(ge=0, description="Side b's own range end (exclusive).")] = None):
     range_b = (from_b_ns, to_b_ns) if from_b_ns is not None or to_b_ns is not None else None
-    return _flame(flame_view.diff, s, a, b, f, runs_param(runs_a), runs_param(runs_b), limit, range_b)
+    d = _flame(flame_view.diff, s, a, b, f, runs_param(runs_a), runs_param(runs_b), limit, range_b)
+    if not _accepts(request.headers.get("accept"), flame_wire.MEDIA_TYPE):
+        return d
+    t = d.tree
+    body = flame_wire.encode_diff(d.model_dump_json(exclude={"tree"}).encode(), t.names, t.name, t.depth, t.self_a,
+                                  t.self_b, t.samples_a, t.samples_b, t.noise_self, t.noise_total)
+    answer = flame_answer.Answer(body)
+    vary = {"Vary": "Accept, Accept-Encoding"}
+    if flame_answer.wants_gzip(request.headers.get("accept-encoding"), answer):
+        return Response(answer.gzipped(), media_type=flame_wire.MEDIA_TYPE, headers={"Content-Encoding": "gzip", **vary})
+    return Response(body, media_type=flame_wire.MEDIA_TYPE, headers=vary)
 
 
 @router.get("/api/compare/flame/folded", responses={**ERRORS, 200: {"content": {"text/plain": {}}}},

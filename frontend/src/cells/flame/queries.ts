@@ -1,10 +1,11 @@
 // Typed requests of the flame graph cell (types generated from the backend's OpenAPI schema),
 // shared through the query cache, and the export URLs (folded text, SVG) of the same selection.
-import { api, ApiError, okResponse, reach, unwrap } from '../../api/client';
+import { ApiError, okResponse, reach } from '../../api/client';
 import type { components } from '../../api/schema';
 import { prefetch, useQuery } from '../../api/useQuery';
 import { Names } from '../../logic/flameNames';
-import { decodeFlameColumns, FLAME_COLUMNS, FlameWireError } from '../../logic/flameWire';
+import type { DiffColumns } from '../../logic/flameDiff';
+import { decodeFlameColumns, decodeFlameDiffColumns, FLAME_COLUMNS, FlameWireError } from '../../logic/flameWire';
 import type { NotebookContext } from '../types';
 import { ALL_TASKS, type FlameState } from './state';
 
@@ -14,7 +15,10 @@ export type FlameGraphJson = components['schemas']['FlameGraph'];
 export type FlameGraphData = Omit<FlameGraphJson, 'tree'> & {
   tree: { names: Names; name: ArrayLike<number>; depth: ArrayLike<number>; self_weight: ArrayLike<number>; self_samples: ArrayLike<number> };
 };
-export type FlameDiffData = components['schemas']['FlameDiff'];
+/** The difference's JSON answer, as the OpenAPI schema describes it. */
+export type FlameDiffJson = components['schemas']['FlameDiff'];
+/** A difference as the cell reads it: the JSON answer's, or the columns answer's with typed arrays. */
+export type FlameDiffData = Omit<FlameDiffJson, 'tree'> & { tree: DiffColumns & { names: Names } };
 export type FlameRunInfo = components['schemas']['FlameRun'];
 export type FlameDiffFunction = components['schemas']['FlameDiffFunction'];
 
@@ -55,13 +59,16 @@ export function flameUrl(id: string, q: FlameParams): string {
   return `/api/captures/${encodeURIComponent(id)}/flame${qs ? `?${qs}` : ''}`;
 }
 
+// the page asks for the columns answers; a server that sends JSON is read too
+const ACCEPT = { Accept: `${FLAME_COLUMNS}, application/json;q=0.5` };
+
 /**
  * One capture's graph as its columns answer (logic/flameWire.ts: the tree as typed arrays, no
  * JSON to parse), read as the JSON one if the server sends that. Errors: the server's
  * {error, detail} as an ApiError; a damaged answer as the decoder's error naming the section.
  */
 export async function fetchFlame(id: string, q: FlameParams): Promise<FlameGraphData> {
-  const r = await okResponse(await reach(flameUrl(id, q), { headers: { Accept: `${FLAME_COLUMNS}, application/json;q=0.5` } }));
+  const r = await okResponse(await reach(flameUrl(id, q), { headers: ACCEPT }));
   if ((r.headers.get('content-type') ?? '').startsWith(FLAME_COLUMNS)) {
     const buf = await r.arrayBuffer();
     const t0 = performance.now();
@@ -75,6 +82,23 @@ export async function fetchFlame(id: string, q: FlameParams): Promise<FlameGraph
     return { ...(answer.head as Omit<FlameGraphJson, 'tree'>), tree: answer.tree };
   }
   const json = (await r.json()) as FlameGraphJson;
+  return { ...json, tree: { ...json.tree, names: Names.of(json.tree.names) } };
+}
+
+/** Two captures' difference (`/api/compare/flame`) as its columns answer, read as the JSON one if the server sends that; errors as fetchFlame's. */
+export async function fetchFlameDiff(q: Record<string, string>): Promise<FlameDiffData> {
+  const r = await okResponse(await reach(`/api/compare/flame?${new URLSearchParams(q).toString()}`, { headers: ACCEPT }));
+  if ((r.headers.get('content-type') ?? '').startsWith(FLAME_COLUMNS)) {
+    const buf = await r.arrayBuffer();
+    let answer: ReturnType<typeof decodeFlameDiffColumns>;
+    try {
+      answer = decodeFlameDiffColumns(buf);
+    } catch (e) {
+      throw e instanceof FlameWireError ? new ApiError(e.message, r.status) : e;
+    }
+    return { ...(answer.head as Omit<FlameDiffJson, 'tree'>), tree: answer.tree };
+  }
+  const json = (await r.json()) as FlameDiffJson;
   return { ...json, tree: { ...json.tree, names: Names.of(json.tree.names) } };
 }
 
@@ -102,9 +126,7 @@ export function prefetchFlame(ctx: NotebookContext, s: FlameState): void {
 export function useFlameDiff(a: string | null, b: string | null, s: FlameState, rangeB: FlameState['rangeB'] = null) {
   // two ranges of one capture (Heatmap.tsx): the runs of the selection on both sides, B's own range
   const q = rangeB ? { ...flameParams(s, true), ...rangeParams(s, rangeB) } : flameParams(s, true);
-  return useQuery(a === null || b === null ? null : `flamediff:${a}|${b}|${keyOf(q)}`, () =>
-    unwrap(api.GET('/api/compare/flame', { params: { query: { ...q, a: a!, b: b! } } })),
-  );
+  return useQuery(a === null || b === null ? null : `flamediff:${a}|${b}|${keyOf(q)}`, () => fetchFlameDiff(asStrings({ ...q, a: a!, b: b! })));
 }
 
 /** URL of an export of the current view: folded text or SVG (zoom, search, mode, and for one
