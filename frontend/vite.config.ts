@@ -151,6 +151,10 @@ export default defineConfig({
     // also pass in shuffled order, --sequence.shuffle), and the fresh graphs were two thirds of
     // Vitest's CPU (39.6 s against 12.6 s of user+system, 57 files, 2026-11-28, load 10).
     isolate: false,
+    // A limit against hangs, not a measure (no test times itself): Vitest's default 5 s ran out for
+    // registry.test.ts, whose test imports every cell's view, when the machine was loaded (make test
+    // runs the other suites beside Vitest; `npm test` alone has the same limit).
+    testTimeout: 20_000,
     env: { TZ: 'UTC', LC_ALL: 'C' },
   },
 });

@@ -35,7 +35,9 @@ def running_server(data_dir: Path, frontend_dist: Path | None = None, **settings
             raise RuntimeError("uvicorn did not start")
         time.sleep(0.02)
     try:
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+        # A limit against a hang, not a measure: the 30 s this used to allow ran out under make test's
+        # load in the setups that upload traces (test_timeline, test_export_sched, test_block_export).
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=httpx.Timeout(300, connect=30)) as client:
             yield client
     finally:
         server.should_exit = True
