@@ -13,7 +13,7 @@ DATASETS := $(sort $(wildcard datasets/*/*.iolens.tar.gz))
 export PATH := $(dir $(UV)):$(HOME)/.cargo/bin:$(PATH)
 
 .PHONY: readme-shots help deps deps-system deps-python deps-node build build-frontend api-client demo serve test test-python \
-        test-python-rest test-python-rest-a test-python-rest-b test-python-lab test-lab-unit test-rust test-unit test-e2e typecheck clean bench lab-deps lab-kernel lab-datasets lint-python bundle-schema
+        test-python-rest test-python-rest-a test-python-rest-b test-python-rest-c test-python-lab test-rust test-unit test-e2e typecheck clean bench lab-deps lab-kernel lab-datasets lint-python bundle-schema
 
 help:
 	@echo "make demo   install, build, load datasets/ and serve on http://$(HOST):$(PORT)/"
@@ -41,20 +41,20 @@ $(UV):
 # (2026-11-28). Python checks each .pyc against its source's mtime and size, so a stale one is not used.
 deps-python: $(UV)
 	@bash scripts/install-system-deps.sh --check-rust
-	@$(call lane,uv-sync) $(UV) sync --frozen --quiet --compile-bytecode
+	@$(call setup,uv-sync) $(UV) sync --frozen --quiet --compile-bytecode
 	@$(UV) run --frozen --no-sync python -m compileall -q -j0 backend/iolens collectors/iolens_collect collectors/iolens_lab > /dev/null
 
 deps-node: node_modules/.package-lock.json
 
 node_modules/.package-lock.json: package-lock.json package.json frontend/package.json
-	@$(call lane,npm-ci) npm ci --no-audit --no-fund --loglevel=error
+	@$(call setup,npm-ci) npm ci --no-audit --no-fund --loglevel=error
 
 build: deps-python build-frontend
 
 # The bundle alone (frontend/dist): it needs npm ci, not uv sync, so `make test` builds it while uv sync
 # compiles the Rust core.
 build-frontend: deps-node
-	@$(call lane,build) npm run --silent build
+	@$(call setup,build) npm run --silent build
 
 api-client: deps-python deps-node
 	npm run --silent gen:api
@@ -79,24 +79,24 @@ demo: deps build
 serve: build
 	$(UV) run iolens serve --host $(HOST) --port $(PORT)
 
-# `make test`: the system packages first, then everything else in one make, five lanes side by side
+# `make test`: the system packages first, then everything else in one make, the suites side by side
 # (CI has 2 cores; a lane that waits lets another compute): Rust from the start (it needs neither uv
-# sync nor npm ci); the Python suite in two pytest runs as soon as uv sync is done (one pytest alone
-# was the long pole: 15 min of a 16 min run, most of its end on one core while the other idled); the
-# browser tests after the build (they wait on the page about half the time); and the kernel lab's test
-# (a qemu guest booted twice: it waits on the guest more than it computes), then Vitest.
-# Each suite's output is printed whole when it ends, with its wall and CPU time. Every suite runs (-k)
-# and any failure fails `make test`. IOLENS_BUILT=1: the build is part of this make run.
+# sync nor npm ci); Vitest and eslint as soon as npm ci is done, beside uv sync's release build of the
+# Rust core (they waited behind the lab's test, itself behind uv sync); after uv sync, the
+# Python suite in three pytest runs (one pytest alone was the long pole: 15 min of a 16 min run, most
+# of its end on one core while the other idled), ruff and the import contracts, the kernel lab's test
+# (a qemu guest booted twice: it waits on the guest more than it computes) and the browser tests
+# after the build (they wait on the page about half the time).
+# Each suite's output is printed whole when it ends, with its wall and CPU time, and so are uv sync's,
+# npm ci's and the build's. Every suite runs (-k) and any failure fails `make test`. IOLENS_BUILT=1:
+# the build is part of this make run.
 # While they run, scripts/heartbeat.sh prints a line every minute naming the steps still running and
 # for how long (held output would otherwise leave a CI job silent for minutes).
+TEST_LANES := test-rust test-unit lint-python test-python-rest-a test-python-rest-b test-python-rest-c test-e2e test-python-lab
 test: deps-system
 	@lanes=$$(mktemp -d) && export IOLENS_LANES=$$lanes && { bash scripts/heartbeat.sh $$lanes & hb=$$!; } && \
-	  $(MAKE) --no-print-directory -k -j5 --output-sync=target IOLENS_BUILT=1 \
-	    test-rust test-python-rest-a test-python-rest-b test-e2e test-lab-unit; \
+	  $(MAKE) --no-print-directory -k -j$(words $(TEST_LANES)) --output-sync=target IOLENS_BUILT=1 $(TEST_LANES); \
 	  rc=$$?; kill $$hb; wait $$hb; rm -rf $$lanes; exit $$rc
-
-test-lab-unit: deps-python deps-node
-	+@rc=0; for t in test-python-lab test-unit; do $(MAKE) --no-print-directory IOLENS_BUILT=1 $$t || rc=1; done; exit $$rc
 
 # The kernel lab (docs/lab.md): qemu and friends come with deps-system; lab-deps adds the kernel
 # build tools; lab-kernel fetches the Debian kernel the lab's test boots (into the lab's cache).
@@ -107,29 +107,41 @@ lab-kernel: deps-system deps-python
 	@cd collectors && $(UV) run python -m iolens_lab prepare tests/lab/smoke.toml || \
 	  echo "lab-kernel: could not fetch the lab's test kernel; its test will say why" >&2
 
-# The Python suite is three pytest runs, so that `make -j3 test-python` runs them side by side: the
+# The Python suite is four pytest runs, so that `make -j4 test-python` runs them side by side: the
 # kernel lab's (collectors/tests/test_lab.py, its guest boots take minutes of one qemu) and the rest in
-# two about equal halves: (a) the collectors' tests and those of backend/tests that run `iolens` as
-# processes (team server, CLI, notebooks' export, parser limits) or ingest big texts; (b) the rest of
-# backend/tests (a new test file lands there). (backend/tests/formats stays in one run: its modules
-# import their conftest by name, which another folder's conftest would shadow.)
-# Each prints its wall and CPU time (bash's `time`).
+# three runs of about equal CPU: (a) the collectors' tests and those of backend/tests that run `iolens`
+# as processes (team server, CLI, notebooks' export, parser limits) or ingest big texts; (c) the
+# native core against the Python reference, the parsers' fuzzing and the flame, scheduler and timeline
+# views; (b) the rest of backend/tests (a new test file lands there). (backend/tests/formats stays in
+# one run: its modules import their conftest by name, which another folder's conftest would shadow.)
+# Each prints its wall and CPU time (bash's `time`). ruff and the import contracts (lint-python) are
+# a step of their own, not in front of a pytest run.
 LAB_TESTS := collectors/tests/test_lab.py
 PY_REST_A := $(addprefix backend/tests/test_,team_server.py cli.py ingest_streamed.py notebooks.py parser_limits.py \
              lock_stat_api.py) collectors/tests
+PY_REST_C := $(addprefix backend/tests/test_,block_native.py fuzz_parsers.py offcpu_native.py sched.py sched_range.py \
+             flame_answer.py flame_time.py flame_heatmap.py timeline.py timeline_export.py export_selection.py \
+             gzip_damage.py lock_stacks_api.py)
 timed = $(call lane,$@) TIMEFORMAT="$@: %0R s wall, %0U s user + %0S s system CPU"; time
 # $(call lane,NAME): under `make test`, marks the step NAME as running for scripts/heartbeat.sh while the
 # rest of the recipe line runs (its start time in $IOLENS_LANES/NAME, removed when the line's shell exits).
 lane = $(if $(IOLENS_LANES),date +%s > $(IOLENS_LANES)/$(1); trap 'rm -f $(IOLENS_LANES)/$(1)' EXIT;)
-test-python: test-python-rest test-python-lab
+# $(call setup,NAME): a set-up step (uv sync, npm ci, the frontend build) as a lane; under `make test`
+# timed too, as the suites are (what the set-up costs is part of what `make test` costs).
+setup = $(call lane,$(1)) $(if $(IOLENS_LANES),TIMEFORMAT="$(1): %0R s wall$(comma) %0U s user + %0S s system CPU"; time)
+comma := ,
+test-python: test-python-rest test-python-lab lint-python
 
-test-python-rest: test-python-rest-a test-python-rest-b
+test-python-rest: test-python-rest-a test-python-rest-b test-python-rest-c
 
 test-python-rest-a: deps-python
 	@$(timed) $(UV) run pytest -q -p no:cacheprovider --ignore=$(LAB_TESTS) $(PY_REST_A)
 
-test-python-rest-b: deps-python lint-python
-	@$(timed) $(UV) run pytest -q backend/tests $(addprefix --ignore=,$(filter backend/%,$(PY_REST_A)))
+test-python-rest-b: deps-python
+	@$(timed) $(UV) run pytest -q -p no:cacheprovider backend/tests $(addprefix --ignore=,$(filter backend/%,$(PY_REST_A)) $(PY_REST_C))
+
+test-python-rest-c: deps-python
+	@$(timed) $(UV) run pytest -q -p no:cacheprovider $(PY_REST_C)
 
 test-python-lab: deps-python lab-kernel
 	@$(timed) $(UV) run pytest -q -p no:cacheprovider $(LAB_TESTS)
@@ -157,11 +169,11 @@ lint-python: deps-python
 	@$(call lane,lint-python) $(UV) run ruff check backend collectors bench scripts && $(UV) run lint-imports
 
 # typecheck is `tsc --noEmit`, which `npm run build` runs first: skipped when the build is part of the
-# same make run (IOLENS_BUILT=1, set by `make test`). Under `make test` other suites run beside Vitest: a test's
-# time limit is 20 s there, not Vitest's 5 s (a limit against hangs; no test measures its own time).
+# same make run (IOLENS_BUILT=1, set by `make test`). A Vitest test's time limit is 20 s
+# (frontend/vite.config.ts), not Vitest's 5 s: a limit against hangs, whatever else the machine runs.
 test-unit: deps-node
 	@$(timed) { $(if $(IOLENS_BUILT),,npm run --silent typecheck &&) npm run --silent lint && \
-	  npm run --silent test:unit --workspace frontend $(if $(IOLENS_BUILT),-- --testTimeout=20000); }
+	  npm run --silent test:unit --workspace frontend; }
 
 test-e2e: deps-python build-frontend
 	@$(timed) npm run --silent test:e2e
