@@ -381,7 +381,7 @@ export function* topFunctionsWork(lay: FlameLayout, root = 0, by: 'self' | 'tota
   // is the last of them: O(functions * log limit), not a sort of every function
   const ka = by === 'self' ? selfBy : totalBy;
   const kb = by === 'self' ? totalBy : selfBy;
-  const cmp = (p: number, q: number) => ka[q]! - ka[p]! || kb[q]! - kb[p]! || (name(p) < name(q) ? -1 : name(p) > name(q) ? 1 : 0);
+  const cmp = (p: number, q: number) => ka[q]! - ka[p]! || kb[q]! - kb[p]! || lay.names.compare(p, q);
   const heap: number[] = [];
   const down = (i: number) => {
     for (;;) {

@@ -30,6 +30,18 @@ describe('Names over a joined text', () => {
     expect(fresh.indexOf('fio\0vfs_write')).toBe(-1);
   });
 
+  it('compares names as < compares their strings, without making them', () => {
+    const sign = (x: number) => (x < 0 ? -1 : x > 0 ? 1 : 0);
+    const list = Names.of(LIST);
+    for (let p = 0; p < LIST.length; p++) {
+      for (let q = 0; q < LIST.length; q++) {
+        const want = LIST[p]! < LIST[q]! ? -1 : LIST[p]! > LIST[q]! ? 1 : 0;
+        expect(sign(t.compare(p, q)), `${LIST[p]} vs ${LIST[q]}`).toBe(want);
+        expect(sign(list.compare(p, q))).toBe(want);
+      }
+    }
+  });
+
   it('says when the text holds another number of names', () => {
     expect(Names.joined('a\0b', 3)).toBeNull();
     expect(Names.joined('a\0b\0c', 2)).toBeNull();

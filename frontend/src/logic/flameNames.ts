@@ -55,6 +55,30 @@ export class Names {
     return this.#text!.slice(at[i]!, at[i + 1]! - 1);
   }
 
+  /**
+   * Names p and q in the order of `<` on their strings (UTF-16 code units): negative, 0 or
+   * positive. Over the joined text no string is made (the top functions table compares ~216k
+   * names at 450k nodes, most of them tied on their weights).
+   */
+  compare(p: number, q: number): number {
+    if (this.#list !== null) {
+      const a = this.#list[p]!;
+      const b = this.#list[q]!;
+      return a < b ? -1 : a > b ? 1 : 0;
+    }
+    const text = this.#text!;
+    const at = this.#at!;
+    let i = at[p]!;
+    let j = at[q]!;
+    const ei = at[p + 1]! - 1;
+    const ej = at[q + 1]! - 1;
+    for (; i < ei && j < ej; i++, j++) {
+      const d = text.charCodeAt(i) - text.charCodeAt(j);
+      if (d !== 0) return d;
+    }
+    return ei - i - (ej - j);
+  }
+
   /** Every name, in id order (made once, then kept: not to be changed). */
   all(): string[] {
     if (this.#list === null) this.#list = this.#text!.split('\0');
