@@ -394,7 +394,7 @@ function CaptureRow({ c, selected, isBase, onToggle, onBase }: { c: CapturePubli
         ))}
       </td>
       <td className="mono col-kernel">{c.kernel ?? <span className="muted">–</span>}</td>
-      <td>{c.hostname ?? <span className="muted">–</span>}</td>
+      <td className="col-host">{c.hostname ?? <span className="muted">–</span>}</td>
       <td className="num-left" title={`started ${c.created_at}\ningested ${c.ingested_at}`}>
         {formatDate(c.created_at)}
       </td>
