@@ -104,3 +104,23 @@ test('count by new_lsn: LSNs as cycle/block, the top values and the rest, kept i
   await expect(cell.getByRole('table', { name: `${EVENT} per new_lsn` }).locator('tbody tr')).toHaveCount(11);
   await shot(page, 'events-02-by-lsn');
 });
+
+test("the monitors: each capture's mean with its runs in the head, the change against the baseline in a column of its own", async ({ page }) => {
+  test.skip(caps.length < 2, 'needs the upload');
+  await page.goto(`/compare?v=1&captures=${caps[0]!.id},${caps[1]!.id}&baseline=${caps[0]!.id}&cell=monitors`);
+  const table = page.locator('section.cell[data-kind="monitors"] table.monitors-table');
+  await expect(table.locator('tbody tr').first()).toBeVisible();
+  const head = (await table.locator('thead th').allInnerTexts()).map((t) => t.trim());
+  expect(head).toEqual(['Key', 'Unit', `${caps[0]!.label} (baseline, 3 runs)`, `${caps[1]!.label} (3 runs)`, 'vs base']);
+  // the values alone in their cells (so that they line up on the right), the ratio beside them
+  const rows = table.locator('tbody tr');
+  const n = await rows.count();
+  expect(n).toBeGreaterThan(5);
+  for (let i = 0; i < n; i++) {
+    const cells = (await rows.nth(i).locator('td').allInnerTexts()).map((t) => t.trim());
+    expect(cells).toHaveLength(5);
+    for (const v of [cells[2]!, cells[3]!]) expect(v, `row ${i}: ${cells.join(' | ')}`).toMatch(/^(–|-?[\d,]+(\.\d+)?[kMG]?)$/);
+    expect(cells[4], `row ${i}`).toMatch(/^(|[+±-]\d+\.\d %|×[\d.,]+)$/);
+  }
+  await shot(page, 'events-04-monitors');
+});

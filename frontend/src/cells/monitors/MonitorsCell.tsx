@@ -1,3 +1,4 @@
+import { Fragment } from 'react';
 import { BandChart } from '../../charts/BandChart';
 import { ErrorBox } from '../../components/ErrorBox';
 import { captureColor } from '../../logic/colors';
@@ -12,6 +13,20 @@ function fmt(v: number): string {
   if (a >= 1e6) return `${(v / 1e6).toFixed(2)}M`;
   if (a >= 1e4) return `${(v / 1e3).toFixed(1)}k`;
   return a < 100 && !Number.isInteger(v) ? v.toFixed(2) : v.toLocaleString('en-US', { maximumFractionDigits: 0 });
+}
+
+/** '3 runs', '2–3 runs': how many runs a capture's means in these rows are over. */
+function runsWords(rows: readonly { cells: Record<string, { runs: number } | null | undefined> }[], c: string): string {
+  let lo = Infinity;
+  let hi = 0;
+  for (const r of rows) {
+    const n = r.cells[c]?.runs;
+    if (n === undefined) continue;
+    lo = Math.min(lo, n);
+    hi = Math.max(hi, n);
+  }
+  if (!hi) return 'no runs';
+  return `${lo === hi ? hi : `${lo}–${hi}`} run${hi === 1 ? '' : 's'}`;
 }
 
 /** Monitors: the counters that moved most against the baseline (mean of the runs), one of them over time. */
@@ -57,10 +72,17 @@ export function MonitorsCell({ ctx, state, setState, full }: CellProps<MonitorsS
               <th>Key</th>
               <th>Unit</th>
               {caps.map((c) => (
-                <th key={c} className="num" style={{ color: captureColor(ctx.captures.indexOf(c)) }}>
-                  {d.labels[c] ?? c}
-                  {c === d.baseline && <span className="muted"> (baseline)</span>}
-                </th>
+                <Fragment key={c}>
+                  <th className="num" style={{ color: captureColor(ctx.captures.indexOf(c)) }} title={`${d.labels[c] ?? c} (${c}): the mean of its runs`}>
+                    {d.labels[c] ?? c}
+                    <span className="muted"> ({c === d.baseline ? `baseline, ${runsWords(d.rows, c)}` : runsWords(d.rows, c)})</span>
+                  </th>
+                  {c !== d.baseline && (
+                    <th className="num" title="this capture's mean against the baseline's">
+                      vs base
+                    </th>
+                  )}
+                </Fragment>
               ))}
             </tr>
           </thead>
@@ -74,10 +96,12 @@ export function MonitorsCell({ ctx, state, setState, full }: CellProps<MonitorsS
                   {caps.map((c) => {
                     const x = r.cells[c];
                     return (
-                      <td key={c} className="num" title={x ? `${fmt(x.value)} (${fmt(x.lo)}–${fmt(x.hi)} over ${x.runs} run${x.runs === 1 ? '' : 's'})` : 'not in this capture'}>
-                        {x ? fmt(x.value) : '–'}
-                        {x && c !== d.baseline && x.ratio !== null && x.ratio !== undefined && <span className="muted"> {formatRatio(x.ratio)}</span>}
-                      </td>
+                      <Fragment key={c}>
+                        <td className="num" title={x ? `${fmt(x.value)} (${fmt(x.lo)}–${fmt(x.hi)} over ${x.runs} run${x.runs === 1 ? '' : 's'})` : 'not in this capture'}>
+                          {x ? fmt(x.value) : '–'}
+                        </td>
+                        {c !== d.baseline && <td className="num muted">{x && x.ratio !== null && x.ratio !== undefined ? formatRatio(x.ratio) : ''}</td>}
+                      </Fragment>
                     );
                   })}
                 </tr>
