@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { A, B, C } from '../testdata/fixtures';
-import { lockComparison, lockPoints, lockTop, NOTE } from '../testdata/lockStat';
-import { buildCompareTable, buildPoints, buildTopTable, className, codeSpans, formatCount, formatDelta, formatNs, formatRate, rateColumn, reasonText, rwLabels } from './lockStat';
+import { available, lockComparison, lockPoints, lockTop, NOTE, unavailable } from '../testdata/lockStat';
+import { buildCompareTable, buildPoints, buildTopTable, className, codeSpans, formatCount, formatDelta, formatNs, formatRate, rateColumn, reasonText, rwLabels, sourceShort } from './lockStat';
 
 describe('number formats', () => {
   it('counts, rates and signed differences', () => {
@@ -179,5 +179,14 @@ describe('rateColumn', () => {
     expect([0.02, 0.04].map(g)).toEqual(['0.0200', '0.0400']);
     expect(rateColumn([1.5, 1234])(1234)).toBe('1,234.00');
     expect(rateColumn([null])(0.5)).toBe('0.500');
+  });
+});
+
+describe('sourceShort: where a column of lock figures comes from, under its capture', () => {
+  it('names the runs summed, one run, a capture-wide dump, or none', () => {
+    expect(sourceShort(available(A, 1000))).toBe('2 runs summed');
+    expect(sourceShort(available(A, 1000, ['r002']))).toBe('run r002');
+    expect(sourceShort({ ...available(A, 1000, []), scope: 'capture' })).toBe('one capture-wide dump');
+    expect(sourceShort(unavailable(B))).toBe('no lock_stat');
   });
 });

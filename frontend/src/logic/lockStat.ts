@@ -134,6 +134,13 @@ export function sourceWords(a: LockStatAvailability): string {
   return `the dumps of run${a.runs.length === 1 ? '' : 's'} ${a.runs.join(', ')}, summed`;
 }
 
+/** The same, short, under a capture's name in the table's head: '2 runs summed', 'run r000', 'one capture-wide dump'. */
+export function sourceShort(a: LockStatAvailability): string {
+  if (!a.available) return 'no lock_stat';
+  if (a.scope === 'capture') return 'one capture-wide dump';
+  return a.runs.length === 1 ? `run ${a.runs[0]}` : `${a.runs.length} runs summed`;
+}
+
 function opsWords(a: LockStatAvailability): string {
   if (!a.ops) return 'no fio I/O count';
   const runs = a.scope === 'capture' ? 'all runs' : `run${a.runs.length === 1 ? '' : 's'} ${a.runs.join(', ')}`;

@@ -6,6 +6,7 @@ import {
   buildTopTable,
   codeSpans,
   reasonText,
+  sourceShort,
   sourceWords,
   TOP_KEYS,
   formatCount,
@@ -157,6 +158,7 @@ function CapHead({ c, span }: { c: LockColumn; span: number }) {
       <span className="swatch" style={{ background: c.color }} />
       {c.label}
       {c.isBaseline && <span className="base-badge">baseline</span>}
+      <span className="cap-source muted">{sourceShort(a)}</span>
     </th>
   );
 }
