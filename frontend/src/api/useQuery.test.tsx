@@ -110,3 +110,39 @@ test('an answer after the effect redraws; one that came before the render is dra
   expect(screen.getByTestId('answer').textContent).toBe('answer: 7');
   expect(m.asked()).toBe(1);
 });
+
+test('invalidate(prefix, true): the answer shown stays until the new one comes; without it, "loading"', async () => {
+  const first = manual<string>();
+  render(<Answer k="test:list" fetcher={first.fetcher} />);
+  await act(async () => {
+    first.answer('2 captures');
+  });
+  await settle();
+  expect(screen.getByTestId('answer').textContent).toBe('answer: 2 captures');
+  // an upload finished: the list again, the old one shown meanwhile
+  const second = manual<string>();
+  cleanup();
+  drawn = [];
+  render(<Answer k="test:list" fetcher={second.fetcher} />);
+  await act(async () => {
+    invalidate('test:list', true);
+  });
+  await settle();
+  expect(second.asked()).toBe(1);
+  expect(screen.getByTestId('answer').textContent).toBe('answer: 2 captures');
+  await act(async () => {
+    second.answer('3 captures');
+  });
+  await settle();
+  expect(screen.getByTestId('answer').textContent).toBe('answer: 3 captures');
+  expect(drawn).not.toContain('loading');
+  // the plain invalidate (the SQL cell's Run again): "loading" until the answer
+  const third = manual<string>();
+  cleanup();
+  render(<Answer k="test:list" fetcher={third.fetcher} />);
+  await act(async () => {
+    invalidate('test:list');
+  });
+  await settle();
+  expect(screen.getByTestId('answer').textContent).toBe('loading');
+});

@@ -7,14 +7,22 @@ interface Entry {
   promise: Promise<unknown>;
   data?: unknown;
   error?: ApiError;
+  /** invalidate(prefix, true): the answer shown until this entry's own comes */
+  previous?: unknown;
 }
 const cache = new Map<string, Entry>();
+// invalidate(prefix, true): the answers forgotten, kept for the entries that will replace them
+const kept = new Map<string, unknown>();
 const listeners = new Set<() => void>();
 
 function load<T>(key: string, fetcher: () => Promise<T>): Entry {
   let e = cache.get(key);
   if (!e) {
     const entry: Entry = { promise: Promise.resolve() };
+    if (kept.has(key)) {
+      entry.previous = kept.get(key);
+      kept.delete(key);
+    }
     entry.promise = fetcher().then(
       (d) => {
         entry.data = d;
@@ -53,9 +61,18 @@ export function prefetched(): Promise<void> {
   });
 }
 
-/** Forget cached answers whose key starts with `prefix` and re-fetch the ones on screen. */
-export function invalidate(prefix: string): void {
-  for (const k of [...cache.keys()]) if (k.startsWith(prefix)) cache.delete(k);
+/**
+ * Forget cached answers whose key starts with `prefix` and re-fetch the ones on screen. `keepShown`:
+ * they go on showing their answer (not "loading") until the new one comes, e.g. the library's list
+ * after an upload: without it the table vanished and the page jumped at every finished upload.
+ */
+export function invalidate(prefix: string, keepShown = false): void {
+  for (const [k, e] of [...cache.entries()]) {
+    if (!k.startsWith(prefix)) continue;
+    cache.delete(k);
+    if (keepShown && ('data' in e || 'previous' in e)) kept.set(k, 'data' in e ? e.data : e.previous);
+    else kept.delete(k);
+  }
   listeners.forEach((l) => l());
 }
 
@@ -94,9 +111,10 @@ export function useQuery<T>(key: string | null, fetcher: () => Promise<T>): Quer
       live = false;
     };
   }, [entry, settledAtRender, bump]);
+  const shown = entry && ('data' in entry ? entry.data : entry.error ? undefined : entry.previous);
   return {
-    data: entry?.data as T | undefined,
+    data: shown as T | undefined,
     error: entry?.error,
-    loading: !!entry && !('data' in entry) && !entry.error,
+    loading: !!entry && shown === undefined && !entry.error,
   };
 }

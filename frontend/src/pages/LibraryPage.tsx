@@ -70,8 +70,8 @@ const COLUMNS: { key: SortKey | null; label: string; className?: string; title?:
 export function LibraryPage({ view, problems }: { view: LibraryView; problems: string[] }) {
   const captures = useCaptureList();
   const uploads = useUploads(() => {
-    invalidate('captures');
-    invalidate('health');
+    invalidate('captures', true);
+    invalidate('health', true);
   });
   const addUploads = uploads.add;
   const [selected, setSelected] = useState<string[]>(() => restoredSelection().selected);
@@ -244,8 +244,8 @@ export function LibraryPage({ view, problems }: { view: LibraryView; problems: s
           onRemove={(f) => setLoose((cur) => (cur ?? []).filter((x) => x !== f))}
           onClose={() => setLoose(null)}
           onUploaded={() => {
-            invalidate('captures');
-            invalidate('health');
+            invalidate('captures', true);
+            invalidate('health', true);
           }}
         />
       )}
