@@ -122,7 +122,7 @@ def test_counted_intervals_on_the_traces_axis(api):
 
     # perf stat started 30 ms before the trace's first event (100 s on the trace's clock)
     c = counted("al-clock", stat_fields={"stat_clock_at_start_ns": 99_970_000_000}, t0_ns=99_990_000_000)
-    assert c["alignment"] == "clock" and c["start_s"] == pytest.approx(-0.03)
+    assert c["alignment"] == "clock" and c["start_s"] == pytest.approx(-0.03) and c["wall_zone"] is None
     assert c["perf_t_s"] == [0.1, 0.2] and c["t_s"] == pytest.approx([0.07, 0.17])
     assert c["values"] == pytest.approx([60.0, 20.0]) and "recorded by the collector" in c["alignment_note"]
     # shipped bundles: "# started on" (whole seconds) 12 s before the run's start (02:50:00 UTC), which
@@ -132,6 +132,7 @@ def test_counted_intervals_on_the_traces_axis(api):
     assert c["t_s"] == pytest.approx([0.1 - 11.51, 0.2 - 11.51]) and c["perf_t_s"] == [0.1, 0.2]
     assert "# started on Sun Nov 22 02:49:48 2026" in c["alignment_note"] and "12.0 s before" in c["alignment_note"]
     assert "read as UTC: the bundle does not record the host's UTC offset" in c["alignment_note"]
+    assert c["wall_zone"] == "utc"
     # perf writes the host's local time (ctime): a host on CET wrote 03:49:48 for 02:49:48 UTC, and its
     # bundle records the offset; on UTC the same header would not fit (an hour after the run's start)
     cet = {"utc_offset_s": 3600, "timezone": "CET"}
@@ -139,6 +140,7 @@ def test_counted_intervals_on_the_traces_axis(api):
     assert c["alignment"] == "wall" and c["start_s"] == pytest.approx(-11.51)
     assert "the host's local time, UTC+01:00 as the collector recorded" in c["alignment_note"]
     assert "12.0 s before" in c["alignment_note"] and "read as UTC" not in c["alignment_note"]
+    assert c["wall_zone"] == "host"
     # west of UTC: 21:49:48 the day before at UTC-05:00
     c = counted("al-est", header="# started on Sat Nov 21 21:49:48 2026\n", t0_ns=99_990_000_000,
                 clock={"utc_offset_s": -18000, "timezone": "EST"})
@@ -146,7 +148,7 @@ def test_counted_intervals_on_the_traces_axis(api):
     # the shipped header on a host that says it is on CET: an hour off, so it does not fit
     c = counted("al-cet-utc", header="# started on Sun Nov 22 02:49:48 2026\n", t0_ns=99_990_000_000, clock=cet)
     assert c["alignment"] == "unknown" and "does not fit the run's start" in c["alignment_note"]
-    assert "read as UTC" not in c["alignment_note"]
+    assert "read as UTC" not in c["alignment_note"] and c["wall_zone"] == "host"
     # a header that puts perf stat's start after the run, or an hour before it (the host's clock not UTC?)
     for label, header in (("al-after", "# started on Sun Nov 22 02:50:05 2026\n"),
                           ("al-zone", "# started on Sun Nov 22 01:49:48 2026\n")):
@@ -154,13 +156,15 @@ def test_counted_intervals_on_the_traces_axis(api):
         assert c["alignment"] == "unknown" and c["start_s"] == 0 and c["t_s"] == [0.1, 0.2]
         assert "does not fit the run's start" in c["alignment_note"]
         assert "read as UTC: the bundle does not record the host's UTC offset" in c["alignment_note"]
+        assert c["wall_zone"] == "utc"
     # no clock reading of the run: the wall-clock times cannot reach the trace's clock
     c = counted("al-noclock", header="# started on Sun Nov 22 02:49:48 2026\n")
     assert c["alignment"] == "unknown" and "no start time on the trace's clock" in c["alignment_note"]
+    assert c["wall_zone"] is None
     # and HAND itself: no header, nothing recorded
     (c,) = [c for c in sched(api, "hand", "switch-rate", step_ms=100)["counted"]
             if (c["cpu"], c["event"]) == (1, "context-switches")]
-    assert c["alignment"] == "unknown" and "no '# started on' header" in c["alignment_note"]
+    assert c["alignment"] == "unknown" and "no '# started on' header" in c["alignment_note"] and c["wall_zone"] is None
 
 
 def test_tasks_and_pairs(api):

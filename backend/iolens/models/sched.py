@@ -120,6 +120,11 @@ class SchedCountedSeries(BaseModel):
                     "seconds, and the run's start): within about a second; 'unknown' assumed 0 (drawn as if perf "
                     "stat started with the trace).")
     alignment_note: str = Field(description="The same in a sentence, for the chart.")
+    wall_zone: Literal["host", "utc"] | None = Field(
+        None, description="How perf's '# started on' (ctime: the host's local time) was read, when there is one and "
+                          "the answer is not 'clock': 'host' by the host's UTC offset the collector recorded "
+                          "(host.clock.utc_offset_s), 'utc' as UTC, the bundle having no offset (an hour off on a "
+                          "host an hour from UTC: then the header does not fit the run, and alignment is 'unknown').")
 
 
 class SchedSwitchRate(SchedViewBase):

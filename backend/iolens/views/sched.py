@@ -338,6 +338,7 @@ class StatAlignment:
     offset_s: float  # perf stat's time 0 on the trace's axis (s since the run's first sched event)
     alignment: Literal["clock", "wall", "unknown"]
     note: str
+    wall_zone: Literal["host", "utc"] | None = None  # how '# started on' was read (None: not used)
 
 
 def _zone(offset_s: int) -> str:
@@ -366,6 +367,7 @@ def stat_alignment(first_ts_ns: int, run_t0_ns: int | None, clock_at_start_ns: i
             wall = datetime.strptime(started_on, _CTIME) - timedelta(seconds=utc_offset_s or 0)
         except ValueError:
             wall = None
+        zone_kind: Literal["host", "utc"] = "host" if utc_offset_s is not None else "utc"
         zone = (f"the host's local time, {_zone(utc_offset_s)} as the collector recorded" if utc_offset_s is not None
                 else "read as UTC: the bundle does not record the host's UTC offset")
         if wall is not None:
@@ -375,18 +377,19 @@ def stat_alignment(first_ts_ns: int, run_t0_ns: int | None, clock_at_start_ns: i
             if -1.0 < lead <= _WALL_MAX_LEAD_S:
                 zero_ns = run_t0_ns - (lead - 0.5) * 1e9
                 return StatAlignment(
-                    (zero_ns - first_ts_ns) / 1e9, "wall",
-                    f"perf stat's start on the trace's clock was not recorded: its intervals are placed by wall-clock "
+                    (zero_ns - first_ts_ns) / 1e9, "wall", wall_zone=zone_kind, note=f"perf stat's start on the trace's clock was not recorded: its intervals are placed by wall-clock "
                     f"times, perf's own '# started on {started_on}' (whole seconds, {zone}) {max(lead, 0.0):.1f} s "
                     f"before the run's start: to a second at best, and perf counts from after it opened its counters "
                     f"(seconds later on a slow host), so they may stand too early")
+    no_fit = bool(started_on) and run_t0_ns is not None and run_started_at is not None
     why = ("no '# started on' header" if not started_on
-           else "the run has no start time on the trace's clock" if run_t0_ns is None or run_started_at is None
+           else "the run has no start time on the trace's clock" if not no_fit
            else f"its '# started on {started_on}' does not fit the run's start"
            + ("" if utc_offset_s is not None else " (read as UTC: the bundle does not record the host's UTC offset)"))
     return StatAlignment(0.0, "unknown",
                          f"perf stat's start on the trace's clock is unknown (not recorded, {why}): its intervals are "
-                         "drawn as if it started with the trace's first event; they may be shifted by seconds")
+                         "drawn as if it started with the trace's first event; they may be shifted by seconds",
+                         wall_zone=("host" if utc_offset_s is not None else "utc") if no_fit else None)
 
 
 def switch_rate(store: Store, capture_id: str, run: str | None = None, cpus: str = "all",
@@ -444,7 +447,7 @@ def switch_rate(store: Store, capture_id: str, run: str | None = None, cpus: str
             workload=row["cpu"] is not None and row["cpu"] in workload_by_run[row["run_id"]], event=row["event"],
             unit="CPUs" if row["cpu_time"] else "/s", start_s=al.offset_s,
             t_s=[t + al.offset_s for t in row["t_s"]], perf_t_s=row["t_s"], values=row["vals"],
-            alignment=al.alignment, alignment_note=al.note))
+            alignment=al.alignment, alignment_note=al.note, wall_zone=al.wall_zone))
     return models.SchedSwitchRate(**ctx.base(), cpus=cpus, step_ms=step_ms, series=series, counted=counted)
 
 

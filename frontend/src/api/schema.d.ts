@@ -4219,6 +4219,11 @@ export interface components {
             unit: "/s" | "CPUs";
             /** Values */
             values: (number | null)[];
+            /**
+             * Wall Zone
+             * @description How perf's '# started on' (ctime: the host's local time) was read, when there is one and the answer is not 'clock': 'host' by the host's UTC offset the collector recorded (host.clock.utc_offset_s), 'utc' as UTC, the bundle having no offset (an hour off on a host an hour from UTC: then the header does not fit the run, and alignment is 'unknown').
+             */
+            wall_zone?: ("host" | "utc") | null;
             /** Workload */
             workload: boolean;
         };

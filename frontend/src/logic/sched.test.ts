@@ -202,14 +202,18 @@ describe('switch rate over time', () => {
     expect(countedOnGrid(early, { t: [0, 0.5e9], interval: 0.5e9 })).toEqual([11, 12]);
   });
   it("says how perf stat's lines were placed on the trace's axis", () => {
-    const panel = (alignment: 'clock' | 'wall' | 'unknown', startS = 0) => {
-      const a: SchedSwitchRate = { ...switchRateB, counted: switchRateB.counted.map((c) => ({ ...c, alignment, alignment_note: `note ${alignment}`, start_s: startS })) };
+    const panel = (alignment: 'clock' | 'wall' | 'unknown', startS = 0, zone: 'host' | 'utc' | null = null) => {
+      const a: SchedSwitchRate = { ...switchRateB, counted: switchRateB.counted.map((c) => ({ ...c, alignment, alignment_note: `note ${alignment}`, start_s: startS, wall_zone: zone })) };
       return ratePanels([a], color, 'switches', true)[0]!;
     };
-    expect(panel('clock').counted).toEqual({ alignment: 'clock', note: 'note clock', startS: 0 });
+    expect(panel('clock').counted).toEqual({ alignment: 'clock', note: 'note clock', startS: 0, zone: null });
     expect(countedPlacement(panel('clock').counted)).toBeNull();
     expect(countedPlacement(panel('wall', -11.32).counted)).toMatch(/^perf stat placed by wall-clock start times, to a second at best \(its start -11\.3 s/);
-    expect(countedPlacement(panel('unknown').counted)).toMatch(/unknown: its dotted lines are drawn as if it started with the trace's first event/);
+    expect(countedPlacement(panel('unknown').counted)).toMatch(/unknown: its dotted lines are drawn as if it started with the trace's first event, and may be shifted by seconds$/);
+    // perf's '# started on' is the host's local time: the line says when it was read as UTC (no offset in the bundle)
+    expect(countedPlacement(panel('wall', -11.32, 'utc').counted)).toMatch(/; perf's '# started on' read as UTC, the bundle not recording the host's UTC offset$/);
+    expect(countedPlacement(panel('wall', -11.32, 'host').counted)).toMatch(/put on UTC by the host's recorded offset$/);
+    expect(countedPlacement(panel('unknown', 0, 'utc').counted)).toMatch(/read as UTC, the bundle not recording the host's UTC offset, did not fit the run's start\)$/);
     expect(ratePanels([switchRateB], color, 'switches', false)[0]!.counted).toBeNull();
   });
 });

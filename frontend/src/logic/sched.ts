@@ -221,7 +221,7 @@ export interface RatePanel {
   window: [number, number] | null;
   /** How perf stat's dotted lines were placed on the trace's axis (null: none drawn): 'clock' by its start recorded
    *  on the trace's clock, 'wall' by wall-clock start times (to a second), 'unknown' as if it started with the trace. */
-  counted: { alignment: 'clock' | 'wall' | 'unknown'; note: string; startS: number } | null;
+  counted: { alignment: 'clock' | 'wall' | 'unknown'; note: string; startS: number; zone?: 'host' | 'utc' | null } | null;
 }
 
 /** The selection (ns since each run's start) as a run's window on its trace (ns since its first event):
@@ -260,9 +260,11 @@ export function countedOnGrid(counted: { start_s?: number; t_s: readonly number[
 /** The line under a run's chart when perf stat's dotted lines are not placed by a clock reading (null: they are, or none). */
 export function countedPlacement(c: RatePanel['counted']): string | null {
   if (!c || c.alignment === 'clock') return null;
-  return c.alignment === 'wall'
-    ? `perf stat placed by wall-clock start times, to a second at best (its start ${c.startS.toFixed(1)} s from the trace's first event): its start on the trace's clock was not recorded`
-    : "perf stat's start on the trace's clock is unknown: its dotted lines are drawn as if it started with the trace's first event, and may be shifted by seconds";
+  // perf's '# started on' is the host's local time: read as UTC when the bundle has no UTC offset
+  const utc = "perf's '# started on' read as UTC, the bundle not recording the host's UTC offset";
+  if (c.alignment === 'wall')
+    return `perf stat placed by wall-clock start times, to a second at best (its start ${c.startS.toFixed(1)} s from the trace's first event): its start on the trace's clock was not recorded${c.zone === 'utc' ? `; ${utc}` : c.zone === 'host' ? "; perf's '# started on' put on UTC by the host's recorded offset" : ''}`;
+  return `perf stat's start on the trace's clock is unknown: its dotted lines are drawn as if it started with the trace's first event, and may be shifted by seconds${c.zone === 'utc' ? ` (${utc}, did not fit the run's start)` : ''}`;
 }
 
 export function ratePanels(
@@ -301,7 +303,7 @@ export function ratePanels(
         for (const s of shown) {
           const c = a.counted.find((x) => x.run_id === run.id && x.scope === 'system' && x.cpu === s.cpu && x.event === info.counted);
           if (!c) continue;
-          placed ??= { alignment: c.alignment, note: c.alignment_note, startS: c.start_s };
+          placed ??= { alignment: c.alignment, note: c.alignment_note, startS: c.start_s, zone: c.wall_zone ?? null };
           const step = c.t_s.length > 1 ? c.t_s[1]! - c.t_s[0]! : c.t_s.length ? c.t_s[0]! - c.start_s : 1;
           lines.push({
             key: `stat${s.cpu}`,
