@@ -286,7 +286,11 @@ export function PingPongTable({ a, windowUs, compact = false, testId = 'sched-pi
       className={`pingpong-table${compact ? ' compact' : ''}`}
       head={
         <>
-          {compact && <th className="num" title="rank by round trips">#</th>}
+          {compact && (
+            <th className="num" title="rank by round trips in the run, a count: of two runs of different lengths, the one ranked first can have fewer per second">
+              #
+            </th>
+          )}
           {RUN_CPU_HEAD}
           <th>pair</th>
           {!compact && (
