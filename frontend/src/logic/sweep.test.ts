@@ -94,8 +94,8 @@ describe('buildLines', () => {
     expect(d.x).toBe('iodepth');
     expect(d.others).toEqual([{ name: 'rw', values: ['read', 'write'], fixed: 'read' }]);
     expect(d.series.map((s) => [s.label, s.points.map((p) => [p.x, p.mean])])).toEqual([
-      ['base', [['1', 100], ['8', 400]]],
-      ['other', [['1', 120], ['8', 300]]],
+      ['base (n=3)', [['1', 100], ['8', 400]]],
+      ['other (n=3)', [['1', 120], ['8', 300]]],
     ]);
     expect(d.series[0]!.points[0]).toMatchObject({ lo: 95, hi: 105 });
   });
@@ -104,7 +104,7 @@ describe('buildLines', () => {
     const d = buildLines(M, ['A', 'B'], 'iodepth', { rw: null });
     if (d instanceof Error) throw d;
     expect(d.series.map((s) => [s.label, s.dash])).toEqual([
-      ['base · rw=read', ''], ['base · rw=write', '6 3'], ['other · rw=read', ''], ['other · rw=write', '6 3']]);
+      ['base · rw=read (n=3)', ''], ['base · rw=write (n=2–3)', '6 3'], ['other · rw=read (n=3)', ''], ['other · rw=write (n=2–3)', '6 3']]);
     const x = buildLines(M, ['A', 'B'], 'rw', { iodepth: '8' });
     if (x instanceof Error) throw x;
     expect(x.series[0]!.points.map((p) => p.x)).toEqual(['read', 'write']);

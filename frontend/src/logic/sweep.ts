@@ -6,7 +6,7 @@
 // green or red only when the t-test says p < 0.05 with at least 3 repeats on both sides.
 import type { Schemas } from '../api/client';
 import { captureColor } from './colors';
-import { formatRatio, formatValue, scaleFor } from './format';
+import { extentOf, formatRatio, formatValue, scaleFor } from './format';
 
 export type SweepMatrix = Schemas['SweepMatrix'];
 export type SweepCell = Schemas['SweepCell'];
@@ -241,7 +241,10 @@ export function buildLines(m: SweepMatrix, captures: readonly string[], x: strin
       const comboText = Object.entries(combo)
         .map(([k, v]) => `${k}=${v}`)
         .join(' ');
-      series.push({ key: `${r.capture}|${comboText}`, label: comboText ? `${r.label} · ${comboText}` : r.label, color, dash: DASHES[ci % DASHES.length] ?? '', points });
+      // the repeats each mean is over, in the legend: 'n=3', 'n=2–3' (a point whose run failed has fewer)
+      const [lo, hi] = extentOf(points.map((p) => p.n));
+      const reps = lo === hi ? `n=${hi}` : `n=${lo}–${hi}`;
+      series.push({ key: `${r.capture}|${comboText}`, label: `${comboText ? `${r.label} · ${comboText}` : r.label} (${reps})`, color, dash: DASHES[ci % DASHES.length] ?? '', points });
     });
   }
   return { x: xName, xValues: xParam.values, others, series, metric: m.metric };
