@@ -239,14 +239,28 @@ test('a zoom reads no layout before its frame, and the root stays in view', asyn
   const chart = page.getByTestId('flame-chart');
   await expect(page.getByTestId('flame-canvas')).toBeVisible({ timeout: 30_000 });
   await chart.scrollIntoViewIfNeeded();
-  // taller than its box, so it scrolls; the root row (the canvas's bottom) is at the box's bottom
+  // taller than its box, so it scrolls; the root row (the graph's bottom) is at the box's bottom
   const gap = () =>
     chart.evaluate((el) => {
       const box = el.getBoundingClientRect();
-      const c = el.querySelector('canvas')!.getBoundingClientRect();
-      return { scrolls: el.scrollHeight > el.clientHeight + 16, gap: Math.round(c.bottom - (box.top + el.clientTop + el.clientHeight)) };
+      const graph = el.querySelector('.flame-canvas-box')!.getBoundingClientRect();
+      return { scrolls: el.scrollHeight > el.clientHeight + 16, gap: Math.round(graph.bottom - (box.top + el.clientTop + el.clientHeight)) };
     });
   expect(await gap()).toEqual({ scrolls: true, gap: 0 });
+  // the canvas is the box's view, not the whole graph: it fills the view wherever the graph is
+  // scrolled to, and is drawn with the rows there (data-top: the graph's y at the view's top)
+  const view = () =>
+    chart.evaluate((el) => {
+      const box = el.getBoundingClientRect();
+      const c = el.querySelector('canvas')!;
+      const r = c.getBoundingClientRect();
+      const graph = el.querySelector('.flame-canvas-box')!.getBoundingClientRect();
+      return {
+        fills: Math.round(r.top - (box.top + el.clientTop)) === 0 && Math.round(r.height) === el.clientHeight && c.height === Math.round(el.clientHeight * devicePixelRatio),
+        drawnFrom: Number(c.dataset.top) - Math.round(box.top + el.clientTop - graph.top),
+      };
+    });
+  expect(await view()).toEqual({ fills: true, drawnFrom: 0 });
   // From the click to the frame that shows the zoom, nothing asks for the layout (a scroll
   // position or a size read after the render forces a synchronous layout inside the click).
   await page.evaluate(() => {
@@ -285,10 +299,12 @@ test('a zoom reads no layout before its frame, and the root stays in view', asyn
   await page.mouse.move(f.x, f.y - 200);
   await page.mouse.wheel(0, -300);
   await expect.poll(async () => (await gap()).gap).toBeGreaterThan(100);
+  await expect.poll(view).toEqual({ fills: true, drawnFrom: 0 });
   await page.mouse.move(0, 0);
   await page.keyboard.press('Escape');
   await expect(page.getByTestId('flame-breadcrumb')).not.toContainText(f.name);
   await expect.poll(gap).toEqual({ scrolls: true, gap: 0 });
+  await expect.poll(view).toEqual({ fills: true, drawnFrom: 0 });
   await shot(page, 'flame-08-zoom-scroll');
 });
 

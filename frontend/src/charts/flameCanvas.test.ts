@@ -92,6 +92,26 @@ describe('drawFlame', () => {
     ]);
   });
 
+  it('a view of some rows: only they are cleared and labelled, every rect is drawn (the canvas clips)', () => {
+    const whole = recorder();
+    const part = recorder();
+    const s = { width: 300, rows: lay.maxDepth, icicle: false, charW: 6.6 };
+    drawFlame(whole, lay, visibleRects(lay, 0, 300), frameFills(lay, null), s);
+    // rows at y 20..52 of the graph: those at y 16 (vfs_read, vfs_write), 32 (entry, worker) and 48 (fio, kworker)
+    drawFlame(part, lay, visibleRects(lay, 0, 300), frameFills(lay, null), { ...s, view: { top: 20, height: 32 } });
+    expect(part.calls[0]).toBe('clear 0 20 300 32');
+    const fills = (c: string[]) => c.filter((x) => x.startsWith('fill'));
+    expect(fills(part.calls)).toEqual(fills(whole.calls));
+    expect(part.calls.filter((x) => x.startsWith('text'))).toEqual([
+      'text #1f2328 fio 3 56',
+      'text #1f2328 entry 3 40',
+      'text #1f2328 vfs_read 3 24',
+      'text #1f2328 vfs_write 103 24',
+      'text #1f2328 kworker 203 56',
+      'text #1f2328 worker 203 40',
+    ]);
+  });
+
   it('labels', () => {
     expect(fitLabel('ext4_file_write_iter', 60, 6)).toBe('ext4_fi..');
     expect(fitLabel('ext4', 60, 6)).toBe('ext4');

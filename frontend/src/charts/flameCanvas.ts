@@ -33,6 +33,10 @@ export interface DrawStyle {
   /** Width of one character of FONT, px. */
   charW: number;
   rowH?: number;
+  /** The rows in view when the canvas holds only them (FlameChart: a canvas the size of its
+   *  scroll box): y of the view's top in the graph and its height, px. Only the view is cleared
+   *  and labelled; the context is translated by the caller. Without it, the whole graph is. */
+  view?: { top: number; height: number };
 }
 
 /** The label that fits in px (cut with '..'), or '' when fewer than 3 characters fit. */
@@ -47,8 +51,13 @@ export const rowY = (depth: number, s: DrawStyle) => (s.icicle ? depth : s.rows 
 
 export function drawFlame(ctx: Ctx2D, lay: FlameLayout, rects: readonly Rect[], fill: (node: number) => Fill, s: DrawStyle): void {
   const rowH = s.rowH ?? ROW_H;
-  ctx.clearRect(0, 0, s.width, (s.rows + 1) * rowH);
-  // One path per fill: a few hundred fills instead of thousands of fillRect calls.
+  const top = s.view ? s.view.top : 0;
+  const bottom = s.view ? s.view.top + s.view.height : (s.rows + 1) * rowH;
+  ctx.clearRect(0, top, s.width, bottom - top);
+  // One path per fill: a few hundred fills instead of thousands of fillRect calls. With a view,
+  // the rects out of it are drawn too (the canvas clips them): the paths stay those of the whole
+  // graph, and so do the view's pixels (Skia's anti-aliasing of sub-pixel frames depends on the
+  // path, seen in screenshots); a few thousand rects cost little, their labels more.
   const groups = new Map<Fill, number[]>();
   const fills: Fill[] = new Array(rects.length);
   for (let i = 0; i < rects.length; i++) {
@@ -77,8 +86,10 @@ export function drawFlame(ctx: Ctx2D, lay: FlameLayout, rects: readonly Rect[], 
     for (let i = 0; i < rects.length; i++) {
       const r = rects[i]!;
       if (r.node < 0 || r.w < minW || (fills[i] === MATCH) !== white) continue;
+      const y = rowY(r.depth, s);
+      if (y + rowH <= top || y >= bottom) continue;
       const label = fitLabel(lay.names.get(lay.name[r.node]!)!, r.w, s.charW);
-      if (label) ctx.fillText(label, r.x + 3, rowY(r.depth, s) + (rowH - 1) / 2 + 0.5);
+      if (label) ctx.fillText(label, r.x + 3, y + (rowH - 1) / 2 + 0.5);
     }
   }
 }
@@ -131,8 +142,10 @@ export function noisePattern(): CanvasPattern | null {
 }
 
 /** The canvas sized for width x height CSS pixels at the screen's pixel ratio (resized only when
- *  that changes), and its context scaled to CSS pixels; null where there is no 2D context. */
-export function sizedContext(c: HTMLCanvasElement, width: number, height: number): CanvasRenderingContext2D | null {
+ *  that changes), and its context scaled to CSS pixels, its origin `top` CSS pixels above the
+ *  canvas (a canvas that shows the rows from `top` of a taller graph); null where there is no 2D
+ *  context. */
+export function sizedContext(c: HTMLCanvasElement, width: number, height: number, top = 0): CanvasRenderingContext2D | null {
   const dpr = window.devicePixelRatio || 1;
   if (c.width !== Math.round(width * dpr) || c.height !== Math.round(height * dpr)) {
     c.width = Math.round(width * dpr);
@@ -141,6 +154,6 @@ export function sizedContext(c: HTMLCanvasElement, width: number, height: number
     c.style.height = `${height}px`;
   }
   const ctx = c.getContext('2d');
-  ctx?.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx?.setTransform(dpr, 0, 0, dpr, 0, -top * dpr);
   return ctx;
 }

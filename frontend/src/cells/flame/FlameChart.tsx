@@ -1,7 +1,7 @@
 // The canvas of a flame graph: draws the rects of the current zoom, hit-tests the mouse, shows a
 // tooltip and a hover outline (DOM, so hovering never redraws), and zooms on click. Each draw's
 // time is kept on the canvas (data-draw-ms) and in window.__iolensFlameDraws for measurement.
-import { useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { drawFlame, FONT, ROW_H, rowY, sizedContext, type Fill } from '../../charts/flameCanvas';
 import { hitTest, rectsDepth, visibleRects, type FlameLayout, type Rect } from '../../logic/flame';
 import { fmtInt } from '../../logic/flameFormat';
@@ -37,6 +37,9 @@ export interface FlameChartProps {
 // state (the URL) changes, and a new canvas would pay for its backing store on every zoom.
 const canvases = new Map<string, HTMLCanvasElement>();
 
+/** .flame-chart's border, px (flame.css): the box's view is its max-height less twice this. */
+const CHART_BORDER = 1;
+
 let charWidth = 0;
 function measureChar(ctx: CanvasRenderingContext2D): number {
   if (!charWidth) {
@@ -69,6 +72,7 @@ export function FlameChart({ lay, zoom, icicle, fill, tooltip, onZoom, maxHeight
     if (!c) {
       c = document.createElement('canvas');
       c.setAttribute('data-testid', slot ? `flame-canvas-${slot}` : 'flame-canvas');
+      c.className = 'in-view';
       c.setAttribute('role', 'img');
       c.setAttribute('aria-label', `${label}: click a frame to zoom, Esc to zoom out, right click for its callers, callees and transforms`);
       if (key) canvases.set(key, c);
@@ -91,16 +95,33 @@ export function FlameChart({ lay, zoom, icicle, fill, tooltip, onZoom, maxHeight
   }, [lay, zoom, width]);
   const rows = Math.max(rectsDepth(rects), 0);
   const height = (rows + 1) * ROW_H;
+  // The canvas is the size of the box's view, not of the graph (a 51k-node graph is 2,000 px
+  // tall in a 620 px box: its backing store, clear and commit cost 10-40 ms of the first paint),
+  // kept in view by `position: sticky` (flame.css), and drawn again with the rows in view when the
+  // box scrolls. The view's height is the box's less its border, known without reading the layout.
+  const viewH = Math.min(height, maxHeight - 2 * CHART_BORDER);
 
-  useLayoutEffect(() => {
+  // A flame graph grows upwards: its root stays in view when it is taller than the box because
+  // the box scrolls from the bottom (flex-direction: column-reverse in flame.css: scrollTop 0 is
+  // the bottom, negative above), so a draw never reads or writes the layout. Only when the user
+  // has scrolled up (seen in scroll events) does a zoom scroll back down to the root. scrollTop is
+  // the box's last scroll position, from its scroll events (0 until the user scrolls).
+  const scrolled = useRef(false);
+  const scrollTop = useRef(0);
+  const shown = useRef({ zoom, icicle, height });
+
+  const draw = useRef<() => void>(() => {});
+  draw.current = () => {
     const c = canvas.current;
     if (!c || width === 0) return;
-    const ctx = sizedContext(c, width, height);
+    // the graph's y at the top of the view: the box's top, less what is scrolled away
+    const top = Math.round(Math.min(Math.max(icicle ? scrollTop.current : height - viewH + scrollTop.current, 0), height - viewH));
+    const ctx = sizedContext(c, width, viewH, top);
     if (!ctx) return;
     const charW = measureChar(ctx);
     // A frame's time: finding the rects (above) and painting them; not the canvas's own setup.
     const t0 = performance.now();
-    drawFlame(ctx, lay, rects, fill, { width, rows, icicle, charW });
+    drawFlame(ctx, lay, rects, fill, { width, rows, icicle, charW, view: { top, height: viewH } });
     const paint = performance.now() - t0;
     const ms = paint + rectsMs.current;
     c.dataset.paintMs = paint.toFixed(2);
@@ -108,21 +129,21 @@ export function FlameChart({ lay, zoom, icicle, fill, tooltip, onZoom, maxHeight
     rectsMs.current = 0;
     c.dataset.drawMs = ms.toFixed(2);
     c.dataset.rects = String(rects.length);
+    c.dataset.top = String(top);
     (window.__iolensFlameDraws ??= []).push(ms);
-  }, [lay, rects, fill, width, height, rows, icicle]);
+  };
 
-  // A flame graph grows upwards: its root stays in view when it is taller than the box because
-  // the box scrolls from the bottom (flex-direction: column-reverse in flame.css: scrollTop 0 is
-  // the bottom, negative above), so a draw never reads or writes the layout. Only when the user
-  // has scrolled up (seen in scroll events) does a zoom scroll back down to the root.
-  const scrolled = useRef(false);
-  useEffect(() => {
+  useLayoutEffect(() => {
     const el = wrap.current;
-    if (el && !icicle && scrolled.current) {
+    const was = shown.current;
+    shown.current = { zoom, icicle, height };
+    if (el && !icicle && scrolled.current && (was.zoom !== zoom || was.icicle !== icicle || was.height !== height)) {
       scrolled.current = false;
+      scrollTop.current = 0;
       el.scrollTop = 0;
     }
-  }, [icicle, zoom, height]);
+    draw.current();
+  }, [lay, rects, fill, width, height, viewH, rows, icicle, zoom]);
 
   const at = (e: React.MouseEvent): Hover | null => {
     const box = host.current!.getBoundingClientRect();
@@ -139,7 +160,13 @@ export function FlameChart({ lay, zoom, icicle, fill, tooltip, onZoom, maxHeight
       className={`flame-chart${icicle ? '' : ' from-root'}`}
       ref={wrap}
       style={{ maxHeight }}
-      onScroll={(e) => (scrolled.current = e.currentTarget.scrollTop !== 0)}
+      onScroll={(e) => {
+        const y = e.currentTarget.scrollTop;
+        scrolled.current = y !== 0;
+        if (y === scrollTop.current) return;
+        scrollTop.current = y;
+        if (height > viewH) draw.current();
+      }}
       data-testid={slot ? `flame-chart-${slot}` : 'flame-chart'}
     >
       <div
