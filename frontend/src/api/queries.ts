@@ -4,8 +4,9 @@ import { useQuery } from './useQuery';
 
 export const useCaptureList = () => useQuery('captures', () => fetchCaptures());
 
-export const useFioComparison = (captures: string[], baseline: string) =>
-  useQuery(`fio:${captures.join(',')}|${baseline}`, () => fetchFioComparison(captures, baseline));
+/** The fio comparison of these captures; null: none asked for. */
+export const useFioComparison = (captures: string[] | null, baseline: string) =>
+  useQuery(captures === null ? null : `fio:${captures.join(',')}|${baseline}`, () => fetchFioComparison(captures ?? [], baseline));
 
 export const useKernelConfigDiff = (captures: string[] | null) =>
   useQuery(captures === null ? null : `kconfig:${captures.join(',')}`, () => fetchKernelConfigDiff(captures ?? []));
