@@ -1,7 +1,7 @@
 // The page's first script: the styles, then boot.ts (the notebook's requests and its cells' code,
 // from the URL), then React (render.tsx, preloaded by index.html: vite.config.ts). boot.ts runs
 // before react-dom and the app are evaluated, so its requests start that much earlier; the first
-// render waits for its answers, at most FIRST_RENDER_WAIT_MS (boot.ts says why).
+// render waits for its answers and the UI font, at most FIRST_RENDER_WAIT_MS (boot.ts says why).
 import '@fontsource-variable/inter/wght.css';
 import './styles.css';
 // the flame cell's styles (and the time notice's it shows) in the first stylesheet: no request
@@ -10,6 +10,8 @@ import './cells/flame/flame.css';
 import './cells/timeline/timeline.css';
 import { bootFromUrl, FIRST_RENDER_WAIT_MS } from './boot';
 
-const ready = bootFromUrl(window.location.pathname, window.location.search);
+// The UI font (styles.css --font: Inter alone, no fallback family) is loaded with the answers, so
+// that the first layout has it; its file is preloaded by index.html.
+const ready = Promise.all([bootFromUrl(window.location.pathname, window.location.search), document.fonts.load('13px "Inter Variable"').catch(() => {})]);
 const waited = Promise.race([ready, new Promise((r) => setTimeout(r, FIRST_RENDER_WAIT_MS))]);
 void Promise.all([import('./render'), waited]).then(([m]) => m.renderApp());
