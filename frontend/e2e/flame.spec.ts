@@ -211,6 +211,20 @@ test('the differential flame graph of two captures, swapped, with its table of c
   await expect(cell.getByLabel('Task', { exact: true })).toHaveValue('all');
 });
 
+test("a notebook of one capture asks for no comparison of captures; one of two does and shows what differs", async ({ page }) => {
+  const asked: string[] = [];
+  page.on('request', (r) => r.url().includes('/api/compare/fio') && asked.push(r.url()));
+  await page.goto(`/compare?v=1&captures=${ids[0]}&baseline=${ids[0]}&cell=flame`);
+  await expect(page.getByTestId('flame-canvas')).toBeVisible();
+  await expect(page.getByTestId('flame-top-table')).toHaveAttribute('aria-busy', 'false');
+  await expect(page.locator('.nb-header')).toBeVisible();
+  expect(asked).toEqual([]);
+  await expect(page.locator('.nb-header')).not.toContainText('Differing host facts');
+  await page.goto(`/compare?v=1&captures=${ids[0]},${ids[1]}&baseline=${ids[0]}&cell=flame`);
+  await expect(page.locator('.nb-header')).toContainText('Differing host facts');
+  expect(asked).toHaveLength(1);
+});
+
 /** The API's answer for a synthetic tree of n nodes, served as capture `id`. */
 function syntheticAnswer(id: string, n: number, seed = 1): string {
   const s = syntheticTree(n, seed);
