@@ -73,6 +73,9 @@ class OpenBundle:
     sha256: str                 # of the archive's bytes
     size: int
     unlisted: list[str] = field(default_factory=list)
+    # what `iolens ingest` started on this archive before it was checked (ingest/early.py's
+    # EarlyIngest: a perf script pass its handler takes), or None
+    early: Any = None
 
     def path(self, member: str) -> Path:
         return self.root / member
@@ -98,17 +101,18 @@ def _member_name(name: str) -> str:
 
 @contextmanager
 def open_bundle(archive: Path, source: str | None = None, limits: Limits = Limits(),
-                sha256: str | None = None) -> Iterator[OpenBundle]:
+                sha256: str | None = None, plain: IO[bytes] | None = None) -> Iterator[OpenBundle]:
     """Check `archive` and yield it unpacked in a temporary directory, removed afterwards.
     `sha256`: the archive's digest when the caller computed it already; else it is computed on a
     thread of its own while the archive is unpacked (hashlib and the native inflate both run
-    without the GIL)."""
+    without the GIL). `plain`: the archive's gzip stream inflated already into this file (a plain
+    tar, which the caller keeps and closes)."""
     source = source or archive.name
     size = archive.stat().st_size
     hashing = None if sha256 else _Hashing(archive)
     root = Path(tempfile.mkdtemp(prefix="iolens-bundle-"))
     try:
-        _extract(archive, source, root, limits)
+        _extract(archive, source, root, limits, plain)
         bundle = _check(root, source, limits)
         bundle.sha256 = sha256 or hashing.result()  # type: ignore[union-attr]
         bundle.size = size
@@ -214,8 +218,12 @@ def _copy_member(tar: tarfile.TarFile, member: tarfile.TarInfo, plain: IO[bytes]
         raise tarfile.ReadError("unexpected end of data")
 
 
-def _extract(archive: Path, source: str, root: Path, limits: Limits) -> None:
+def _extract(archive: Path, source: str, root: Path, limits: Limits, given: IO[bytes] | None = None) -> None:
     mode = _tar_mode(archive, source)
+    if given is not None and mode == "r:gz":
+        given.seek(0)
+        _extract_from(archive, source, root, limits, "r:", given)
+        return
     plain = _inflated(archive, limits) if mode == "r:gz" else archive.open("rb") if mode == "r:" else None
     try:
         _extract_from(archive, source, root, limits, mode, plain)

@@ -18,6 +18,7 @@ never passes through Python.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Union
@@ -112,6 +113,24 @@ def write_tables_arrow(source: Source, stream: TableStream, *, name: str | None 
         d = iolens_native.write_tables_arrow(_source(source, name), stream, nthreads=nthreads,
                                              chunk_bytes=chunk_bytes)
     return _summary(d)
+
+
+def write_tables_arrow_raw(member: tuple[str, int, int], stream: TableStream, *, nthreads: int = 0,
+                           chunk_bytes: int = 0) -> dict:
+    """write_tables_arrow's pass over `size` bytes at `offset` of the file `path` (`member`: a member
+    of a plain tar, read before the bundle is unpacked: ingest/early.py), without its checks (a
+    perf.data file, the line a damaged gzip stream reaches): `tables_summary` makes them, on the
+    unpacked member, when the pass is taken. Returns iolens_native's dict."""
+    return iolens_native.write_tables_arrow(member, stream, nthreads=nthreads, chunk_bytes=chunk_bytes)
+
+
+def tables_summary(wait: Callable[[], dict], source: Source, *, name: str) -> TablesSummary:
+    """The summary of a pass started by `write_tables_arrow_raw` over the same bytes as `source`
+    (`wait` returns its dict or raises its error), checked and its errors told as by
+    write_tables_arrow."""
+    _source(source, name)  # a perf.data file: refused with what to do instead
+    with gz.native_reads(_path(source), name):
+        return _summary(wait())
 
 
 def _summary(d: dict) -> TablesSummary:

@@ -17,11 +17,20 @@ def perf_script_artifact(bundle: OpenBundle, run_id: str | None, art: Artifact, 
         raise BundleError("perf-script artifact must belong to a run", where, 422)
     if out.bulk_loads("perf_stacks", run_id):
         raise BundleError(f"run {run_id} has more than one perf-script artifact", where, 422)
-    stream = perf_script_native.TableStream()
     source = bundle.path(art.path)
+    # `iolens ingest` may have started this pass already, on the same bytes, before the bundle
+    # was unpacked (ingest/early.py): taken here, with the same checks and errors
+    early = bundle.early.take(art.path) if bundle.early is not None else None
+    if early is not None:
+        stream = early.stream
 
-    def parse() -> perf_script_native.TablesSummary:
-        return perf_script_native.write_tables_arrow(source, stream, name=art.path)
+        def parse() -> perf_script_native.TablesSummary:
+            return perf_script_native.tables_summary(early.wait, source, name=art.path)
+    else:
+        stream = perf_script_native.TableStream()
+
+        def parse() -> perf_script_native.TablesSummary:
+            return perf_script_native.write_tables_arrow(source, stream, name=art.path)
 
     def warnings(summary: perf_script_native.TablesSummary) -> list[str]:
         if summary.samples == 0:

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, TYPE_CHECKING, Any
 
 import duckdb
 
@@ -33,6 +33,9 @@ from . import fio, sweep, workload
 from .parsed import BulkCsv, BulkStream, Parsed
 from .registry import FINISHERS, handler, table_columns
 from .streamed import Streamed
+
+if TYPE_CHECKING:
+    from .early import EarlyIngest
 
 log = logging.getLogger("iolens.ingest")
 
@@ -145,10 +148,13 @@ def ingest_file(
     bundles_dir: Path,
     source: str | None = None,
     limits: Limits = Limits(),
+    early: EarlyIngest | None = None,
 ) -> IngestResult:
     """Check, parse and store one bundle (or fio terse text). `store` may still be opening
     (StoreOpening, `iolens ingest` on a new database): the bundle is then parsed meanwhile, and
-    checked against the captures already stored once the store is open."""
+    checked against the captures already stored once the store is open. `early`: what `iolens
+    ingest` started on this archive before its imports (early.py: the plain tar, the SHA-256, a
+    perf script pass); the caller closes it."""
     # The store, resolved once: `ready` is None while it is still opening; it is then waited for
     # when first needed, after the bundle is parsed (the database's DDL runs meanwhile).
     if isinstance(store, StoreOpening):
@@ -177,9 +183,13 @@ def ingest_file(
             return ingest_file(opened, wrapped, bundles_dir=bundles_dir, source=source, limits=limits)
         finally:
             wrapped.unlink(missing_ok=True)
+    if early is not None and early.archive != archive:
+        early = None
+    plain = early.plain() if early is not None else None
     if ready is None:
         # the archive's SHA-256 is computed while it is unpacked (open_bundle), the store opening
-        with open_bundle(archive, source, limits) as bundle:
+        with open_bundle(archive, source, limits, sha256=early.sha256() if early else None, plain=plain) as bundle:
+            bundle.early = early
             digest = bundle.sha256
             parsed = parse_bundle(bundle)
             opened = resolved()
@@ -191,12 +201,13 @@ def ingest_file(
                 return _store_parsed(opened, archive, bundle, parsed, bundles_dir)
     # The same bytes again (a re-upload, five people uploading one bundle at once): answered from
     # the content hash before anything is unpacked or parsed; concurrent copies wait for the first.
-    digest = file_sha256(archive)
+    digest = (early.sha256() if early else None) or file_sha256(archive)
     with _one_at_a_time(digest):
         found = ready.query("SELECT capture_id, label, n_runs FROM captures WHERE bundle_sha256 = ?", [digest]).rows
         if found:
             return IngestResult(found[0][0], found[0][1], created=False, runs=found[0][2])
-        return _ingest_bundle(ready, archive, digest, bundles_dir=bundles_dir, source=source, limits=limits)
+        return _ingest_bundle(ready, archive, digest, bundles_dir=bundles_dir, source=source, limits=limits,
+                              early=early, plain=plain)
 
 
 _INFLIGHT: dict[str, tuple[threading.Lock, int]] = {}
@@ -221,8 +232,9 @@ def _one_at_a_time(digest: str) -> Iterator[None]:
 
 
 def _ingest_bundle(store: Store, archive: Path, digest: str, *, bundles_dir: Path, source: str | None,
-                   limits: Limits) -> IngestResult:
-    with open_bundle(archive, source, limits, sha256=digest) as bundle:
+                   limits: Limits, early: EarlyIngest | None = None, plain: IO[bytes] | None = None) -> IngestResult:
+    with open_bundle(archive, source, limits, sha256=digest, plain=plain) as bundle:
+        bundle.early = early
         existing = store.query("SELECT label FROM captures WHERE capture_id = ?", [bundle.capture_id]).scalar()
         if existing is not None:
             return IngestResult(bundle.capture_id, existing, created=False, runs=len(bundle.manifest.runs))

@@ -51,8 +51,11 @@ fn source_of(obj: &Bound<'_, PyAny>) -> PyResult<Source> {
             Source::Path(s.to_string())
         });
     }
+    if let Ok((path, offset, len)) = obj.extract::<(String, u64, u64)>() {
+        return Ok(Source::Range(path, offset, len));
+    }
     Err(PyTypeError::new_err(
-        "source must be a path (str, '-' for standard input) or bytes",
+        "source must be a path (str, '-' for standard input), bytes, or (path, offset, length)",
     ))
 }
 

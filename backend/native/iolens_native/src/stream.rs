@@ -11,7 +11,7 @@
 //! are then ranges of the mapping, with no copy of the text and no buffer to allocate and zero.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
 use std::thread;
@@ -31,6 +31,8 @@ pub enum Source {
     Path(String),
     Stdin,
     Bytes(Vec<u8>),
+    /// `len` bytes at `offset` of the file at the path (a member of a plain tar archive).
+    Range(String, u64, u64),
 }
 
 /// Opens the source, decompressing gzip (detected from the first two bytes, like `open_text`).
@@ -39,6 +41,11 @@ pub fn open(source: Source) -> io::Result<Box<dyn Read + Send>> {
         Source::Path(p) => open_file(File::open(p)?),
         Source::Stdin => gunzip_if(BufReader::with_capacity(1 << 20, Box::new(io::stdin()))),
         Source::Bytes(b) => gunzip_if(BufReader::new(Box::new(io::Cursor::new(b)))),
+        Source::Range(p, offset, len) => {
+            let mut file = File::open(p)?;
+            file.seek(SeekFrom::Start(offset))?;
+            gunzip_if(BufReader::with_capacity(1 << 20, Box::new(file.take(len))))
+        }
     }
 }
 
@@ -568,6 +575,51 @@ mod tests {
             }
         }
         std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn a_range_of_a_file_folds_as_the_file() {
+        let mut text = String::new();
+        for i in 0..200 {
+            text.push_str(&format!("c{} {} [000] 1.{}: 1 cycles:\n", i % 4, i, i));
+            for j in 0..(i % 7) {
+                text.push_str(&format!("\tffff f{} (/lib/m.so)\n", (i * j) % 11));
+            }
+            text.push('\n');
+        }
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
+        std::io::Write::write_all(&mut gz, text.as_bytes()).unwrap();
+        let gz = gz.finish().unwrap();
+        let want = fold_str(&text, 1, 1 << 20);
+        for member in [text.as_bytes(), &gz[..]] {
+            let mut file = b"header bytes".to_vec();
+            file.extend_from_slice(member);
+            file.extend_from_slice(b"trailing bytes of the next member");
+            let path = std::env::temp_dir().join(format!(
+                "iolens-native-range-{}-{}.tar",
+                std::process::id(),
+                member.len()
+            ));
+            std::fs::write(&path, &file).unwrap();
+            for n in [1, 2] {
+                let r = fold(
+                    Source::Range(path.to_string_lossy().into_owned(), 12, member.len() as u64),
+                    &Options::default(),
+                    None,
+                    n,
+                    100,
+                )
+                .unwrap();
+                let mut got = Vec::new();
+                r.for_each_sorted(|k, c| {
+                    got.push((k.to_vec(), c));
+                    Ok(())
+                })
+                .unwrap();
+                assert_eq!(got, want, "threads {}", n);
+            }
+            std::fs::remove_file(&path).unwrap();
+        }
     }
 
     #[test]

@@ -1,0 +1,135 @@
+"""`iolens ingest`'s early start (ingest/early.py): the first bundle's perf script pass starts
+before the bundle is checked (while the modules import); the handler takes it. The rows stored are
+those of the usual path; a bundle refused or already stored stops the pass and stores nothing;
+a damaged text is refused naming the file and line, as without the early start."""
+
+from __future__ import annotations
+
+import gzip
+import threading
+from pathlib import Path
+
+import pytest
+from bundles import add_file, fio_capture, write_bundle
+from test_ingest_streamed import big_text, nothing_stored, perf_bundle, within
+
+from iolens.bundle import BundleError, Limits
+from iolens.cli.main import main
+from iolens.ingest import ingest_file
+from iolens.ingest.early import EarlyIngest
+from iolens.store.db import Store
+
+TABLES = {"perf_samples": "ts_ns, cpu, pid, tid, comm, stack_id, weight, event",
+          "perf_stacks": "stack_id, folded_stack"}
+
+
+def early_of(bundle: Path) -> EarlyIngest:
+    limits = Limits()
+    return EarlyIngest(bundle, limits.max_total_bytes, limits.max_members)
+
+
+def rows(store: Store) -> dict[str, list[tuple]]:
+    return {t: store.query(f"SELECT capture_id, run_id, {cols} FROM {t} ORDER BY ALL").rows for t, cols in TABLES.items()}
+
+
+@pytest.fixture
+def taken(monkeypatch) -> list[bool]:
+    """Records, for each take() of a perf-script member, whether an early pass was there."""
+    out: list[bool] = []
+    real = EarlyIngest.take
+
+    def spy(self, member):
+        p = real(self, member)
+        out.append(p is not None)
+        return p
+
+    monkeypatch.setattr(EarlyIngest, "take", spy)
+    return out
+
+
+def no_pass_left() -> None:
+    left = [t.name for t in threading.enumerate() if t.name.startswith(("iolens-early", "iolens-streamed"))]
+    assert not left, left
+
+
+def test_the_early_pass_stores_the_rows_of_the_usual_path(tmp_path, taken):
+    bundle = perf_bundle(tmp_path, gzip.compress(big_text(), 6), "early")
+    usual = Store(tmp_path / "usual.duckdb")
+    assert ingest_file(usual, bundle, bundles_dir=tmp_path / "kept-usual").created
+    assert taken == []  # no early start: nothing to take
+    store = Store(tmp_path / "early.duckdb")
+    early = early_of(bundle)
+    try:
+        assert within(300, lambda: ingest_file(store, bundle, bundles_dir=tmp_path / "kept", early=early)).created
+    finally:
+        early.close()
+    assert taken == [True]
+    want = rows(usual)
+    assert want["perf_samples"] and want["perf_stacks"]
+    assert rows(store) == want
+    # the same bundle again: already stored, its early pass (taken or not) stopped
+    again = early_of(bundle)
+    try:
+        assert not within(120, lambda: ingest_file(store, bundle, bundles_dir=tmp_path / "kept", early=again)).created
+    finally:
+        again.close()
+    no_pass_left()
+    assert rows(store) == want
+    usual.close()
+    store.close()
+
+
+def test_a_damaged_text_is_refused_naming_the_line_and_nothing_is_stored(tmp_path, taken):
+    data = gzip.compress(big_text(), 6)
+    cut = perf_bundle(tmp_path, data[: len(data) * 4 // 5], "cut")
+    store = Store(tmp_path / "db.duckdb")
+    early = early_of(cut)
+    try:
+        with pytest.raises(BundleError, match=r"runs/r000/perf.script.gz line \d+: damaged gzip stream") as info:
+            within(300, lambda: ingest_file(store, cut, bundles_dir=tmp_path / "kept", early=early))
+    finally:
+        early.close()
+    assert taken == [True]
+    assert info.value.detail["file"] == "runs/r000/perf.script.gz" and info.value.detail["line"] > 1000
+    nothing_stored(store, tmp_path / "kept")
+    no_pass_left()
+    store.close()
+
+
+def test_a_bundle_refused_by_its_checks_stops_the_pass_it_started(tmp_path):
+    """The member's bytes differ from the manifest's SHA-256: refused before the pass is taken;
+    the pass (blocked on its full channel) is stopped, the plain tar removed."""
+    text = gzip.compress(big_text(), 1)
+    m, files = fio_capture("tampered", [[{"iops": 1000}]])
+    add_file(m, files, "runs/r000/perf.script.gz", text, "perf-script", run=0)
+    files["runs/r000/perf.script.gz"] = gzip.compress(big_text()[:-100], 1)
+    bundle = write_bundle(tmp_path / "tampered.iolens.tar.gz", m, files)
+    store = Store(tmp_path / "db.duckdb")
+    early = early_of(bundle)
+    plain = early.plain()
+    # started, and blocked: the text holds more batches than the channel
+    assert plain is not None and any(t.name == "iolens-early-pass" for t in threading.enumerate())
+    try:
+        with pytest.raises(BundleError, match="does not match"):
+            within(120, lambda: ingest_file(store, bundle, bundles_dir=tmp_path / "kept", early=early))
+    finally:
+        within(60, early.close)
+    assert plain.closed
+    no_pass_left()
+    nothing_stored(store, tmp_path / "kept")
+    store.close()
+
+
+def test_the_cli_takes_the_early_pass(tmp_path, taken, capsys):
+    bundle = perf_bundle(tmp_path, gzip.compress(big_text(), 6), "cli")
+    db = tmp_path / "cli.duckdb"
+    assert main(["ingest", "--db", str(db), str(bundle), str(bundle)]) == 0
+    assert "already present" in capsys.readouterr().err
+    assert taken[0] is True
+    no_pass_left()
+    usual = Store(tmp_path / "usual.duckdb")
+    ingest_file(usual, bundle, bundles_dir=tmp_path / "kept-usual")
+    store = Store(db)
+    assert rows(store) == rows(usual)
+    store.close()
+    usual.close()
