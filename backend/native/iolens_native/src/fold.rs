@@ -163,15 +163,15 @@ impl<'o> Folder<'o> {
     pub fn feed<E: Emit>(&mut self, text: &str, emit: &mut E) {
         let bytes = text.as_bytes();
         let mut start = 0;
-        while start < bytes.len() {
-            let end = match memchr::memchr(b'\n', &bytes[start..]) {
-                Some(i) => start + i + 1,
-                None => bytes.len(),
-            };
-            // SAFETY of the slice: '\n' is a char boundary.
-            let line = &text[start..end];
-            start = end;
+        // one searcher over the whole text, not a search set up per line
+        for nl in memchr::memchr_iter(b'\n', bytes) {
+            // '\n' is a char boundary
+            let line = &text[start..nl + 1];
+            start = nl + 1;
             self.line(line, emit);
+        }
+        if start < bytes.len() {
+            self.line(&text[start..], emit);
         }
     }
 
@@ -353,15 +353,22 @@ impl<'o> Folder<'o> {
         let opt = self.opt;
         let java = self.pname.starts_with("java");
         let line_start = self.frames.len();
+        // Most frames hold no '-' (no "->"), ';' nor '(' and are not "[unknown]": one frame, its
+        // text as it is (tidy_generic leaves it alone). One scan tells, instead of three.
+        let plain = rawfunc != "[unknown]"
+            && memchr::memchr3(b'-', b';', b'(', rawfunc.as_bytes()).is_none();
         // Java inlining: "a->b->c"; after the first, frames get "_[i]".
         for (i, func) in (ArrowSplit {
             rest: Some(rawfunc),
+            whole: plain,
         })
         .enumerate()
         {
             let start = self.buf.len();
             with_module_fallback(&mut self.buf, module, func, pc, opt.include_addrs);
-            tidy_generic(&mut self.buf, start);
+            if !plain {
+                tidy_generic(&mut self.buf, start);
+            }
             let mut fstart = start;
             if java {
                 // tidy_java: "Lorg/mozilla/Foo:.call" -> "org/mozilla/Foo:.call"
@@ -526,9 +533,11 @@ fn rfind_offset(s: &[u8]) -> Option<usize> {
     None
 }
 
-/// Splits on "->" (Java inlining) like str::split("->").
+/// Splits on "->" (Java inlining) like str::split("->"); `whole`: the text holds no '-' (known
+/// already), it is the only piece.
 struct ArrowSplit<'a> {
     rest: Option<&'a str>,
+    whole: bool,
 }
 
 impl<'a> Iterator for ArrowSplit<'a> {
@@ -536,6 +545,10 @@ impl<'a> Iterator for ArrowSplit<'a> {
     #[inline]
     fn next(&mut self) -> Option<&'a str> {
         let s = self.rest?;
+        if self.whole {
+            self.rest = None;
+            return Some(s);
+        }
         let b = s.as_bytes();
         let mut from = 0;
         while let Some(i) = memchr::memchr(b'-', &b[from..]) {

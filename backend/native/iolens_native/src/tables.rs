@@ -80,6 +80,10 @@ pub struct ChunkTables {
     stacks: Interned,
     strings: Vec<String>,
     string_index: FxHashMap<String, u32>,
+    /// The id of the last comm and of the last event interned: consecutive samples mostly share
+    /// both (one lookup of the map per change instead of two per sample).
+    last_comm: Option<u32>,
+    last_event: Option<u32>,
     rows: Vec<Row>,
     key: Vec<u8>,
 }
@@ -95,9 +99,24 @@ impl ChunkTables {
         i
     }
 
+    /// `intern`, first compared with the string of `last` (then interned as `last`).
+    fn intern_after(&mut self, s: &str, last: Option<u32>) -> u32 {
+        match last {
+            Some(i) if self.strings[i as usize] == s => i,
+            _ => self.intern(s),
+        }
+    }
+
     fn row(&mut self, meta: &Meta, stack: Option<u32>, weight: u64) {
-        let comm = self.intern(&meta.comm);
-        let event = meta.event.as_deref().map(|e| self.intern(e));
+        let comm = self.intern_after(&meta.comm, self.last_comm);
+        self.last_comm = Some(comm);
+        let event = meta
+            .event
+            .as_deref()
+            .map(|e| self.intern_after(e, self.last_event));
+        if event.is_some() {
+            self.last_event = event;
+        }
         self.rows.push(Row {
             ts_ns: meta.ts_ns,
             cpu: meta.cpu,
