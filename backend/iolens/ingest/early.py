@@ -34,8 +34,6 @@ from typing import IO, Any
 
 import iolens_native
 
-from ..formats import perf_script_native
-
 PERF_SCRIPT = "perf-script"
 MANIFEST = "manifest.json"
 _MAX_MANIFEST_BYTES = 16 << 20
@@ -56,6 +54,11 @@ class EarlyPass:
     filling `stream` on a thread of its own."""
 
     def __init__(self, path: str, offset: int, size: int, name: str) -> None:
+        # imported here, on the early thread, not before it starts (the parsers' module and the
+        # Python reference it shares rules with: ~50 ms of the main thread's start)
+        from ..formats import perf_script_native
+
+        self._native = perf_script_native
         self.name = name
         self.stream = perf_script_native.TableStream()
         self._source = (path, offset, size)
@@ -66,7 +69,7 @@ class EarlyPass:
 
     def _main(self) -> None:
         try:
-            self._result = perf_script_native.write_tables_arrow_raw(self._source, self.stream)
+            self._result = self._native.write_tables_arrow_raw(self._source, self.stream)
         except BaseException as exc:  # noqa: BLE001 - raised by wait(), on the ingest's thread
             self._error = exc
         finally:
