@@ -133,3 +133,13 @@ def test_the_cli_takes_the_early_pass(tmp_path, taken, capsys):
     assert rows(store) == rows(usual)
     store.close()
     usual.close()
+
+
+def test_cli_limits_are_the_readers(monkeypatch) -> None:
+    """The CLI repeats bundle.Limits' totals (not to import pydantic before the early start): the
+    two must agree, with and without the environment's override."""
+    from iolens.cli.main import _limits
+
+    assert _limits() == (Limits().max_total_bytes, Limits().max_members)
+    monkeypatch.setenv("IOLENS_MAX_BUNDLE_BYTES", str(123 << 20))
+    assert _limits()[0] == 123 << 20
