@@ -113,9 +113,10 @@ lab-kernel: deps-system deps-python
 # as processes (team server, CLI, notebooks' export, parser limits) or ingest big texts; (c) the
 # native core against the Python reference, the parsers' fuzzing and the flame, scheduler, timeline,
 # block and comparison views; (b) the rest of backend/tests (a new test file lands there). On a fresh
-# clone (load 13-32, 2026-11-28) a, b and c took 190, 162 and 100 s of CPU with c without the block,
-# comparison and headline modules, which moved there (~25 s of b's CPU by the duration of their tests). (backend/tests/formats stays in
-# one run: its modules import their conftest by name, which another folder's conftest would shadow.)
+# clone (load 13-32, 2026-11-28) a, b and c took 190, 162 and 100 s of CPU, c then without the block,
+# comparison and headline modules, which moved there after (~25 s of b's CPU by their tests' durations).
+# (backend/tests/formats stays in one run: its modules import their conftest by name, which another
+# folder's conftest would shadow.)
 # Each prints its wall and CPU time (bash's `time`). ruff and the import contracts (lint-python) are
 # a step of their own, not in front of a pytest run.
 LAB_TESTS := collectors/tests/test_lab.py
