@@ -325,3 +325,27 @@ def test_time_column(case):
     unit, fmt = tf.time_column(case["values"], signed=case["signed"])
     assert unit == case["unit"]
     assert [fmt(v) for v in case["values"]] == [t if t is not None else "-" for t in case["texts"]]
+
+
+# --- the compared tables' tone (fio, scheduler): too few repeats as the sweep matrix -----------------
+
+TONE = vectors("ratio-tone")
+
+
+def test_ratio_tone_min_repeats_is_the_sweeps():
+    from iolens.store.stats import MIN_REPEATS, welch
+
+    assert TONE["min_repeats"] == MIN_REPEATS
+    # the sweep's Welch test calls the same cases too few
+    for case in TONE["cases"]:
+        c, b = case["cell"], case["base"]
+        if case["tone"] == "few":
+            assert welch([c["mean"]] * c["n"], [b["mean"]] * b["n"]).too_few, case["name"]
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c["name"]) for c in TONE["cases"]])
+def test_ratio_tone_python(case):
+    """The text and HTML exports' copy (exports/textfmt.py tone, used by exports/metric_table.py)."""
+    from iolens.exports.textfmt import tone
+
+    assert tone(case["cell"], case["base"], case["better"]) == case["tone"]

@@ -15,7 +15,7 @@ from .. import models
 from ..views import fio_compare
 from . import textfmt as tf
 from .context import ExportContext, parse_state
-from .metric_table import HTML_LEGEND, baseline_first, html_table, text_block
+from .metric_table import HTML_LEGEND, TEXT_LEGEND, baseline_first, html_table, text_block
 from .svgplot import capture_color
 
 
@@ -53,7 +53,7 @@ class FioExport:
         lines = tf.wrap(
             f"fio's own results (each run's fio output), per job and data direction. Mean over the "
             f"repeats; spread: +-stddev when n >= 3, min-max when n = 2; change vs the "
-            f"baseline {base_label} (*); '~' means the repeats' ranges overlap.", indent="    ")
+            f"baseline {base_label} (*); {TEXT_LEGEND}", indent="    ")
         if not cmp.groups:
             return lines + ["", "    No fio job results in these captures."]
         def name(cid: str) -> str:

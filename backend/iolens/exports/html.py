@@ -36,7 +36,7 @@ background:var(--subtle);border-radius:6px 6px 0 0;font-weight:600}
 .cell>header h2{font-size:13.5px;margin:0;font-weight:600}nav.contents{font-size:12px;margin:10px 0 4px;line-height:1.8}
 nav.contents a{white-space:nowrap;margin-right:2px}
 .cell>div{padding:8px 12px}.cell.markdown{border:none}.cell.markdown>div{padding:2px 0}
-table.fio th{white-space:nowrap}.ratio{font-weight:600}.tone-better{color:var(--better)}.tone-worse{color:var(--worse)}.tone-same{color:var(--same)}
+table.fio th{white-space:nowrap}.ratio{font-weight:600}.tone-better{color:var(--better)}.tone-worse{color:var(--worse)}.tone-same{color:var(--same)}.tone-few{color:var(--same)}
 .legend{margin:8px 0 0}.error{color:var(--worse)}.type{font-weight:400;font-size:10.5px}
 details.sql summary{cursor:pointer;color:var(--muted)}
 figure.chart{margin:6px 0 14px;break-inside:avoid}figure.chart>svg{display:block;width:100%;max-width:100%;height:auto}

@@ -9,12 +9,16 @@ import html
 from collections.abc import Callable, Sequence
 
 from .. import models
+from ..store.stats import MIN_REPEATS
 from . import textfmt as tf
 
-TONE_WORD = {"better": "better", "worse": "worse", "same": "~", "neutral": "", "": ""}
+TONE_WORD = {"better": "better", "worse": "worse", "same": "~", "neutral": "", "few": "?", "": ""}
 BETTER_WORD = {"higher": "higher is better", "lower": "lower is better", "neutral": "no better direction"}
 HTML_LEGEND = ('<span class="tone-better">green</span> better, <span class="tone-worse">red</span> worse than '
-               "the baseline; grey: the repeats' min&ndash;max ranges overlap.")
+               "the baseline; grey: the repeats' min&ndash;max ranges overlap; grey ?: too few repeats to judge a change "
+               f"(fewer than {MIN_REPEATS} on a side).")
+TEXT_LEGEND = (f"'~' means the repeats' ranges overlap; '?' too few repeats to judge a change (fewer than "
+               f"{MIN_REPEATS} on a side).")
 
 
 def pretty(s: str) -> str:
@@ -102,7 +106,8 @@ def html_table(rows: Sequence[models.MetricRow], captures: Sequence[models.Compa
                     max(every), colors.get(c.id, "#4e79a7")) if cell.values else "") + "</td>")
             if c.id != baseline:
                 t = tf.tone(cell.model_dump(), base.model_dump(), row.better) if base else ""
-                tds.append(f'<td class="num ratio tone-{t or "none"}">{e(tf.for_html(tf.format_ratio(cell.ratio)))}</td>')
+                mark = "?" if t == "few" else ""
+                tds.append(f'<td class="num ratio tone-{t or "none"}">{e(tf.for_html(tf.format_ratio(cell.ratio)))}{mark}</td>')
         body.append(f'<tr><th title="{e(row.description, quote=True)}">{e(row.label)}{arrow}</th>{"".join(tds)}</tr>')
     return (f'<div class="scroll"><table class="fio"><thead><tr><th rowspan="2">Metric</th>{head1}</tr>'
             f'<tr>{head2}</tr></thead><tbody>{"".join(body)}</tbody></table></div>')

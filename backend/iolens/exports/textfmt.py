@@ -11,6 +11,8 @@ import textwrap
 import unicodedata
 from collections.abc import Callable
 
+from ..store.stats import MIN_REPEATS
+
 WIDTH = 72
 
 _ASCII = {
@@ -256,11 +258,21 @@ def format_ratio(ratio: float | None) -> str:
     return f"{sign}{abs(pct):.1f} %"
 
 
+def too_few_repeats(n: int, n_base: int) -> bool:
+    """A change between captures of n and n_base repeats is too uncertain to colour: fewer than
+    MIN_REPEATS on a side (store/stats.py, the sweep matrix's "too few repeats")."""
+    return n < MIN_REPEATS or n_base < MIN_REPEATS
+
+
 def tone(cell: dict, base: dict, better: str) -> str:
-    """As src/logic/ratio.ts ratioTone: 'better', 'worse', 'same' (ranges overlap), 'neutral' or ''."""
+    """As src/logic/ratio.ts ratioTone: 'better', 'worse', 'same' (ranges overlap), 'neutral', 'few'
+    (fewer than MIN_REPEATS repeats on a side: too few to judge, the sweep matrix's rule) or ''.
+    Vectors: testdata/vectors/ratio-tone.json."""
     m, bm = cell.get("mean"), base.get("mean")
     if m is None or bm is None:
         return ""
+    if too_few_repeats(cell.get("n") or 0, base.get("n") or 0):
+        return "few"
     if m == bm:
         return "same"
     lo, hi, blo, bhi = cell.get("min"), cell.get("max"), base.get("min"), base.get("max")

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { A, B, C, comparison } from '../testdata/fixtures';
-import { buildFioTable, orderColumns } from './compareTable';
+import { buildFioTable, legendNeeds, orderColumns } from './compareTable';
 
 describe('buildFioTable', () => {
   const t = buildFioTable(comparison);
@@ -39,6 +39,16 @@ describe('buildFioTable', () => {
     expect(rows['clat_mean_ns']!.cells[1]!.tone).toBe('worse'); // ext4 slower
     expect(rows['clat_p99_ns']!.cells[1]!.tone).toBe('same'); // overlapping repeats
     expect(rows['usr_cpu']!.cells[1]!.tone).toBe('neutral'); // CPU % of a timed run: no better direction
+  });
+
+  it('greys a change with too few repeats (n = 2) as the sweep matrix, and says why', () => {
+    const iops = t.groups[0]!.rows[0]!;
+    const old = iops.cells[2]!;
+    expect(old.tone).toBe('few'); // 22.7k against 171.2k, but 2 repeats: not red
+    expect(old.title).toContain('too few repeats to judge the change (3 needed on both sides): n = 2 here, 3 in the baseline');
+    expect(legendNeeds(t.groups.flatMap((g) => g.rows))).toEqual({ few: true, minRepeats: 3 });
+    const noOld = buildFioTable({ ...comparison, captures: comparison.captures.filter((c) => c.id !== C) });
+    expect(legendNeeds(noOld.groups.flatMap((g) => g.rows)).few).toBe(false);
   });
 
   it('shares one x domain per row over every repeat of every capture', () => {

@@ -4,7 +4,7 @@
 import type { FioComparison, MetricRow, StatCell } from '../api/client';
 import { captureColor } from './colors';
 import { formatRatio, formatRaw, formatSpread, formatValue } from './format';
-import { ratioTone, toneWords, type Better, type Tone } from './ratio';
+import { MIN_REPEATS, ratioTone, toneWords, type Better, type Tone } from './ratio';
 
 export interface Column {
   id: string;
@@ -80,6 +80,7 @@ export function cellTitle(
   group: RowScope,
   stat: StatCell | null,
   tone: Tone,
+  baseStat: StatCell | null = null,
 ): string {
   const lines = [`${col.label} (${col.id})${col.isBaseline ? ' — baseline' : ''}`];
   lines.push('where' in group ? `${row.label} [${row.unit}]${group.where ? `, ${group.where}` : ''}` : `${row.label} [${row.unit}], job '${group.job}' ${group.ddir}`);
@@ -101,7 +102,8 @@ export function cellTitle(
   if (!col.isBaseline && stat.ratio !== null && base) {
     lines.push(`vs baseline ${base.label}: ${formatRatio(stat.ratio)} (ratio ${formatRaw(stat.ratio)})`);
     const w = toneWords(tone, row.better);
-    if (w) lines.push(w);
+    if (tone === 'few') lines.push(`${w}: n = ${stat.n} here, ${baseStat?.n ?? 0} in the baseline`);
+    else if (w) lines.push(w);
   }
   return lines.join('\n');
 }
@@ -165,7 +167,7 @@ export function buildMetricRows(columns: readonly Column[], metrics: readonly Me
         n: stat?.n ?? 0,
         ratio: col.isBaseline || !stat ? '' : formatRatio(stat.ratio),
         tone,
-        title: cellTitle(col, base, m, scope, stat, tone),
+        title: cellTitle(col, base, m, scope, stat, tone, baseStat),
       };
     });
     return {
@@ -179,4 +181,15 @@ export function buildMetricRows(columns: readonly Column[], metrics: readonly Me
       cells,
     };
   });
+}
+
+/** What a comparison table's legend must explain: the grey of too few repeats only when a cell has it. */
+export interface LegendNeeds {
+  few: boolean;
+  minRepeats: number;
+}
+
+export function legendNeeds(rows: readonly TableRow[]): LegendNeeds {
+  const few = rows.some((r) => r.cells.some((c) => c.tone === 'few'));
+  return { few, minRepeats: MIN_REPEATS };
 }

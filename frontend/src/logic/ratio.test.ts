@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { rangesOverlap, ratioTone, toneWords } from './ratio';
+import { vectors } from '../testdata/vectors';
+import { MIN_REPEATS, rangesOverlap, ratioTone, toneWords } from './ratio';
 
 const c = (min: number, max: number, n = 3) => ({ n, mean: (min + max) / 2, min, max });
 
@@ -18,9 +19,10 @@ describe('ratioTone', () => {
     expect(ratioTone(c(95, 120), c(90, 100), 'higher')).toBe('same');
     expect(ratioTone(c(100, 120), c(90, 100), 'lower')).toBe('same'); // touching counts
   });
-  it('single repeats are judged by direction alone', () => {
-    expect(ratioTone(c(101, 101, 1), c(100, 100, 1), 'higher')).toBe('better');
-    expect(ratioTone(c(100, 100, 1), c(100, 100, 1), 'higher')).toBe('same');
+  it('single repeats are too few to judge, as the sweep matrix (grey, not green)', () => {
+    expect(ratioTone(c(101, 101, 1), c(100, 100, 1), 'higher')).toBe('few');
+    expect(ratioTone(c(100, 100, 1), c(100, 100, 1), 'higher')).toBe('few');
+    expect(toneWords('few', 'higher')).toMatch(/too few repeats/);
   });
   it('no tone for the baseline itself or missing values', () => {
     expect(ratioTone(c(1, 2), c(1, 2), 'higher', true)).toBe('none');
@@ -38,4 +40,25 @@ describe('neutral metrics', () => {
     expect(ratioTone({ n: 3, mean: 40.5, min: 40, max: 41 }, base, 'neutral')).toBe('same');
     expect(toneWords('neutral', 'neutral')).toMatch(/neither direction/);
   });
+});
+
+interface ToneCase {
+  name: string;
+  cell: { n: number; mean: number | null; min: number | null; max: number | null };
+  base: { n: number; mean: number | null; min: number | null; max: number | null };
+  better: 'higher' | 'lower' | 'neutral';
+  tone: string;
+}
+const TONE = vectors<{ min_repeats: number; cases: ToneCase[] }>('ratio-tone');
+
+describe('shared vectors (testdata/vectors/ratio-tone.json)', () => {
+  it('uses the same fewest repeats', () => {
+    expect(MIN_REPEATS).toBe(TONE.min_repeats);
+  });
+  for (const v of TONE.cases) {
+    it(v.name, () => {
+      const tone = ratioTone(v.cell, v.base, v.better);
+      expect(tone === 'none' ? '' : tone).toBe(v.tone);
+    });
+  }
 });

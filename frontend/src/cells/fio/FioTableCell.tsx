@@ -3,7 +3,7 @@ import type { FioComparison } from '../../api/client';
 import { useFioComparison } from '../../api/queries';
 import { DotStrip } from '../../charts/DotStrip';
 import { ErrorBox } from '../../components/ErrorBox';
-import { buildFioTable, type FioTable } from '../../logic/compareTable';
+import { buildFioTable, legendNeeds, type FioTable, type LegendNeeds } from '../../logic/compareTable';
 import { shellJoin } from '../../logic/shell';
 import type { CellProps } from '../types';
 import type { FioTableState } from './state';
@@ -21,7 +21,7 @@ export function FioTableCell({ ctx, state, setState }: CellProps<FioTableState>)
       {table.groups.map((g) => (
         <FioGroupTable key={g.key} table={table} group={g} strips={state.strips} />
       ))}
-      <Legend />
+      <Legend needs={legendNeeds(table.groups.flatMap((g) => g.rows))} />
       <FioCommands cmp={q.data} table={table} />
     </div>
   );
@@ -137,6 +137,7 @@ export function MetricTable({ columns, rows, strips, testId }: { columns: FioTab
                   {!cell.column.isBaseline && (
                     <td className={`num ratio tone-${cell.tone}`} title={cell.title}>
                       {cell.ratio}
+                      {cell.tone === 'few' && <span className="few-mark">?</span>}
                     </td>
                   )}
                 </Fragment>
@@ -149,12 +150,19 @@ export function MetricTable({ columns, rows, strips, testId }: { columns: FioTab
   );
 }
 
-export function Legend() {
+export function Legend({ needs }: { needs: LegendNeeds }) {
   return (
-    <div className="legend muted">
+    <div className="legend muted" data-testid="compare-legend">
       <span>
         <span className="tone-better">green</span> better, <span className="tone-worse">red</span> worse than the baseline;{' '}
-        <span className="tone-same">grey</span>: the repeats' min–max ranges overlap.
+        <span className="tone-same">grey</span>: the repeats' min–max ranges overlap
+        {needs.few ? (
+          <>
+            ; <span className="tone-same">grey ?</span>: too few repeats to judge a change (fewer than {needs.minRepeats} on a side, as the sweep matrix).
+          </>
+        ) : (
+          '.'
+        )}
       </span>
       <span>↑/↓: higher/lower is better; unmarked rows have no better direction. Hover a number for its capture, runs and raw values.</span>
     </div>

@@ -6,6 +6,7 @@ import { Fragment, useMemo, type ReactNode } from 'react';
 import { useCaptureList } from '../../api/queries';
 import { ErrorBox } from '../../components/ErrorBox';
 import { Legend, MetricTable } from '../fio/FioTableCell';
+import { legendNeeds } from '../../logic/compareTable';
 import {
   rateStepMs,
   buildSchedTable,
@@ -406,7 +407,7 @@ function SummaryView({ cmp, table, common, step, overviews }: { cmp: SchedCompar
       <LossBanner notes={statusLossNotes(table.columns)} />
       <SpanNote span={common.span} />
       <MetricTable columns={table.columns} rows={table.rows} strips testId="sched-compare" />
-      <Legend />
+      <Legend needs={legendNeeds(table.rows)} />
       {common.run && <p className="muted small sched-run-note">The table covers every run of each capture; the chart and pairs below, run {common.run} only.</p>}
       <div className="sched-two">
         <div className="sched-two-chart">
