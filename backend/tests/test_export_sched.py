@@ -69,3 +69,17 @@ def test_html_export_and_no_trace_at_all(api):
     only = save(api, _doc([api.ids["none"]])).json()["id"]
     text = api.get(f"/api/notebooks/{only}/export").text
     assert "No scheduler trace in these captures" in text and "--sched" in text
+
+
+def test_one_capture_names_no_baseline(api):
+    """A single capture compares with nothing: no 'vs the baseline' and no colours' legend."""
+    only = save(api, _doc([api.ids["real"]])).json()["id"]
+    text = " ".join(api.get(f"/api/notebooks/{only}/export").text.split())
+    assert "one capture: no baseline to compare with." in text
+    assert "change vs the baseline" not in text and "'~' means" not in text
+    page = api.get(f"/api/notebooks/{only}/export", params={"format": "html"}).text
+    assert "One capture: no baseline to compare with, so no colours." in page
+    assert "worse than the baseline" not in page
+    both = save(api, _doc([api.ids["hand"], api.ids["real"]])).json()["id"]
+    page = api.get(f"/api/notebooks/{both}/export", params={"format": "html"}).text
+    assert "worse than the baseline" in page

@@ -15,7 +15,7 @@ from .. import models
 from ..views import fio_compare
 from . import textfmt as tf
 from .context import ExportContext, parse_state
-from .metric_table import HTML_LEGEND, TEXT_LEGEND, baseline_first, html_table, text_block
+from .metric_table import TEXT_LEGEND, baseline_first, html_legend, html_table, text_block
 from .svgplot import capture_color
 
 
@@ -50,10 +50,11 @@ class FioExport:
         cmp = data.cmp
         caps = baseline_first(cmp.captures, cmp.baseline)
         base_label = ctx.name(cmp.baseline)
+        compared = (f"change vs the baseline {base_label} (*); {TEXT_LEGEND}" if len(caps) > 1
+                    else "one capture: no baseline to compare with.")
         lines = tf.wrap(
             f"fio's own results (each run's fio output), per job and data direction. Mean over the "
-            f"repeats; spread: +-stddev when n >= 3, min-max when n = 2; change vs the "
-            f"baseline {base_label} (*); {TEXT_LEGEND}", indent="    ")
+            f"repeats; spread: +-stddev when n >= 3, min-max when n = 2; {compared}", indent="    ")
         if not cmp.groups:
             return lines + ["", "    No fio job results in these captures."]
         def name(cid: str) -> str:
@@ -79,5 +80,5 @@ class FioExport:
                        + html_table(self._rows(data, g), caps, cmp.baseline, colors if data.strips else None))
         strips = (" Repeats: each repeat's value (dot) on the row's scale, the mean (tick), the baseline's mean (grey)."
                   if data.strips else "")
-        out.append(f'<p class="legend muted">{HTML_LEGEND} &uarr;/&darr;: higher/lower is better.{strips}</p>')
+        out.append(f'<p class="legend muted">{html_legend(caps)} &uarr;/&darr;: higher/lower is better.{strips}</p>')
         return "\n".join(out)

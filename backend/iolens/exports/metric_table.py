@@ -17,6 +17,14 @@ BETTER_WORD = {"higher": "higher is better", "lower": "lower is better", "neutra
 HTML_LEGEND = ('<span class="tone-better">green</span> better, <span class="tone-worse">red</span> worse than '
                "the baseline; grey: the repeats' min&ndash;max ranges overlap; grey ?: too few repeats to judge a change "
                f"(fewer than {MIN_REPEATS} on a side).")
+NO_BASELINE_HTML = "One capture: no baseline to compare with, so no colours."
+
+
+def html_legend(captures: Sequence[object]) -> str:
+    """The colours' legend, or with one capture that nothing is compared (as the app's Legend)."""
+    return HTML_LEGEND if len(captures) > 1 else NO_BASELINE_HTML
+
+
 TEXT_LEGEND = (f"'~' means the repeats' ranges overlap; '?' too few repeats to judge a change (fewer than "
                f"{MIN_REPEATS} on a side).")
 

@@ -46,9 +46,14 @@ describe('buildFioTable', () => {
     const old = iops.cells[2]!;
     expect(old.tone).toBe('few'); // 22.7k against 171.2k, but 2 repeats: not red
     expect(old.title).toContain('too few repeats to judge the change (3 needed on both sides): n = 2 here, 3 in the baseline');
-    expect(legendNeeds(t.groups.flatMap((g) => g.rows))).toEqual({ few: true, minRepeats: 3 });
+    expect(legendNeeds(t.columns, t.groups.flatMap((g) => g.rows))).toEqual({ compared: true, few: true, minRepeats: 3 });
+  });
+
+  it('a single capture: nothing compared, the legend names no baseline colours', () => {
+    const one = buildFioTable({ ...comparison, captures: comparison.captures.filter((c) => c.id === A) });
+    expect(legendNeeds(one.columns, one.groups.flatMap((g) => g.rows))).toEqual({ compared: false, few: false, minRepeats: 3 });
     const noOld = buildFioTable({ ...comparison, captures: comparison.captures.filter((c) => c.id !== C) });
-    expect(legendNeeds(noOld.groups.flatMap((g) => g.rows)).few).toBe(false);
+    expect(legendNeeds(noOld.columns, noOld.groups.flatMap((g) => g.rows)).few).toBe(false);
   });
 
   it('shares one x domain per row over every repeat of every capture', () => {

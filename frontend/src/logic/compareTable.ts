@@ -183,13 +183,15 @@ export function buildMetricRows(columns: readonly Column[], metrics: readonly Me
   });
 }
 
-/** What a comparison table's legend must explain: the grey of too few repeats only when a cell has it. */
+/** What a comparison table's legend must explain: colours only with a baseline and another capture, the grey of too few repeats only when a cell has it. */
 export interface LegendNeeds {
+  compared: boolean;
   few: boolean;
   minRepeats: number;
 }
 
-export function legendNeeds(rows: readonly TableRow[]): LegendNeeds {
-  const few = rows.some((r) => r.cells.some((c) => c.tone === 'few'));
-  return { few, minRepeats: MIN_REPEATS };
+export function legendNeeds(columns: readonly Column[], rows: readonly TableRow[]): LegendNeeds {
+  const compared = columns.some((c) => c.isBaseline) && columns.some((c) => !c.isBaseline);
+  const few = compared && rows.some((r) => r.cells.some((c) => c.tone === 'few'));
+  return { compared, few, minRepeats: MIN_REPEATS };
 }

@@ -21,7 +21,7 @@ export function FioTableCell({ ctx, state, setState }: CellProps<FioTableState>)
       {table.groups.map((g) => (
         <FioGroupTable key={g.key} table={table} group={g} strips={state.strips} />
       ))}
-      <Legend needs={legendNeeds(table.groups.flatMap((g) => g.rows))} />
+      <Legend needs={legendNeeds(table.columns, table.groups.flatMap((g) => g.rows))} />
       <FioCommands cmp={q.data} table={table} />
     </div>
   );
@@ -153,17 +153,21 @@ export function MetricTable({ columns, rows, strips, testId }: { columns: FioTab
 export function Legend({ needs }: { needs: LegendNeeds }) {
   return (
     <div className="legend muted" data-testid="compare-legend">
-      <span>
-        <span className="tone-better">green</span> better, <span className="tone-worse">red</span> worse than the baseline;{' '}
-        <span className="tone-same">grey</span>: the repeats' min–max ranges overlap
-        {needs.few ? (
-          <>
-            ; <span className="tone-same">grey ?</span>: too few repeats to judge a change (fewer than {needs.minRepeats} on a side, as the sweep matrix).
-          </>
-        ) : (
-          '.'
-        )}
-      </span>
+      {needs.compared ? (
+        <span>
+          <span className="tone-better">green</span> better, <span className="tone-worse">red</span> worse than the baseline;{' '}
+          <span className="tone-same">grey</span>: the repeats' min–max ranges overlap
+          {needs.few ? (
+            <>
+              ; <span className="tone-same">grey ?</span>: too few repeats to judge a change (fewer than {needs.minRepeats} on a side, as the sweep matrix).
+            </>
+          ) : (
+            '.'
+          )}
+        </span>
+      ) : (
+        <span>One capture: no baseline to compare with, so no colours.</span>
+      )}
       <span>↑/↓: higher/lower is better; unmarked rows have no better direction. Hover a number for its capture, runs and raw values.</span>
     </div>
   );

@@ -407,7 +407,7 @@ function SummaryView({ cmp, table, common, step, overviews }: { cmp: SchedCompar
       <LossBanner notes={statusLossNotes(table.columns)} />
       <SpanNote span={common.span} />
       <MetricTable columns={table.columns} rows={table.rows} strips testId="sched-compare" />
-      <Legend needs={legendNeeds(table.rows)} />
+      <Legend needs={legendNeeds(table.columns, table.rows)} />
       {common.run && <p className="muted small sched-run-note">The table covers every run of each capture; the chart and pairs below, run {common.run} only.</p>}
       <div className="sched-two">
         <div className="sched-two-chart">
