@@ -395,3 +395,20 @@ def test_ties_are_ordered_by_pid_and_state(tmp_path):
             assert [list(x["states"]) for x in rows] == [["D", "S"], ["D", "S"]]
             rt = [x for x in get(client, f"{base}/runtime", cpus="all", group_by="task")["rows"] if x["task"]["comm"] == "dd"]
             assert [(x["task"]["pid"], x["run_ns"]) for x in rt] == [(701, 2000), (702, 2000)]
+
+
+def test_top_pingpong_metric_is_the_top_pairs_table(api):
+    """The comparison's "Top ping-pong pair" is the top pair of the pairs table beside it (task
+    groups on the workload's CPUs, the same window and duration): the real trace's fio ping-pongs
+    with several kworker pids, whose busiest single pid pair has fewer round trips than the group."""
+    for label in ("hand", "real"):
+        cid = api.ids[label]
+        comp = get(api, "/api/compare/sched", captures=cid)
+        cell = next(m for m in comp["metrics"] if m["metric"] == "pingpong_per_s")["cells"][cid]
+        top = comp["pingpong"][cid][0]
+        assert cell["values"] == [pytest.approx(top["per_s"])], label
+        table = sched(api, label, "pingpong", cpus="workload", group_by="group", window_us=1000, run=top["run_id"])
+        assert table["rows"][0]["per_s"] == pytest.approx(cell["mean"]), label
+        by_pid = sched(api, label, "pingpong", cpus="workload", group_by="task", window_us=1000, run=top["run_id"])
+        if label == "real":
+            assert by_pid["rows"][0]["per_s"] < cell["mean"]  # the case the metric once took

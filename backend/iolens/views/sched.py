@@ -748,8 +748,8 @@ METRICS: tuple[Metric, ...] = (
     Metric("involuntary_pct", "Involuntary switches, workload CPUs", "%", "lower",
            "% of the switches out of a task (not idle) on the workload's CPUs where it was preempted (R/R+)"),
     Metric("pingpong_per_s", "Top ping-pong pair, round trips/s", "/s", "lower",
-           f"round trips of the busiest pair of tasks on one workload CPU (each ran <= {DEFAULT_WINDOW_US} us "
-           "between two runs of the other) / trace duration"),
+           f"round trips of the busiest pair of task groups (kworker/* as one; the top pair of the pairs table) on "
+           f"one workload CPU (each ran <= {DEFAULT_WINDOW_US} us between two runs of the other) / trace duration"),
     Metric("workload_cpus_used", "Workload tasks' CPU time", "CPUs", "neutral",
            "run time of the workload's tasks (by name: fio, or the command) on all CPUs / trace duration: "
            "what perf stat's task-clock says in CPUs utilized"),
@@ -826,8 +826,8 @@ dh AS (  -- the delays of two sets: the workload's tasks (any CPU), kworkers on 
     GROUP BY ALL
 ),
 {nearest_rank_sql("run_id, who", "dh", {"p50": 0.5, "p99": 0.99})},
-pp AS (
-    SELECT r.run_id, r.cpu, least(r.pid, r.prev_pid) AS a, greatest(r.pid, r.prev_pid) AS b, sum(r.n) AS n
+pp AS (  -- pairs of task groups (kworker/* as one), as the top pairs table beside the metric
+    SELECT r.run_id, r.cpu, least(r.grp, r.prev_grp) AS a, greatest(r.grp, r.prev_grp) AS b, sum(r.n) AS n
     FROM {_on_trace("sched_roundtrips", "r", f"r.dur_us <= {DEFAULT_WINDOW_US} AND list_contains(t.wl, r.cpu)")}
     GROUP BY ALL
 ),
