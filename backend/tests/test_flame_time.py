@@ -71,7 +71,11 @@ def test_default_track_is_the_workloads_busiest_thread(xfs):
     busiest = max(counts, key=lambda k: counts[k])
     assert ans["run"] == "r000" and ans["filters"]["runs"] == ["r000"]
     assert ans["track"] == {"kind": "thread", "tid": busiest, "pid": busiest, "comm": "fio", "cpu": None,
-                            "picked": "the busiest thread of the workload (fio)"}
+                            "picked": "the workload's busiest thread"}
+    # the caption puts both in parentheses after the thread's name and the sample's time of CPU:
+    # they name neither again and hold no parentheses of their own
+    assert ans["interval_from"] == "the median sample period"
+    assert "(" not in ans["track"]["picked"] and "(" not in ans["interval_from"]
     t0, ref, weights = reference(texts[0], tid=busiest)
     assert ans["t0_ns"] == t0 and ans["samples"] == len(ref) == counts[busiest]
     assert sequence(ans) == ref

@@ -64,7 +64,10 @@ test('time order: the busiest thread, hover, zoom and pan, another track, the li
   await page.keyboard.press('5');
   await expect(cell.getByTestId('time-canvas')).toBeVisible();
   expect(cellState(page)).toContain('s=time');
-  await expect(cell.getByTestId('time-summary')).toContainText(/[\d,]+ samples of thread fio \d+ \(the busiest thread of the workload \(fio\)\) · run r000/);
+  await expect(cell.getByTestId('time-summary')).toContainText(/[\d,]+ samples of thread fio \d+ \(the workload's busiest thread\) · run r000/);
+  // no parentheses inside the caption's parentheses
+  await expect(cell.getByTestId('time-summary')).toContainText(/of CPU \(the median sample period\) · /);
+  expect(await cell.getByTestId('time-summary').textContent()).not.toMatch(/\([^()]*\(/);
   await expect(cell.getByRole('button', { name: /Time order/ })).toHaveAttribute('aria-pressed', 'true');
   await shot(page, 'time-01-default');
 
@@ -138,7 +141,7 @@ test('time order: the busiest thread, hover, zoom and pan, another track, the li
 
   // a transform from the right-click menu applies to the time order too
   await cell.getByTestId('time-track').selectOption('default');
-  await expect(cell.getByTestId('time-summary')).toContainText('the busiest thread of the workload');
+  await expect(cell.getByTestId('time-summary')).toContainText("the workload's busiest thread");
   const before = await cell.getByTestId('time-summary').textContent();
   const victim = await boxAt(page, 6);
   await page.mouse.click(victim.x, victim.y, { button: 'right' });

@@ -66,7 +66,7 @@ def time_order(store: Store, cid: str, f: Filters = Filters(), workload: str | N
         busiest = [t for t in tasks if t[0] != 0]
         ours = [t for t in busiest if workload is not None and t[2] == workload]
         if ours:
-            f, picked = replace(f, tid=ours[0][0]), f"the busiest thread of the workload ({workload})"
+            f, picked = replace(f, tid=ours[0][0]), "the workload's busiest thread"
         elif busiest:
             f, picked = replace(f, tid=busiest[0][0]), "the busiest thread of the run"
         else:
@@ -112,7 +112,7 @@ def time_order(store: Store, cid: str, f: Filters = Filters(), workload: str | N
 
     unit = _weight_unit(f.event)
     if unit == "ns" and seq[3]:
-        interval, interval_from = int(seq[3]), "the median sample period (ns of CPU)"
+        interval, interval_from = int(seq[3]), "the median sample period"
     else:
         gaps = sorted(x for x in dt[1:] if x > 0)
         interval = gaps[len(gaps) // 2] if gaps else 1
