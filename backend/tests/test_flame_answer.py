@@ -251,3 +251,44 @@ def test_server_start_makes_the_answers_ahead(tmp_path):
             time.sleep(0.05)
         assert found is not None
         assert client.get(f"/api/captures/{cid}/flame", headers={"Accept": flame_wire.MEDIA_TYPE}).content == found.body
+
+
+# --- the difference of two captures (GET /api/compare/flame): its function table and its answer ---
+
+
+def reference_functions(store: Store, a: str, b: str, limit: int) -> list[tuple]:
+    """The function table as it was made before the speed-up: every function's row, each ranking
+    sorted in full, cut at `limit`, the union ordered by the larger change."""
+    event = fv._capture(store, a).default_event
+    sa, sb = fv._side(store, a, fv.Filters(event=event)), fv._side(store, b, fv.Filters(event=event))
+    ta, tb = sum(sa.run_weight.values()), sum(sb.run_weight.values())
+    fa_, fb_ = fv._functions(fv._function_rows(store, a, sa.filters)), fv._functions(fv._function_rows(store, b, sb.filters))
+    rows = []
+    for name in set(fa_) | set(fb_):
+        va, vb = fa_.get(name, [0, 0, 0, 0]), fb_.get(name, [0, 0, 0, 0])
+        rows.append(dict(name=name, self_a=fv._pct(va[1], ta), self_b=fv._pct(vb[1], tb), total_a=fv._pct(va[0], ta),
+                         total_b=fv._pct(vb[0], tb), delta_self=fv._pct(vb[1], tb) - fv._pct(va[1], ta),
+                         delta_total=fv._pct(vb[0], tb) - fv._pct(va[0], ta), samples_a=va[2], samples_b=vb[2]))
+    keep = {}
+    for key in ("delta_self", "delta_total"):
+        for r in sorted(rows, key=lambda r: (-abs(r[key]), r["name"]))[:limit]:
+            keep[r["name"]] = r
+    ordered = sorted(keep.values(), key=lambda r: (-max(abs(r["delta_self"]), abs(r["delta_total"])), r["name"]))
+    return [tuple(r.values()) for r in ordered]
+
+
+def test_diff_functions_are_the_full_sorts_rows(real):
+    # ranked as tuples, models made for the kept rows only: the same rows, values and order as
+    # sorting every function's row, on the real stacks, both ways round and at several cuts
+    store, ids = real
+    for a, b in ((ids[0], ids[1]), (ids[1], ids[0])):
+        for limit in (0, 1, 7, 50, 100_000):
+            d = fv.diff(store, a, b, limit=limit)
+            got = [(r.name, r.self_a, r.self_b, r.total_a, r.total_b, r.delta_self, r.delta_total, r.samples_a,
+                    r.samples_b) for r in d.functions]
+            want = reference_functions(store, a, b, limit)
+            assert got == want, (a, b, limit)
+            assert d.functions_count > 100
+            if limit == 100_000:
+                assert len(got) == d.functions_count
+
