@@ -292,3 +292,54 @@ def test_diff_functions_are_the_full_sorts_rows(real):
             if limit == 100_000:
                 assert len(got) == d.functions_count
 
+
+def test_diff_answer_is_kept_until_the_store_changes(real):
+    store, ids = real
+    a, b = ids
+    with store.write() as w:   # a new generation: nothing kept from the other tests
+        w.execute("SELECT 1")
+    first = fa.diff_answer(store, a, b)
+    assert json.loads(first.body) | {"elapsed_ms": 0} == json.loads(fv.diff(store, a, b).model_dump_json()) | {"elapsed_ms": 0}
+    assert fa.diff_answer(store, a, b) is first                                  # kept
+    cols = fa.diff_answer(store, a, b, fmt="columns")
+    assert cols is not first and fa.diff_answer(store, a, b, fmt="columns") is cols
+    assert flame_wire.decode_diff(cols.body).graph() | {"elapsed_ms": 0} == json.loads(first.body) | {"elapsed_ms": 0}
+    # every part of the question is in the key
+    others = [fa.diff_answer(store, b, a), fa.diff_answer(store, a, b, fv.Filters(cpus=(0,))),
+              fa.diff_answer(store, a, b, limit=3), fa.diff_answer(store, a, b, runs_a=(fv._capture(store, a).runs[0].id,)),
+              fa.diff_answer(store, a, b, range_b=(0, 2_000_000_000))]
+    assert all(o is not first for o in others)
+    assert len({o.body for o in others} | {first.body}) == len(others) + 1
+    assert len(json.loads(fa.diff_answer(store, a, b, limit=3).body)["functions"]) <= 6
+    # a write (the second capture's samples of CPU 0 dropped) makes a new answer from the new rows
+    with store.write() as w:
+        w.execute("DELETE FROM perf_samples WHERE capture_id = ? AND cpu = 0", [b])
+    after = fa.diff_answer(store, a, b)
+    assert after is not first
+    assert json.loads(after.body)["b"]["total_samples"] < json.loads(first.body)["b"]["total_samples"]
+    assert json.loads(after.body)["a"] == json.loads(first.body)["a"] | {
+        "total_samples": json.loads(after.body)["a"]["total_samples"]}
+
+
+def test_diff_over_http_kept_either_way(tmp_path, monkeypatch):
+    monkeypatch.setattr(fa, "GZIP_MIN_BYTES", 1024)
+    with running_server(tmp_path / "data") as client:
+        ids = []
+        for b in DATASETS:
+            r = client.post("/api/captures", files={"file": (b.name, b.read_bytes(), "application/gzip")})
+            assert r.status_code == 201, r.text
+            ids.append(r.json()["id"])
+        url = f"/api/compare/flame?a={ids[0]}&b={ids[1]}"
+        first = client.get(url, headers={"Accept-Encoding": "identity"})
+        again = client.get(url, headers={"Accept-Encoding": "gzip"})
+        assert first.status_code == again.status_code == 200
+        assert first.headers["content-type"] == again.headers["content-type"] == "application/json"
+        assert again.headers["content-encoding"] == "gzip" and "content-encoding" not in first.headers
+        assert again.json() == first.json()
+        assert first.json()["elapsed_ms"] == again.json()["elapsed_ms"]     # the kept answer, not a new one
+        page = {"Accept": f"{flame_wire.MEDIA_TYPE}, application/json;q=0.5"}
+        cols = client.get(url, headers=page)
+        assert cols.headers["content-type"] == flame_wire.MEDIA_TYPE
+        assert flame_wire.decode_diff(cols.content).graph() | {"elapsed_ms": 0} == first.json() | {"elapsed_ms": 0}
+        bad = client.get(f"/api/compare/flame?a={ids[0]}&b=nope", headers=page)
+        assert bad.status_code == 404 and "error" in bad.json()

@@ -153,17 +153,15 @@ def flame_diff(request: Request, s: StoreDep, a: FlameAQ, b: FlameBQ, f: FlameDi
                    "Side b's own range start (with to_b_ns: two time ranges, e.g. of one capture, a = b)."))] = None,
                to_b_ns: Annotated[int | None, Query(ge=0, description="Side b's own range end (exclusive).")] = None):
     range_b = (from_b_ns, to_b_ns) if from_b_ns is not None or to_b_ns is not None else None
-    d = _flame(flame_view.diff, s, a, b, f, runs_param(runs_a), runs_param(runs_b), limit, range_b)
-    if not _accepts(request.headers.get("accept"), flame_wire.MEDIA_TYPE):
-        return d
-    t = d.tree
-    body = flame_wire.encode_diff(d.model_dump_json(exclude={"tree"}).encode(), t.names, t.name, t.depth, t.self_a,
-                                  t.self_b, t.samples_a, t.samples_b, t.noise_self, t.noise_total)
-    answer = flame_answer.Answer(body)
+    # kept per selection and format until the store changes (flame_answer.diff_answer), as the flame graph
+    fmt: flame_answer.Format = "columns" if _accepts(request.headers.get("accept"), flame_wire.MEDIA_TYPE) else "json"
+    answer = _flame(flame_answer.diff_answer, s, a, b, f, runs_param(runs_a), runs_param(runs_b), limit, range_b,
+                    fmt=fmt)
+    media = flame_wire.MEDIA_TYPE if fmt == "columns" else "application/json"
     vary = {"Vary": "Accept, Accept-Encoding"}
     if flame_answer.wants_gzip(request.headers.get("accept-encoding"), answer):
-        return Response(answer.gzipped(), media_type=flame_wire.MEDIA_TYPE, headers={"Content-Encoding": "gzip", **vary})
-    return Response(body, media_type=flame_wire.MEDIA_TYPE, headers=vary)
+        return Response(answer.gzipped(), media_type=media, headers={"Content-Encoding": "gzip", **vary})
+    return Response(answer.body, media_type=media, headers=vary)
 
 
 @router.get("/api/compare/flame/folded", responses={**ERRORS, 200: {"content": {"text/plain": {}}}},
