@@ -156,9 +156,9 @@ class SchedExport:
                             "--sched [--cgroup NAME --cpu-weight N --cpus LIST] (docs/sched.md).", indent="    ")
             return lines
         lines = head + tf.wrap(
-            f"Scheduler traces (perf sched) of each capture's workload CPUs (listed below with the workload's "
-            f"command; every task on them counts): mean over the capture's runs with a trace; spread: +-stddev when n >= 3, "
-            f"min-max when n = 2; "
+            "Scheduler traces (perf sched) of each capture's workload CPUs (listed below with the workload's "
+            "command; every task on them counts): mean over the capture's runs with a trace; spread: +-stddev when n >= 3, "
+            "min-max when n = 2; "
             + (f"change vs the baseline {ctx.name(cmp.baseline)} (*); {TEXT_LEGEND}" if len(cmp.captures) > 1
                else "one capture: no baseline to compare with."), indent="    ")
         chosen = ([f"run {data.run}"] if data.run else []) + (
