@@ -623,11 +623,6 @@ def diff(store: Store, a: str, b: str, f: Filters = Filters(), runs_a: tuple[str
     # Functions: share of each side's total, and noise from the per-run shares
     fa_rows, fb_rows = _function_rows(store, a, sa.filters), _function_rows(store, b, sb.filters)
     fa, fb = _functions(fa_rows), _functions(fb_rows)
-    per_run: dict[tuple[str, int], dict[str, list[int]]] = {}
-    if noisy:
-        for side, rows in ((0, fa_rows), (1, fb_rows)):
-            for fn, run, tw, sw, _tn, _sn in rows:
-                per_run.setdefault((fn, side), {})[run] = [tw, sw]
     # Each function as a plain tuple (name, self_a, self_b, total_a, total_b, delta_self,
     # delta_total, samples_a, samples_b); models only for the rows kept (96k functions at 200k nodes)
     zero = [0, 0, 0, 0]
@@ -643,6 +638,13 @@ def diff(store: Store, a: str, b: str, f: Filters = Filters(), runs_a: tuple[str
         for r in heapq.nsmallest(limit, fn_rows, key=lambda r: (-abs(r[col]), r[0])):
             keep[r[0]] = r
     kept = sorted(keep.values(), key=lambda r: (-max(abs(r[5]), abs(r[6])), r[0]))
+    # the per-run weights behind the noise flags, of the kept functions only
+    per_run: dict[tuple[str, int], dict[str, list[int]]] = {}
+    if noisy:
+        for side, rows in ((0, fa_rows), (1, fb_rows)):
+            for fn, run, tw, sw, _tn, _sn in rows:
+                if fn in keep:
+                    per_run.setdefault((fn, side), {})[run] = [tw, sw]
     out_functions = []
     for name, s_a, s_b, t_a, t_b, d_s, d_t, n_a, n_b in kept:
         row = models.FlameDiffFunction(name=name, self_a=s_a, self_b=s_b, total_a=t_a, total_b=t_b, delta_self=d_s,
