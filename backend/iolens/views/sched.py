@@ -377,19 +377,21 @@ def stat_alignment(first_ts_ns: int, run_t0_ns: int | None, clock_at_start_ns: i
             if -1.0 < lead <= _WALL_MAX_LEAD_S:
                 zero_ns = run_t0_ns - (lead - 0.5) * 1e9
                 return StatAlignment(
-                    (zero_ns - first_ts_ns) / 1e9, "wall", wall_zone=zone_kind, note=f"perf stat's start on the trace's clock was not recorded: its intervals are placed by wall-clock "
+                    (zero_ns - first_ts_ns) / 1e9, "wall", wall_zone=zone_kind,
+                    note=f"perf stat's start on the trace's clock was not recorded: its intervals are placed by wall-clock "
                     f"times, perf's own '# started on {started_on}' (whole seconds, {zone}) {max(lead, 0.0):.1f} s "
                     f"before the run's start: to a second at best, and perf counts from after it opened its counters "
                     f"(seconds later on a slow host), so they may stand too early")
-    no_fit = bool(started_on) and run_t0_ns is not None and run_started_at is not None
+    # the header was there and compared with the run's start (and did not fit)
+    compared = bool(started_on) and run_t0_ns is not None and run_started_at is not None
     why = ("no '# started on' header" if not started_on
-           else "the run has no start time on the trace's clock" if not no_fit
+           else "the run has no start time on the trace's clock" if not compared
            else f"its '# started on {started_on}' does not fit the run's start"
            + ("" if utc_offset_s is not None else " (read as UTC: the bundle does not record the host's UTC offset)"))
     return StatAlignment(0.0, "unknown",
                          f"perf stat's start on the trace's clock is unknown (not recorded, {why}): its intervals are "
                          "drawn as if it started with the trace's first event; they may be shifted by seconds",
-                         wall_zone=("host" if utc_offset_s is not None else "utc") if no_fit else None)
+                         wall_zone=("host" if utc_offset_s is not None else "utc") if compared else None)
 
 
 def switch_rate(store: Store, capture_id: str, run: str | None = None, cpus: str = "all",
