@@ -36,7 +36,6 @@ for '~' (fio_compare.py).
 
 from __future__ import annotations
 
-import heapq
 import json
 import time
 from collections.abc import Iterable, Sequence
@@ -96,46 +95,48 @@ class Filters:
 # SQL: every query is one filtered scan of perf_samples and a group-by (no window functions).
 
 
-def _task_conditions(f: Filters, cond: list[str], params: dict[str, Any]) -> None:
-    """The CPU, thread and command filters over perf_samples aliased `s` (added to cond and params)."""
+def _task_conditions(f: Filters, cond: list[str], params: dict[str, Any], p: str = "") -> None:
+    """The CPU, thread and command filters over perf_samples aliased `s` (added to cond and params;
+    each parameter's name prefixed with `p`)."""
     if f.cpus is not None:
-        cond.append("list_contains($cpus, s.cpu)")
-        params["cpus"] = list(f.cpus)
+        cond.append(f"list_contains(${p}cpus, s.cpu)")
+        params[p + "cpus"] = list(f.cpus)
     if f.tid is not None:
-        cond.append("s.tid = $tid")
-        params["tid"] = f.tid
+        cond.append(f"s.tid = ${p}tid")
+        params[p + "tid"] = f.tid
     if f.comm is not None:
-        cond.append("s.comm = $comm")
-        params["comm"] = f.comm
+        cond.append(f"s.comm = ${p}comm")
+        params[p + "comm"] = f.comm
 
 
-def _where(cid: str, f: Filters, *, event: bool = True) -> tuple[str, str, dict[str, Any]]:
-    """(extra FROM clause, WHERE clause, parameters) over perf_samples aliased `s`."""
-    params: dict[str, Any] = {"cid": cid}
-    cond = ["s.capture_id = $cid"]
+def _where(cid: str, f: Filters, *, event: bool = True, p: str = "") -> tuple[str, str, dict[str, Any]]:
+    """(extra FROM clause, WHERE clause, parameters) over perf_samples aliased `s`; the parameters'
+    names prefixed with `p` (two selections in one query: diff)."""
+    params: dict[str, Any] = {p + "cid": cid}
+    cond = [f"s.capture_id = ${p}cid"]
     join = ""
     if event:
-        cond.append("s.event IS NOT DISTINCT FROM $event")
-        params["event"] = f.event
+        cond.append(f"s.event IS NOT DISTINCT FROM ${p}event")
+        params[p + "event"] = f.event
     if f.runs is not None:
-        cond.append("list_contains($runs, s.run_id)")
-        params["runs"] = list(f.runs)
-    _task_conditions(f, cond, params)
+        cond.append(f"list_contains(${p}runs, s.run_id)")
+        params[p + "runs"] = list(f.runs)
+    _task_conditions(f, cond, params, p)
     if f.from_ns is not None or f.to_ns is not None:
         # the origin of each run: its first sample of any event
-        join = ("JOIN (SELECT run_id, min(ts_ns) AS t0 FROM perf_samples WHERE capture_id = $cid GROUP BY run_id) "
+        join = (f"JOIN (SELECT run_id, min(ts_ns) AS t0 FROM perf_samples WHERE capture_id = ${p}cid GROUP BY run_id) "
                 "o ON o.run_id = s.run_id")
         if f.from_ns is not None:
-            cond.append("s.ts_ns - o.t0 >= $from_ns")
-            params["from_ns"] = f.from_ns
+            cond.append(f"s.ts_ns - o.t0 >= ${p}from_ns")
+            params[p + "from_ns"] = f.from_ns
         if f.to_ns is not None:
-            cond.append("s.ts_ns - o.t0 < $to_ns")
-            params["to_ns"] = f.to_ns
+            cond.append(f"s.ts_ns - o.t0 < ${p}to_ns")
+            params[p + "to_ns"] = f.to_ns
     return join, " AND ".join(cond), params
 
 
-def _stack_rows_sql(cid: str, f: Filters) -> tuple[str, dict[str, Any]]:
-    join, where, params = _where(cid, f)
+def _stack_rows_sql(cid: str, f: Filters, p: str = "") -> tuple[str, dict[str, Any]]:
+    join, where, params = _where(cid, f, p=p)
     # run_id: the run; folded_stack: "comm;root frame;...;leaf"; weight: summed periods; samples: rows
     sql = f"""
         SELECT s.run_id, st.folded_stack, sum(s.weight)::BIGINT AS weight, count(*)::BIGINT AS samples
@@ -521,21 +522,27 @@ def top_functions(store: Store, cid: str, f: Filters = Filters(), by: TopKey = "
 class _Side:
     cap: CaptureStacks
     filters: Filters
-    rows: list[tuple[str, str, int, int]]
     runs: list[str]                       # runs with samples in the selection, in run order
-    run_weight: dict[str, int]
+    run_weight: dict[str, int]            # their weights (only runs with stacks), in run order
+    samples: int                          # samples with stacks
     stackless: int
 
 
-def _side(store: Store, cid: str, f: Filters) -> _Side:
-    cap = _capture(store, cid)
+def _side(store: Store, cid: str, f: Filters, cap: CaptureStacks | None = None) -> _Side:
+    """One side's runs and totals: what _stack_rows selects, summed per run (no stack's text read)."""
+    cap = cap or _capture(store, cid)
     f = _resolve(cap, f)
-    rows = _stack_rows(store, cid, f)
-    weight: dict[str, int] = {}
-    for run, _s, w, _n in rows:
-        weight[run] = weight.get(run, 0) + w
-    order = [r.id for r in cap.runs if weight.get(r.id)]
-    return _Side(cap, f, rows, order, weight, _stackless(store, cid, f))
+    join, where, params = _where(cid, f)
+    rows = store.query(
+        f"""SELECT s.run_id, coalesce(sum(s.weight) FILTER (WHERE st.stack_id IS NOT NULL), 0)::BIGINT AS weight,
+                   count(st.stack_id)::BIGINT AS samples, count(*) FILTER (WHERE s.stack_id IS NULL)::BIGINT AS stackless
+            FROM perf_samples s {join}
+            LEFT JOIN perf_stacks st ON st.capture_id = s.capture_id AND st.run_id = s.run_id AND st.stack_id = s.stack_id
+            WHERE {where} GROUP BY 1""", params).rows
+    with_stacks = {r: (w, n) for r, w, n, _x in rows if n}
+    order = [r.id for r in cap.runs if r.id in with_stacks]
+    return _Side(cap, f, [r for r in order if with_stacks[r][0]], {r: with_stacks[r][0] for r in order},
+                 sum(n for _w, n in with_stacks.values()), sum(x for *_r, x in rows))
 
 
 def _noise_reason(side: _Side, name: str) -> str | None:
@@ -550,21 +557,163 @@ def _noise_reason(side: _Side, name: str) -> str | None:
     return None
 
 
-def _overlap(lo_a: float, hi_a: float, lo_b: float, hi_b: float) -> bool:
-    return lo_a <= hi_b and lo_b <= hi_a
+# The difference is one DuckDB query (_diff_sql), no Python per node or per function:
+# - both selections' stacks summed into one row per distinct stack: each side's weight and samples
+#   and, with repeats, each run's weight;
+# - the tree as _tree_sql makes it: the stacks sorted frame-wise as build_tree sorts them, each
+#   one's new nodes its frames after those it shares with the stack before, numbered in pre-order;
+#   names numbered by first use ('all', the root's name, is 0 wherever it appears);
+# - a node's total over a run: its subtree is the run of sorted stacks from the one that opened
+#   it to the one after which it closes (a stack closes the nodes of its path below the frames it
+#   shares with the next stack; at one depth nodes open and close in turn, so the n-th opened is
+#   the n-th closed), so it is a difference of running sums over the stacks;
+# - the function table: the union's stacks unnested to their distinct frames (the command's left
+#   out; a recursive function counted once per stack), self where the stack ends, ranked in SQL.
+# The shares and the noise rule are the same IEEE double operations as in Python (100.0 * v / t,
+# the ratio of sums): exact for weights under 2^53, where Python's int / int is the same division.
+
+def _pct_sql(x: str, total: str) -> str:
+    """_pct(x, total) in SQL."""
+    return f"(CASE WHEN {total} = 0 THEN 0.0::DOUBLE ELSE 100.0::DOUBLE * ({x})::DOUBLE / ({total})::DOUBLE END)"
 
 
-def _ranges(per_run: Sequence[int], totals: Sequence[int]) -> tuple[float, float]:
-    shares = [100.0 * v / t for v, t in zip(per_run, totals)]
-    return min(shares), max(shares)
+def _noise_sql(a: Sequence[str], tot_a: Sequence[str], b: Sequence[str], tot_b: Sequence[str]) -> str:
+    """Noise, in SQL over per-run columns a and b and their runs' totals: the share changed (by
+    1e-12 or more, as a ratio), and the two sides' per-run share ranges [min, max] overlap
+    (touching counts), the rule the fio comparison uses for '~'."""
+    def share(v: str, t: str) -> str:
+        return f"(100.0::DOUBLE * ({v})::DOUBLE / ({t})::DOUBLE)"
+
+    def ratio(vs: Sequence[str], ts: Sequence[str]) -> str:
+        return f"(({' + '.join(vs)})::DOUBLE / ({' + '.join(ts)})::DOUBLE)"
+
+    sa = ", ".join(share(v, t) for v, t in zip(a, tot_a))
+    sb = ", ".join(share(v, t) for v, t in zip(b, tot_b))
+    return (f"(abs({ratio(a, tot_a)} - {ratio(b, tot_b)}) >= 1e-12::DOUBLE "
+            f"AND least({sa}) <= greatest({sb}) AND least({sb}) <= greatest({sa}))")
 
 
-def _is_noise(a: Sequence[int], tot_a: Sequence[int], b: Sequence[int], tot_b: Sequence[int]) -> bool:
-    """The per-run share ranges of the two sides overlap, and the share changed (a frame with the
-    same share on both sides, absent from both for one, is unchanged, not noise)."""
-    if abs(sum(a) / sum(tot_a) - sum(b) / sum(tot_b)) < 1e-12:
-        return False
-    return _overlap(*_ranges(a, tot_a), *_ranges(b, tot_b))
+def _diff_rows_sql(cid: str, f: Filters, p: str) -> tuple[str, dict[str, Any]]:
+    """_stack_rows_sql's rows (run, folded stack, weight, samples), summed per run and stack id
+    before the stacks' text is joined (fewer rows to join, integers to group)."""
+    join, where, params = _where(cid, f, p=p)
+    sql = f"""
+        SELECT w.run_id, st.folded_stack, w.weight, w.samples
+        FROM (SELECT s.run_id, s.stack_id, sum(s.weight)::BIGINT AS weight, count(*)::BIGINT AS samples
+              FROM perf_samples s {join} WHERE {where} AND s.stack_id IS NOT NULL GROUP BY 1, 2) w
+        JOIN perf_stacks st ON st.capture_id = ${p}cid AND st.run_id = w.run_id AND st.stack_id = w.stack_id"""
+    return sql, params
+
+
+def _diff_sql(sa: _Side, sb: _Side, noisy: bool, limit: int) -> tuple[str, dict[str, Any]]:
+    """The difference's query: one row of names, the tree's columns, its noise flags (NULL without
+    repeats), the kept functions (a list of structs, in order) and the count of functions."""
+    rows_a, params_a = _diff_rows_sql(sa.cap.ref.id, sa.filters, "a_")
+    rows_b, params_b = _diff_rows_sql(sb.cap.ref.id, sb.filters, "b_")
+    params: dict[str, Any] = {**params_a, **params_b, "ta": sum(sa.run_weight.values()),
+                              "tb": sum(sb.run_weight.values()), "limit": limit, "root": ROOT_NAME}
+    # with repeats, per run of each side: its weight in every stack (column r_a0, r_a1... r_b0...)
+    runs: list[tuple[str, int]] = []     # (column suffix, side)
+    for side, s in ((0, sa), (1, sb)):
+        for i, r in enumerate(s.runs if noisy else []):
+            c = f"{'ab'[side]}{i}"
+            params[f"run_{c}"], params[f"tot_{c}"] = r, s.run_weight[r]
+            runs.append((c, side))
+
+    def cols(fmt: str) -> str:
+        return "".join(", " + fmt.format(c=c) for c, _s in runs)
+
+    per_run = "".join(f", coalesce(sum(weight) FILTER (WHERE side = {s} AND run_id = $run_{c}), 0)::BIGINT AS r_{c}"
+                      for c, s in runs)
+    if noisy:
+        ra, rb = [c for c, s in runs if s == 0], [c for c, s in runs if s == 1]
+        tot_a, tot_b = [f"$tot_{c}::BIGINT" for c in ra], [f"$tot_{c}::BIGINT" for c in rb]
+
+        def rule(prefix: str) -> str:
+            return _noise_sql([prefix + c for c in ra], tot_a, [prefix + c for c in rb], tot_b)
+
+        # the next stack (the nodes it closes) and each run's running sum over the stacks
+        window = f", lead(stack) OVER w AS next{cols('sum(r_{c}) OVER (w ROWS UNBOUNDED PRECEDING) AS c_{c}')}"
+        shared_next = ", " + _shared_sql("f", "next") + " AS c_next"
+        flags = f"""
+        -- each stack closes the nodes of its path below the frames it shares with the next stack
+        cl AS (SELECT k, d, row_number() OVER (PARTITION BY d ORDER BY k) AS nth{cols("c_{c}")}
+               FROM (SELECT k{cols("c_{c}")}, unnest(range(c_next + 1, len(f) + 1)) AS d FROM lcp)),
+        op AS (SELECT o, leaf, depth, row_number() OVER (PARTITION BY depth ORDER BY k) AS nth{cols("r_{c}")}
+                      {cols("c_{c} - r_{c} AS x_{c}")} FROM nodes),
+        -- per node and run: its total (the running sum at its closing stack less the one before its opening)
+        nt AS (SELECT op.o, op.leaf{cols("op.r_{c}")}{cols("cl.c_{c} - op.x_{c} AS t_{c}")}
+               FROM op JOIN cl ON cl.d = op.depth AND cl.nth = op.nth),
+        flags AS (SELECT list_prepend(false, list(leaf AND {rule("r_")} ORDER BY o)) AS noise_self,
+                         list_prepend(false, list({rule("t_")} ORDER BY o)) AS noise_total FROM nt),"""
+        fn_noise = f"{rule('fs_')} AS noise_self, {rule('ft_')} AS noise_total"
+    else:
+        window = shared_next = ""
+        flags = "\n        flags AS (SELECT NULL::BOOLEAN[] AS noise_self, NULL::BOOLEAN[] AS noise_total),"
+        fn_noise = "NULL::BOOLEAN AS noise_self, NULL::BOOLEAN AS noise_total"
+    shared = _shared_sql("f", "prev")
+    sql = f"""
+        WITH ra AS ({rows_a}), rb AS ({rows_b}),
+        -- per distinct stack of either side: the weight and samples of a and of b (and of each run)
+        st AS (SELECT folded_stack AS stack,
+                      coalesce(sum(weight) FILTER (WHERE side = 0), 0)::BIGINT AS wa,
+                      coalesce(sum(weight) FILTER (WHERE side = 1), 0)::BIGINT AS wb,
+                      coalesce(sum(samples) FILTER (WHERE side = 0), 0)::BIGINT AS na,
+                      coalesce(sum(samples) FILTER (WHERE side = 1), 0)::BIGINT AS nb{per_run}
+               FROM (SELECT 0 AS side, * FROM ra UNION ALL SELECT 1 AS side, * FROM rb) GROUP BY 1),
+        -- k: the stack's rank in build_tree's order (';' sorted as the lowest character)
+        ord AS (SELECT *, row_number() OVER w AS k, lag(stack) OVER w AS prev{window}
+                FROM st WINDOW w AS (ORDER BY replace(stack, ';', chr(0)))),
+        -- f: its frames; c: how many it shares with the stack before
+        lcp AS MATERIALIZED (
+            SELECT * EXCLUDE (prev{", next" if noisy else ""}), {shared} AS c{shared_next}
+            FROM (SELECT * EXCLUDE (stack, prev{", next" if noisy else ""}), string_split(stack, ';') AS f,
+                         string_split(prev, ';') AS prev{", string_split(next, ';') AS next" if noisy else ""} FROM ord)),
+        -- the nodes but the root, in pre-order (o): frame, depth, opened by stack k, whether k ends there
+        nodes AS MATERIALIZED (
+            SELECT k * {1 << 24} + j AS o, (c + j)::INTEGER AS depth, frame, j = len(f) - c AS leaf, k,
+                   wa, wb, na, nb{cols("r_{c}")}{cols("c_{c}")}
+            FROM (SELECT *, unnest(f[c + 1:]) AS frame, generate_subscripts(f[c + 1:], 1) AS j FROM lcp)),
+        nm AS MATERIALIZED (SELECT frame, row_number() OVER (ORDER BY min(o)) AS id FROM nodes
+                            WHERE frame <> $root GROUP BY frame),
+        tree AS (SELECT list((coalesce(nm.id, 0), depth, CASE WHEN leaf THEN wa ELSE 0 END,
+                              CASE WHEN leaf THEN wb ELSE 0 END, CASE WHEN leaf THEN na ELSE 0 END,
+                              CASE WHEN leaf THEN nb ELSE 0 END) ORDER BY o) AS t
+                 FROM nodes LEFT JOIN nm USING (frame)),
+        names AS (SELECT list_prepend($root, list(frame ORDER BY id)) AS names FROM nm),{flags}
+        -- functions: each stack's distinct frames but the command's; self where the stack ends
+        fx AS (SELECT unnest(list_distinct(f[2:])) AS fn, f[-1] AS leaf, wa, wb, na, nb{cols("r_{c}")}
+               FROM lcp WHERE len(f) > 1),
+        fs AS (SELECT fn, sum(wa)::BIGINT AS twa, coalesce(sum(wa) FILTER (WHERE fn = leaf), 0)::BIGINT AS swa,
+                      sum(wb)::BIGINT AS twb, coalesce(sum(wb) FILTER (WHERE fn = leaf), 0)::BIGINT AS swb,
+                      sum(na)::BIGINT AS tna, sum(nb)::BIGINT AS tnb
+                      {cols("sum(r_{c})::BIGINT AS ft_{c}")}{cols("coalesce(sum(r_{c}) FILTER (WHERE fn = leaf), 0)::BIGINT AS fs_{c}")}
+               FROM fx GROUP BY fn),
+        dl AS MATERIALIZED (
+            SELECT *, s_b - s_a AS d_s, t_b - t_a AS d_t
+            FROM (SELECT *, {_pct_sql("swa", "$ta")} AS s_a, {_pct_sql("swb", "$tb")} AS s_b,
+                         {_pct_sql("twa", "$ta")} AS t_a, {_pct_sql("twb", "$tb")} AS t_b FROM fs)),
+        -- the largest changes of self and of total, each ranked (names break ties), both kept
+        top AS (SELECT fn FROM (SELECT fn FROM dl ORDER BY abs(d_s) DESC, fn LIMIT $limit)
+                UNION SELECT fn FROM (SELECT fn FROM dl ORDER BY abs(d_t) DESC, fn LIMIT $limit)),
+        fns AS (SELECT list({{'name': fn, 'self_a': s_a, 'self_b': s_b, 'total_a': t_a, 'total_b': t_b,
+                              'delta_self': d_s, 'delta_total': d_t, 'samples_a': tna, 'samples_b': tnb,
+                              'noise_self': noise_self, 'noise_total': noise_total}}
+                             ORDER BY greatest(abs(d_s), abs(d_t)) DESC, fn) AS functions
+                FROM (SELECT *, {fn_noise} FROM dl SEMI JOIN top USING (fn)))
+        SELECT names.names, list_prepend(0, list_transform(t, lambda x: x[1])), list_prepend(0, list_transform(t, lambda x: x[2])),
+               list_prepend(0, list_transform(t, lambda x: x[3])), list_prepend(0, list_transform(t, lambda x: x[4])),
+               list_prepend(0, list_transform(t, lambda x: x[5])), list_prepend(0, list_transform(t, lambda x: x[6])),
+               flags.noise_self, flags.noise_total, coalesce(fns.functions, []), (SELECT count(*) FROM dl)::BIGINT
+        FROM names, tree, flags, fns"""
+    return sql, params
+
+
+def _shared_sql(f: str, p: str) -> str:
+    """SQL: how many leading frames the lists f and p share (0 when p is NULL: no stack before)."""
+    return (f"CASE WHEN {p} IS NULL THEN 0 ELSE coalesce(list_position(list_transform("
+            f"range(1, least(len({f}), len({p})) + 1), lambda i: {f}[i] = {p}[i]), false) - 1, "
+            f"least(len({f}), len({p}))) END")
 
 
 def diff(store: Store, a: str, b: str, f: Filters = Filters(), runs_a: tuple[str, ...] | None = None,
@@ -580,101 +729,38 @@ def diff(store: Store, a: str, b: str, f: Filters = Filters(), runs_a: tuple[str
         raise UnknownCapture(missing)
     if f.tid is not None or f.runs is not None:
         raise BadQuery("a difference takes runs_a / runs_b, not runs or tid (thread ids differ between captures)")
+    cap_a = _capture(store, a)
     if f.event is None:
-        # the first side's default event, on both sides
-        f = replace(f, event=_capture(store, a).default_event)
-    sa = _side(store, a, replace(f, runs=runs_a))
+        f = replace(f, event=cap_a.default_event)  # the first side's default event, on both sides
+    sa = _side(store, a, replace(f, runs=runs_a), cap_a)
     fb = replace(f, runs=runs_b) if range_b is None else replace(f, runs=runs_b, from_ns=range_b[0], to_ns=range_b[1])
-    sb = _side(store, b, fb)
-    ra, rb = sa.runs, sb.runs
+    sb = _side(store, b, fb, cap_a if b == a else None)
     reason = _noise_reason(sa, "the first capture") or _noise_reason(sb, "the second capture")
     noisy = reason is None
-
-    # Per stack: [weight A, weight B, samples A, samples B, then weight per run of A, of B]
-    col_a = {r: 4 + i for i, r in enumerate(ra)}
-    col_b = {r: 4 + len(ra) + i for i, r in enumerate(rb)}
-    ncols = 4 + (len(ra) + len(rb) if noisy else 0)
-    stacks: dict[str, list[int]] = {}
-    for side, cols, rows in ((0, col_a, sa.rows), (1, col_b, sb.rows)):
-        for run, stack, w, n in rows:
-            v = stacks.get(stack)
-            if v is None:
-                v = stacks[stack] = [0] * ncols
-            v[side] += w
-            v[2 + side] += n
-            if noisy:
-                v[cols[run]] += w
-    tree = build_tree(stacks, ncols)
-    ta, tb = sum(sa.run_weight.values()), sum(sb.run_weight.values())
-
-    noise_self = noise_total = None
-    if noisy:
-        tot_a = [sa.run_weight[r] for r in ra]
-        tot_b = [sb.run_weight[r] for r in rb]
-        totals = {c: tree.totals(c) for c in range(4, ncols)}
-
-        def flags(column: Any) -> list[bool]:
-            ca, cb = [column(col_a[r]) for r in ra], [column(col_b[r]) for r in rb]
-            return [_is_noise([c[i] for c in ca], tot_a, [c[i] for c in cb], tot_b) for i in range(len(tree))]
-
-        noise_self = flags(lambda c: tree.values[c])
-        noise_total = flags(lambda c: totals[c])
-
-    # Functions: share of each side's total, and noise from the per-run shares
-    fa_rows, fb_rows = _function_rows(store, a, sa.filters), _function_rows(store, b, sb.filters)
-    fa, fb = _functions(fa_rows), _functions(fb_rows)
-    # Each function as a plain tuple (name, self_a, self_b, total_a, total_b, delta_self,
-    # delta_total, samples_a, samples_b); models only for the rows kept (96k functions at 200k nodes)
-    zero = [0, 0, 0, 0]
-    fn_rows: list[tuple[Any, ...]] = []
-    for name in set(fa) | set(fb):
-        va, vb = fa.get(name, zero), fb.get(name, zero)
-        s_a, s_b, t_a, t_b = _pct(va[1], ta), _pct(vb[1], tb), _pct(va[0], ta), _pct(vb[0], tb)
-        fn_rows.append((name, s_a, s_b, t_a, t_b, s_b - s_a, t_b - t_a, va[2], vb[2]))
-    # the largest changes of self and of total, each ranked (the union of both top lists); names
-    # are unique, so nsmallest keeps what sorted()[:limit] keeps
-    keep: dict[str, tuple[Any, ...]] = {}
-    for col in (5, 6):
-        for r in heapq.nsmallest(limit, fn_rows, key=lambda r: (-abs(r[col]), r[0])):
-            keep[r[0]] = r
-    kept = sorted(keep.values(), key=lambda r: (-max(abs(r[5]), abs(r[6])), r[0]))
-    # the per-run weights behind the noise flags, of the kept functions only
-    per_run: dict[tuple[str, int], dict[str, list[int]]] = {}
-    if noisy:
-        for side, rows in ((0, fa_rows), (1, fb_rows)):
-            for fn, run, tw, sw, _tn, _sn in rows:
-                if fn in keep:
-                    per_run.setdefault((fn, side), {})[run] = [tw, sw]
-    out_functions = []
-    for name, s_a, s_b, t_a, t_b, d_s, d_t, n_a, n_b in kept:
-        row = models.FlameDiffFunction(name=name, self_a=s_a, self_b=s_b, total_a=t_a, total_b=t_b, delta_self=d_s,
-                                       delta_total=d_t, samples_a=n_a, samples_b=n_b)
-        if noisy:
-            pa, pb = per_run.get((name, 0), {}), per_run.get((name, 1), {})
-            for k, attr in ((1, "noise_self"), (0, "noise_total")):
-                setattr(row, attr, _is_noise([pa.get(r, [0, 0])[k] for r in ra], [sa.run_weight[r] for r in ra],
-                                             [pb.get(r, [0, 0])[k] for r in rb], [sb.run_weight[r] for r in rb]))
-        out_functions.append(row)
+    (names, name, depth, self_a, self_b, samples_a, samples_b, noise_self, noise_total, functions,
+     functions_count) = store.query(*_diff_sql(sa, sb, noisy, limit)).rows[0]
+    if len(name) > MAX_NODES:
+        raise BadQuery(f"this selection makes a call tree of more than {MAX_NODES:,} nodes; "
+                       "narrow it (a run, a CPU, a task or a time range)")
 
     notes = []
-    if f.event not in {e.event for e in sb.cap.events} or not sb.rows:
+    if f.event not in {e.event for e in sb.cap.events} or not sb.samples:
         notes.append(f"the second capture has no {f.event} samples with stacks in this selection")
-    if not sa.rows:
+    if not sa.samples:
         notes.append(f"the first capture has no {f.event} samples with stacks in this selection")
 
     def side(s: _Side) -> models.FlameDiffSide:
         return models.FlameDiffSide(capture=s.cap.ref, runs=s.runs, run_weights=s.run_weight,
-                                    total_weight=sum(s.run_weight.values()),
-                                    total_samples=sum(n for *_x, n in s.rows), stackless_samples=s.stackless,
-                                    events=s.cap.events, all_runs=s.cap.runs)
+                                    total_weight=sum(s.run_weight.values()), total_samples=s.samples,
+                                    stackless_samples=s.stackless, events=s.cap.events, all_runs=s.cap.runs)
 
     return models.FlameDiff(
         a=side(sa), b=side(sb), filters=replace(f, runs=None).public(), weight_unit=_weight_unit(f.event),
         noise_available=noisy, noise_reason=reason,
-        tree=models.FlameDiffTree(names=tree.names, name=tree.name, depth=tree.depth, self_a=tree.values[0],
-                                  self_b=tree.values[1], samples_a=tree.values[2], samples_b=tree.values[3],
-                                  noise_self=noise_self, noise_total=noise_total),
-        functions=out_functions, functions_count=len(fn_rows), notes=notes,
+        tree=models.FlameDiffTree(names=names, name=name, depth=depth, self_a=self_a, self_b=self_b,
+                                  samples_a=samples_a, samples_b=samples_b, noise_self=noise_self,
+                                  noise_total=noise_total),
+        functions=[models.FlameDiffFunction(**r) for r in functions], functions_count=functions_count, notes=notes,
         elapsed_ms=round((time.perf_counter() - started) * 1000, 1))
 
 
@@ -691,10 +777,10 @@ def diff_folded(store: Store, a: str, b: str, f: Filters = Filters(), runs_a: tu
     by stack; 0 where a side lacks the stack): `flamegraph.pl` draws it as a differential graph."""
     if f.event is None:
         f = replace(f, event=_capture(store, a).default_event)
-    sa = _side(store, a, replace(f, runs=runs_a))
-    sb = _side(store, b, replace(f, runs=runs_b))
-    wa = {k: v[0] for k, v in _sum_by_stack(sa.rows).items()}
-    wb = {k: v[0] for k, v in _sum_by_stack(sb.rows).items()}
+    fa = _resolve(_capture(store, a), replace(f, runs=runs_a))
+    fb = _resolve(_capture(store, b), replace(f, runs=runs_b))
+    wa = {k: v[0] for k, v in _sum_by_stack(_stack_rows(store, a, fa)).items()}
+    wb = {k: v[0] for k, v in _sum_by_stack(_stack_rows(store, b, fb)).items()}
     return "".join(f"{k} {wa.get(k, 0)} {wb.get(k, 0)}\n" for k in sorted(set(wa) | set(wb)))
 
 

@@ -1,0 +1,137 @@
+"""The difference flame graph made in one DuckDB query (views/flame.py diff, _diff_sql) is the
+answer the Python implementation gave before it (flame_diff_reference.old_diff: build_tree over the
+union of both sides' stacks, each run's totals walked per node, the function table from each side's
+rows): the same tree columns in the same pre-order, names in the same order, the same noise flags,
+the same function rows (floats bit for bit) in the same order and count, the same sides and notes,
+in the JSON answer and in the columns answer; on the real stacks of datasets/stacks-xfs and
+stacks-ext4 (two repeats each: noise marked) under every kind of selection, and on stacks made to
+trap the sort, the name numbering, recursion, one-sided frames and the noise rule."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+from bundles import add_file, fio_capture, write_bundle
+from flame_diff_reference import old_diff
+
+from iolens.ingest import ingest_file
+from iolens.store.db import Store
+from iolens.views import flame as fv
+from iolens.views import flame_answer as fa
+from iolens.views import flame_wire
+
+REPO = Path(__file__).resolve().parents[2]
+DATASETS = [next((REPO / "datasets" / d).glob("*.iolens.tar.gz")) for d in ("stacks-xfs", "stacks-ext4")]
+
+
+def answer(d) -> dict:
+    return json.loads(d.model_dump_json()) | {"elapsed_ms": 0}
+
+
+def assert_same(store: Store, a: str, b: str, **kw) -> dict:
+    """diff(...) == old_diff(...), as JSON (lists in order; floats as pydantic writes them, i.e. the
+    shortest repr that reads back to the same double) and as the columns answer."""
+    want = answer(old_diff(store, a, b, **kw))
+    got = answer(fv.diff(store, a, b, **kw))
+    assert got.keys() == want.keys()
+    for k in want:
+        if k == "tree":
+            for col in want[k]:
+                assert got[k][col] == want[k][col], (k, col, kw)
+        else:
+            assert got[k] == want[k], (k, kw)
+    # the columns answer (what the page reads) holds the same graph
+    with store.write() as w:   # a new store generation: nothing kept from another call
+        w.execute("SELECT 1")
+    f = kw.get("f", fv.Filters())
+    cols = fa.diff_answer(store, a, b, f, kw.get("runs_a"), kw.get("runs_b"), kw.get("limit", fv.DEFAULT_FUNCTIONS),
+                          kw.get("range_b"), fmt="columns")
+    assert flame_wire.decode_diff(cols.body).graph() | {"elapsed_ms": 0} == want
+    return want
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("diff")
+    store = Store(tmp / "iolens.duckdb")
+    ids = [ingest_file(store, b, bundles_dir=tmp / "bundles", source=b.name).capture_id for b in DATASETS]
+    yield store, ids
+    store.close()
+
+
+def test_diff_is_the_python_answer_on_real_stacks(real):
+    store, (x, e) = real
+    runs_x = [r.id for r in fv._capture(store, x).runs]
+    d = assert_same(store, x, e)
+    assert d["noise_available"] and len(d["tree"]["name"]) > 1000 and d["functions_count"] > 100
+    assert any(d["tree"]["noise_self"]) and any(d["tree"]["noise_total"]) and not all(d["tree"]["noise_total"])
+    assert {r["noise_self"] for r in d["functions"]} == {True, False}
+    assert_same(store, e, x)
+    for limit in (0, 1, 7, 100_000):
+        d = assert_same(store, x, e, limit=limit)
+        assert len(d["functions"]) == (d["functions_count"] if limit == 100_000 else len(d["functions"]))
+    # one run on a side: no noise
+    d = assert_same(store, x, e, runs_a=(runs_x[0],))
+    assert d["noise_available"] is False and d["tree"]["noise_self"] is None
+    assert_same(store, x, e, runs_b=("r001",), runs_a=tuple(runs_x))
+    assert_same(store, x, e, f=fv.Filters(cpus=(0, 1)))
+    assert_same(store, x, e, f=fv.Filters(comm="fio"))
+    assert_same(store, x, e, f=fv.Filters(from_ns=500_000_000, to_ns=2_500_000_000))
+    assert_same(store, x, e, f=fv.Filters(event="cpu-clock"))
+    # two ranges of one capture
+    assert_same(store, x, x, f=fv.Filters(to_ns=1_000_000_000), range_b=(1_000_000_000, None))
+    # nothing on one side, then on both
+    d = assert_same(store, x, e, f=fv.Filters(comm="no such command"))
+    assert len(d["notes"]) == 2 and d["tree"]["name"] == [0] and d["functions"] == []
+
+
+def sample(comm: str, t: float, frames: list[str], period: int) -> str:
+    head = f"{comm} 7/7 [000] {t:12.6f}: {period:10d} cpu-clock:pppH: \n"
+    return head + "".join(f"\tffffffff81{i:06x} {f}+0x1 ([kernel.kallsyms])\n" for i, f in enumerate(reversed(frames))) + "\n"
+
+
+def capture(tmp: Path, store: Store, label: str, runs: list[list[tuple[list[str], int]]]) -> str:
+    """A capture of len(runs) repeats, each a perf script of (stack, period) samples."""
+    m, files = fio_capture(label, [[{"iops": 1}] for _ in runs])
+    for i, samples in enumerate(runs):
+        text = "".join(sample("fio", 1.0 + k / 1000, s, p) for k, (s, p) in enumerate(samples))
+        add_file(m, files, f"runs/r{i:03d}/perf.script.gz", gzip.compress(text.encode(), mtime=0), "perf-script", run=i)
+    bundle = write_bundle(tmp / f"{label}.iolens.tar.gz", m, files)
+    return ingest_file(store, bundle, bundles_dir=tmp / "bundles", source=bundle.name).capture_id
+
+
+def test_diff_is_the_python_answer_on_traps(tmp_path):
+    # names that sort around ';', a stack that is another's prefix (its own samples on an inner node),
+    # a frame named like the root ('all': name 0 wherever it is), recursion (a function counted once
+    # per stack), frames on one side only, non-ASCII names, shares equal on both sides
+    common = [(["a", "b"], 7), (["a", "b", "c"], 5), (["a", "b c"], 3), (["a", "b.c"], 2), (["a", "b:x"], 4),
+              (["a", "b<x>"], 1), (["a", "b", "b", "b"], 6), (["a", "x", "c"], 9), (["é", "ß"], 2), (["a"], 8),
+              (["z", "all", "b"], 3), (["all"], 2), (["a", "b", "c", "d"], 5)]
+    only_a = [(["gone", "a"], 4), (["a", "b", "gone"], 2)]
+    only_b = [(["new", "x"], 6), (["a", "new", "new"], 3)]
+    store = Store(tmp_path / "iolens.duckdb")
+    try:
+        def scaled(samples, k):
+            return [(s, p * k) for s, p in samples]
+
+        # three repeats against two, each run's weights a little different
+        a3 = capture(tmp_path, store, "a3", [scaled(common, 10) + only_a, scaled(common, 11) + only_a,
+                                             scaled(common, 9) + only_a[:1]])
+        b2 = capture(tmp_path, store, "b2", [scaled(common, 10) + only_b, scaled(common, 12) + only_b[1:]])
+        b1 = capture(tmp_path, store, "b1", [scaled(common, 10)])
+        for a, b in ((a3, b2), (b2, a3), (a3, b1), (b1, b1), (a3, a3)):
+            for limit in (0, 3, 100):
+                d = assert_same(store, a, b, limit=limit)
+        d = assert_same(store, a3, b2)
+        assert d["noise_available"] and any(d["tree"]["noise_total"]) and not all(d["tree"]["noise_total"])
+        names = d["tree"]["names"]
+        assert names[0] == "all" and names.count("all") == 1
+        assert d["tree"]["name"].count(0) == 3   # the root and the two frames named 'all'
+        assert assert_same(store, a3, b1)["noise_available"] is False
+        assert_same(store, a3, b2, runs_a=("r000", "r002"), runs_b=("r001",))
+        assert_same(store, a3, b2, f=fv.Filters(from_ns=5_000_000))
+    finally:
+        store.close()
