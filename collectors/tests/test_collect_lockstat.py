@@ -5,6 +5,7 @@ turned on when it starts, and writes the "statistics" the probe then keeps."""
 
 import io
 import os
+import signal
 import stat
 import sys
 import textwrap
@@ -45,6 +46,7 @@ FAKE_FIO = textwrap.dedent("""\
         with open(table, "w") as f:
             f.write("lock_stat version 0.4\\n# call %d: table was %r, setting %r\\n" % (n, before, setting))
     if os.environ.get("FAKE_FIO_SIGINT") == str(n):
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # stopped by the collector's SIGINT
         os.kill(os.getppid(), signal.SIGINT)
         signal.pause()
     out = [a for a in sys.argv if a.startswith("--output=")][0][len("--output="):]
@@ -185,9 +187,14 @@ def test_lock_stat_absent_is_noted_and_the_capture_goes_on(tmp_path, fake_fio):
     assert all(a["kind"] != "lock-stat" for r in m["runs"] for a in r["artifacts"])
 
 
-def test_setting_is_restored_after_an_interrupt(tmp_path, fake_fio, monkeypatch):
+def test_setting_is_restored_after_an_interrupt(tmp_path, fake_fio, monkeypatch, request):
     root = fake_proc(tmp_path / "fake")
     monkeypatch.setenv("FAKE_FIO_SIGINT", "1")  # during the second repeat
+    # A Ctrl-C: where pytest started with SIGINT ignored (a job put in the background by a shell
+    # without job control, as CI may start `make test`), Python set no handler and the SIGINT was lost:
+    # the fake fio then waited for ever.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    request.addfinalizer(lambda: signal.signal(signal.SIGINT, previous))
     with pytest.raises(KeyboardInterrupt):
         run(tmp_path, repeat=3, lock_stat=True)
     assert (root / "proc/sys/kernel/lock_stat").read_text() == "0\n"
