@@ -701,10 +701,10 @@ def _diff_sql(sa: _Side, sb: _Side, noisy: bool, limit: int) -> tuple[str, dict[
                               'noise_self': noise_self, 'noise_total': noise_total}}
                              ORDER BY greatest(abs(d_s), abs(d_t)) DESC, fn) AS functions
                 FROM (SELECT *, {fn_noise} FROM dl SEMI JOIN top USING (fn)))
-        SELECT names.names, list_prepend(0, list_transform(t, lambda x: x[1])), list_prepend(0, list_transform(t, lambda x: x[2])),
-               list_prepend(0, list_transform(t, lambda x: x[3])), list_prepend(0, list_transform(t, lambda x: x[4])),
-               list_prepend(0, list_transform(t, lambda x: x[5])), list_prepend(0, list_transform(t, lambda x: x[6])),
-               flags.noise_self, flags.noise_total, coalesce(fns.functions, []), (SELECT count(*) FROM dl)::BIGINT
+        -- the columns as text ("[0, 1, ...]", JSON): Python reads that ~2x faster than DuckDB's lists
+        SELECT names.names{"".join(f", list_prepend(0, list_transform(t, lambda x: x[{i}]))::VARCHAR" for i in range(1, 7))},
+               flags.noise_self::VARCHAR, flags.noise_total::VARCHAR, coalesce(fns.functions, []),
+               (SELECT count(*) FROM dl)::BIGINT
         FROM names, tree, flags, fns"""
     return sql, params
 
@@ -737,8 +737,9 @@ def diff(store: Store, a: str, b: str, f: Filters = Filters(), runs_a: tuple[str
     sb = _side(store, b, fb, cap_a if b == a else None)
     reason = _noise_reason(sa, "the first capture") or _noise_reason(sb, "the second capture")
     noisy = reason is None
-    (names, name, depth, self_a, self_b, samples_a, samples_b, noise_self, noise_total, functions,
-     functions_count) = store.query(*_diff_sql(sa, sb, noisy, limit)).rows[0]
+    names, *columns, functions, functions_count = store.query(*_diff_sql(sa, sb, noisy, limit)).rows[0]
+    name, depth, self_a, self_b, samples_a, samples_b, noise_self, noise_total = (
+        None if c is None else json.loads(c) for c in columns)
     if len(name) > MAX_NODES:
         raise BadQuery(f"this selection makes a call tree of more than {MAX_NODES:,} nodes; "
                        "narrow it (a run, a CPU, a task or a time range)")

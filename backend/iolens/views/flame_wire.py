@@ -130,7 +130,8 @@ def encode_diff(head: bytes, names: Sequence[str], name: Sequence[int], depth: S
                                              ("samp_a", samples_a), ("samp_b", samples_b)]
     types = dict(DIFF_COLUMNS)
     if noise_self is not None and noise_total is not None:
-        cols += [("noise_s", [int(bool(x)) for x in noise_self]), ("noise_t", [int(bool(x)) for x in noise_total])]
+        # bools are the ints 0 and 1 (array('B') takes them as they are: no pass per node)
+        cols += [("noise_s", noise_self), ("noise_t", noise_total)]
         types.update({c: (U8,) for c in NOISE_COLUMNS})
     return _encode(head, names, cols, types)
 
