@@ -135,3 +135,48 @@ def test_diff_is_the_python_answer_on_traps(tmp_path):
         assert_same(store, a3, b2, f=fv.Filters(from_ns=5_000_000))
     finally:
         store.close()
+
+
+TONE = json.loads((REPO / "testdata" / "vectors" / "ratio-tone.json").read_text())
+
+
+def runs_of(cell: dict) -> list[int]:
+    """n per-run values (in tenths) with the cell's min, max and mean."""
+    n, lo, hi = cell["n"], round(cell["min"] * 10), round(cell["max"] * 10)
+    if n == 1:
+        return [lo]
+    rest = (round(cell["mean"] * 10 * n) - lo - hi) / (n - 2) if n > 2 else None
+    mid = [] if rest is None else [int(rest)] * (n - 2)
+    assert rest is None or (rest == int(rest) and lo <= rest <= hi)
+    return [lo, *mid, hi]
+
+
+def test_noise_rule_is_the_tables_tone_rule():
+    # The flame difference's noise rule (flame._noise_sql, run by DuckDB) is the compared-metric
+    # tables' (testdata/vectors/ratio-tone.json, ratio.ts / textfmt.tone): on each case with enough
+    # repeats, 'same' (ranges overlap, touching counts, or equal means) is a change within the noise
+    # or no change at all; better / worse / neutral is a change outside it. Each run's value is a
+    # share: v tenths of a run total of 1000 is v / 10 percent.
+    import duckdb
+
+    con = duckdb.connect()
+    checked = 0
+    for case in TONE["cases"]:
+        cell, base, tone = case["cell"], case["base"], case["tone"]
+        if tone in ("", "few"):
+            # missing means; and fewer than min_repeats on a side, where the tables show '?' and the
+            # flame still marks noise from two repeats (not applied: the stacks datasets have two)
+            continue
+        a, b = runs_of(base), runs_of(cell)
+        cols = [f"{v} AS a{i}" for i, v in enumerate(a)] + [f"{v} AS b{i}" for i, v in enumerate(b)]
+        rule = fv._noise_sql([f"a{i}" for i in range(len(a))], ["1000"] * len(a),
+                             [f"b{i}" for i in range(len(b))], ["1000"] * len(b))
+        changed = f"abs(({' + '.join(f'a{i}' for i in range(len(a)))}) / {len(a)}.0 - " \
+                  f"({' + '.join(f'b{i}' for i in range(len(b)))}) / {len(b)}.0) > 0"
+        noise, moved = con.execute(f"SELECT {rule}, {changed} FROM (SELECT {', '.join(cols)})").fetchone()
+        if tone == "same":
+            assert noise or not moved, case["name"]
+        else:
+            assert moved and not noise, case["name"]
+        checked += 1
+    assert checked >= 5
