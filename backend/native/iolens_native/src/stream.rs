@@ -13,7 +13,7 @@
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread;
 
 use crate::map::Map;
@@ -86,8 +86,42 @@ pub fn open_input(source: Source) -> io::Result<Input> {
     open(source).map(Input::Reader)
 }
 
+/// The buffers of owned chunks, given back when a chunk is dropped (once its worker has folded
+/// it) and filled again by the chunker: a buffer is allocated, faulted in and zeroed once, not
+/// once per chunk (a 344 MB text is 86 chunks of 4 MiB: 0.06-0.1 s of CPU of the reading thread
+/// went to zeroing fresh buffers and to their page faults). The buffers in the pool are at most
+/// those that were in flight at once, so the memory of a pass does not grow.
+struct Pool {
+    bufs: Mutex<Vec<Vec<u8>>>,
+    /// A buffer larger than this (grown for a very long line) is freed, not kept.
+    keep_bytes: usize,
+}
+
+const POOL_MAX: usize = 32;
+
+impl Pool {
+    fn take(&self) -> Vec<u8> {
+        self.bufs
+            .lock()
+            .map(|mut b| b.pop())
+            .unwrap_or(None)
+            .unwrap_or_default()
+    }
+
+    fn give(&self, buf: Vec<u8>) {
+        if buf.capacity() <= self.keep_bytes {
+            if let Ok(mut bufs) = self.bufs.lock() {
+                if bufs.len() < POOL_MAX {
+                    bufs.push(buf);
+                }
+            }
+        }
+    }
+}
+
 enum Data {
-    Owned(Vec<u8>),
+    /// The chunk is `buf[..len]`; the buffer goes back to the pool when the chunk is dropped.
+    Owned(Vec<u8>, usize, Arc<Pool>),
     Mapped(Arc<Map>, usize, usize),
 }
 
@@ -104,8 +138,16 @@ impl Chunk {
     /// The chunk's text.
     pub fn bytes(&self) -> &[u8] {
         match &self.data {
-            Data::Owned(v) => v,
+            Data::Owned(v, len, _) => &v[..*len],
             Data::Mapped(m, start, end) => &m.bytes()[*start..*end],
+        }
+    }
+}
+
+impl Drop for Chunk {
+    fn drop(&mut self) {
+        if let Data::Owned(buf, _, pool) = &mut self.data {
+            pool.give(std::mem::take(buf));
         }
     }
 }
@@ -120,6 +162,7 @@ pub struct Chunker {
     done: bool,
     seq: u64,
     pub bytes: u64,
+    pool: Arc<Pool>,
 }
 
 #[inline]
@@ -155,6 +198,10 @@ impl Chunker {
             done: false,
             seq: 0,
             bytes: 0,
+            pool: Arc::new(Pool {
+                bufs: Mutex::new(Vec::new()),
+                keep_bytes: target.max(1).saturating_mul(2).saturating_add(1),
+            }),
         }
     }
 
@@ -163,26 +210,27 @@ impl Chunker {
         self.target = target.max(1);
     }
 
-    fn fill(&mut self, buf: &mut Vec<u8>, want: usize) -> io::Result<()> {
+    /// Reads into `buf` after its first `filled` bytes until it holds `want` bytes or the input
+    /// ends. `buf`'s length is how much of it was ever written (a buffer from the pool is not
+    /// zeroed again): only a part never used is zeroed, 1 MiB at a time.
+    fn fill(&mut self, buf: &mut Vec<u8>, filled: &mut usize, want: usize) -> io::Result<()> {
         let Input::Reader(src) = &mut self.src else {
             return Ok(());
         };
-        while buf.len() < want && !self.eof {
-            let old = buf.len();
+        while *filled < want && !self.eof {
             // read at most 1 MiB at a time: a huge target must not allocate (or zero) up front
-            let room = (want - old).min(1 << 20);
-            buf.resize(old + room, 0);
+            let end = *filled + (want - *filled).min(1 << 20);
+            if buf.len() < end {
+                buf.resize(end, 0);
+            }
             let n = loop {
-                match src.read(&mut buf[old..]) {
+                match src.read(&mut buf[*filled..end]) {
                     Ok(n) => break n,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => {
-                        buf.truncate(old);
-                        return Err(e);
-                    }
+                    Err(e) => return Err(e),
                 }
             };
-            buf.truncate(old + n);
+            *filled += n;
             self.bytes += n as u64;
             if n == 0 {
                 self.eof = true;
@@ -200,30 +248,37 @@ impl Chunker {
             let map = Arc::clone(map);
             return Ok(Some(self.next_mapped(map)));
         }
-        // Reserve the whole chunk at once: growing by doubling would leave up to twice the
-        // memory in every chunk in flight.
+        // A buffer of the pool, or a new one reserved whole at once: growing by doubling would
+        // leave up to twice the memory in every chunk in flight.
         let carry = std::mem::take(&mut self.carry);
-        let mut buf = Vec::with_capacity(self.target.max(carry.len()) + 1);
-        buf.extend_from_slice(&carry);
+        let mut buf = self.pool.take();
+        if buf.capacity() == 0 {
+            buf.reserve_exact(self.target.max(carry.len()) + 1);
+        }
+        if buf.len() < carry.len() {
+            buf.resize(carry.len(), 0);
+        }
+        buf[..carry.len()].copy_from_slice(&carry);
+        let mut filled = carry.len();
         let mut want = self.target;
         loop {
-            self.fill(&mut buf, want)?;
+            self.fill(&mut buf, &mut filled, want)?;
             if self.eof {
                 self.done = true;
-                return Ok(Some(self.make_owned(buf, false, true)));
+                return Ok(Some(self.make_owned(buf, filled, false, true)));
             }
-            let split = match last_blank_line_end(&buf) {
+            let text = &buf[..filled];
+            let split = match last_blank_line_end(text) {
                 Some(p) => Some((p, false)),
-                None => memchr::memrchr(b'\n', &buf).map(|p| (p + 1, true)),
+                None => memchr::memrchr(b'\n', text).map(|p| (p + 1, true)),
             };
             match split {
                 Some((p, continues)) => {
-                    self.carry = buf[p..].to_vec();
-                    buf.truncate(p);
-                    return Ok(Some(self.make_owned(buf, continues, false)));
+                    self.carry = buf[p..filled].to_vec();
+                    return Ok(Some(self.make_owned(buf, p, continues, false)));
                 }
                 // one line longer than the chunk: read on
-                None => want = buf.len() + self.target,
+                None => want = filled + self.target,
             }
         }
     }
@@ -256,8 +311,9 @@ impl Chunker {
         }
     }
 
-    fn make_owned(&mut self, data: Vec<u8>, continues: bool, last: bool) -> Chunk {
-        self.make(Data::Owned(data), continues, last)
+    fn make_owned(&mut self, buf: Vec<u8>, len: usize, continues: bool, last: bool) -> Chunk {
+        let pool = Arc::clone(&self.pool);
+        self.make(Data::Owned(buf, len, pool), continues, last)
     }
 
     fn make(&mut self, data: Data, continues: bool, last: bool) -> Chunk {
@@ -619,6 +675,42 @@ mod tests {
                 assert_eq!(got, want, "threads {}", n);
             }
             std::fs::remove_file(&path).unwrap();
+        }
+    }
+
+    #[test]
+    fn pooled_buffers_give_the_same_chunks() {
+        // chunks kept alive (every buffer new) and chunks dropped at once (buffers from the
+        // pool, holding the bytes of earlier chunks beyond their end) cut the text alike
+        let mut text = String::new();
+        for i in 0..400 {
+            text.push_str(&format!("c {} [000] 1.{}: 1 cycles:\n", i, i));
+            for j in 0..(i % 13) {
+                text.push_str(&format!(
+                    "\tffff f{}{} (/lib/m.so)\n",
+                    j,
+                    "x".repeat(i % 37)
+                ));
+            }
+            text.push('\n');
+        }
+        for target in [1, 50, 700, 4096] {
+            let cut = |keep: bool| {
+                let src = Input::Reader(Box::new(std::io::Cursor::new(text.clone().into_bytes())));
+                let mut chunker = Chunker::new(src, target);
+                let (mut kept, mut cuts) = (Vec::new(), Vec::new());
+                while let Some(c) = chunker.next_chunk().unwrap() {
+                    cuts.push((c.bytes().to_vec(), c.continues, c.last));
+                    if keep {
+                        kept.push(c);
+                    }
+                }
+                cuts
+            };
+            let fresh = cut(true);
+            assert_eq!(cut(false), fresh, "target {}", target);
+            let joined: Vec<u8> = fresh.iter().flat_map(|(b, _, _)| b.clone()).collect();
+            assert_eq!(joined, text.as_bytes());
         }
     }
 
