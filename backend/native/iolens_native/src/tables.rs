@@ -5,12 +5,13 @@
 //!   stacks:  stack_id, folded_stack   (each distinct stack once, as it first appears)
 //!   samples: ts_ns, cpu, pid, tid, comm, stack_id, weight, event
 //!
-//! Stack ids count from 0 in order of first appearance in the input.
+//! Stack ids count from 0 in order of first appearance in the input. The samples go in runs of
+//! one DuckDB row group each (arrow.rs), the stacks in one run after them.
 
 use std::hash::Hasher;
 use std::io;
 
-use crate::arrow::{SampleBatch, Sender, StackBatch};
+use crate::arrow::{SampleBatch, Sender, StackBatch, Table, RUN_ROWS};
 use crate::fold::{Emit, Meta, Options, Stack};
 use crate::fxhash::{FxHashMap, FxHasher};
 
@@ -189,6 +190,8 @@ fn tables(
     let mut events: FxHashMap<String, usize> = FxHashMap::default();
     let mut summary = Summary::default();
     let mut local_to_global: Vec<u32> = Vec::new();
+    // the samples sent in the current run (arrow.rs: a run of RUN_ROWS rows is one INSERT)
+    let mut run_rows = 0usize;
 
     let (bytes, weird) = map_ordered(
         source,
@@ -244,7 +247,12 @@ fn tables(
                     event,
                 );
                 if samples.full() {
+                    run_rows += samples.len();
                     sender.samples(std::mem::take(&mut samples))?;
+                    if run_rows >= RUN_ROWS {
+                        sender.end_run(Table::Samples)?;
+                        run_rows = 0;
+                    }
                 }
             }
             Ok(())
