@@ -24,8 +24,7 @@ TABLES = {"perf_samples": "ts_ns, cpu, pid, tid, comm, stack_id, weight, event",
 
 
 def early_of(bundle: Path) -> EarlyIngest:
-    limits = Limits()
-    return EarlyIngest(bundle, limits.max_total_bytes, limits.max_members)
+    return EarlyIngest(bundle, Limits())
 
 
 def rows(store: Store) -> dict[str, list[tuple]]:
@@ -135,11 +134,51 @@ def test_the_cli_takes_the_early_pass(tmp_path, taken, capsys):
     usual.close()
 
 
-def test_cli_limits_are_the_readers(monkeypatch) -> None:
-    """The CLI repeats bundle.Limits' totals (not to import pydantic before the early start): the
-    two must agree, with and without the environment's override."""
-    from iolens.cli.main import _limits
+def test_a_bundle_kept_already_starts_no_pass(tmp_path, taken, capsys, monkeypatch):
+    """A bundle whose copy the store keeps (bundles/<sha256>.iolens.tar, beside an existing
+    database) starts no early pass: the store's lookup answers "already present" as always. The
+    copy is a hint only: another database in the same directory starts its pass, and one that
+    exists without the capture stores it all the same (without the early start)."""
+    started: list[Path] = []
+    real = EarlyIngest._start_pass
 
-    assert _limits() == (Limits().max_total_bytes, Limits().max_members)
-    monkeypatch.setenv("IOLENS_MAX_BUNDLE_BYTES", str(123 << 20))
-    assert _limits()[0] == 123 << 20
+    def spy(self):
+        started.append(self.archive)
+        return real(self)
+
+    monkeypatch.setattr(EarlyIngest, "_start_pass", spy)
+    bundle = perf_bundle(tmp_path, gzip.compress(big_text(), 6), "kept")
+    db = tmp_path / "kept.duckdb"
+    assert main(["ingest", "--db", str(db), str(bundle)]) == 0
+    assert (started, taken) == ([bundle], [True])
+    assert main(["ingest", "--db", str(db), str(bundle)]) == 0
+    assert "already present" in capsys.readouterr().err
+    assert (started, taken) == ([bundle], [True, False])
+    no_pass_left()
+    # a new database beside it: the pass starts
+    assert main(["ingest", "--db", str(tmp_path / "new.duckdb"), str(bundle)]) == 0
+    assert "ingested as" in capsys.readouterr().err
+    assert (started, taken[2:]) == ([bundle, bundle], [True])
+    # a database that exists without the capture: no early pass (the hint), stored all the same
+    other = tmp_path / "other.duckdb"
+    Store(other).close()
+    assert main(["ingest", "--db", str(other), str(bundle)]) == 0
+    assert "ingested as" in capsys.readouterr().err
+    assert len(started) == 2 and taken[3:] == [False]
+    no_pass_left()
+    stores = [Store(p) for p in (db, other)]
+    assert rows(stores[0]) == rows(stores[1])
+    for st in stores:
+        st.close()
+
+
+def test_the_early_start_imports_no_model() -> None:
+    """early.py shares the reader's limits, names and SHA-256 (bundle/archive.py) without importing
+    pydantic or DuckDB: the point of starting early."""
+    import subprocess
+    import sys
+
+    code = ("import sys; import iolens.ingest.early, iolens.cli.main; "
+            "print(sorted(m for m in ('pydantic', 'duckdb', 'iolens.bundle.manifest') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -15,7 +15,6 @@ that what is refused and how it is said stay as they were.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import shutil
@@ -25,22 +24,15 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import IO, Any
 
 from pydantic import ValidationError
 
+from .archive import MANIFEST, Limits, MemberNameError, file_sha256, inflated_limit, member_name
 from .manifest import Manifest, capture_id, describe_validation_error
 
-MANIFEST = "manifest.json"
-
-
-@dataclass(frozen=True)
-class Limits:
-    max_member_bytes: int = int(os.environ.get("IOLENS_MAX_MEMBER_BYTES", 2 << 30))
-    max_total_bytes: int = int(os.environ.get("IOLENS_MAX_BUNDLE_BYTES", 8 << 30))
-    max_members: int = 10_000
-    max_manifest_bytes: int = 16 << 20
+__all__ = ["MANIFEST", "BundleError", "Limits", "OpenBundle", "file_sha256", "open_bundle"]
 
 
 class BundleError(ValueError):
@@ -81,22 +73,12 @@ class OpenBundle:
         return self.root / member
 
 
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def _member_name(name: str) -> str:
     """Normalise 'a/./b', './manifest.json'; refuse absolute and '..' names."""
-    if name.startswith("/") or "\x00" in name:
-        raise BundleError("archive member has an absolute path", {"file": name})
-    parts = [p for p in PurePosixPath(name).parts if p not in (".", "")]
-    if any(p == ".." for p in parts):
-        raise BundleError("archive member points outside the archive root ('..')", {"file": name})
-    return "/".join(parts)
+    try:
+        return member_name(name)
+    except MemberNameError as exc:
+        raise BundleError(str(exc), {"file": name}) from None
 
 
 @contextmanager
@@ -171,9 +153,8 @@ def _inflated(archive: Path, limits: Limits) -> IO[bytes] | None:
         import iolens_native
     except ImportError:  # pragma: no cover - the native core is built with the package
         return None
-    # the members' bytes, plus their headers (and long names) and the end-of-archive blocks: a
-    # bundle within the limits stays under it
-    limit = limits.max_total_bytes + 3 * 512 * (limits.max_members + 2) + (1 << 20)
+    # a bundle within the limits stays under it
+    limit = inflated_limit(limits)
     out = tempfile.TemporaryFile(prefix="iolens-bundle-", suffix=".tar")
     try:
         _, over = iolens_native.gunzip_to_fd(str(archive), out.fileno(), limit)

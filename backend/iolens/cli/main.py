@@ -92,7 +92,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     # The first bundle's gzip inflated, its SHA-256 and its perf script pass started on threads of
     # their own before anything heavy is imported (ingest/early.py: DuckDB's, the store's,
     # pydantic's and the ingest modules' imports take ~0.45 s of one CPU, the second CPU idle).
-    early = _early_start(args.bundles)
+    early = _early_start(args.bundles, Path(args.db))
     try:
         return _ingest_local(args, early)
     finally:
@@ -100,21 +100,22 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             early.close()
 
 
-def _early_start(names: list[str]) -> EarlyIngest | None:
-    from ..ingest.early import EarlyIngest
+def _early_start(names: list[str], db: Path) -> EarlyIngest | None:
+    from ..bundle.archive import Limits
+    from ..ingest.early import EarlyIngest, kept_bundle
 
     path = Path(names[0]) if names else None
     if path is None or not path.is_file():
         return None
-    limits = _limits()
-    return EarlyIngest(path, limits[0], limits[1])
+    bundles_dir = db.parent / "bundles"
+    existed = db.exists()  # before this command opens (creates) it
 
+    def known(sha256: str) -> bool:
+        # the store keeps a copy of each bundle it holds (pipeline): a hint, not the store's answer
+        # (a database beside this one may have kept it), which decides as always
+        return existed and kept_bundle(bundles_dir, sha256).exists()
 
-def _limits() -> tuple[int, int]:
-    """bundle.Limits' totals, without importing the bundle package (pydantic) first."""
-    import os
-
-    return int(os.environ.get("IOLENS_MAX_BUNDLE_BYTES", 8 << 30)), 10_000
+    return EarlyIngest(path, Limits(), known)
 
 
 def _ingest_local(args: argparse.Namespace, early: EarlyIngest | None) -> int:

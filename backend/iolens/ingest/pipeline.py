@@ -30,6 +30,7 @@ from ..formats import gz
 from ..formats.errors import FormatError
 from ..store.db import Store, StoreOpening, Writer
 from . import fio, sweep, workload
+from .early import kept_bundle
 from .parsed import BulkCsv, BulkStream, Parsed
 from .registry import FINISHERS, handler, table_columns
 from .streamed import Streamed
@@ -132,7 +133,7 @@ def _utc(dt: datetime | None) -> datetime | None:
 def _keep_bundle(archive: Path, sha256: str, bundles_dir: Path) -> Path | None:
     """Copy the archive to bundles_dir/<sha256>.iolens.tar; return the path if this call created it."""
     bundles_dir.mkdir(parents=True, exist_ok=True)
-    target = bundles_dir / f"{sha256}.iolens.tar"
+    target = kept_bundle(bundles_dir, sha256)
     if target.exists():
         return None
     tmp = target.with_suffix(f".tmp{os.getpid()}")
