@@ -97,8 +97,23 @@ test('generated title and intro follow the baseline; an edited intro says it no 
   await expect(note(page)).toContainText(`against the baseline ${base.label}`);
   await expect(page.getByRole('textbox', { name: 'Notebook title' })).toHaveValue(`${other.label} vs ${base.label}`);
 
+  // While the new baseline's comparison is on its way, the header shows the previous one, dimmed:
+  // nothing below it moves (the note jumped up by the facts' height and back down, under the
+  // pointer of a click aimed at its edit button).
+  const editAt = await note(page).getByRole('button', { name: 'edit' }).boundingBox();
+  let answer!: () => void;
+  const held = new Promise<void>((r) => (answer = r));
+  await page.route('**/api/compare/fio?*', async (route) => {
+    await held;
+    await route.continue();
+  });
   await page.getByRole('radio', { name: `Use ${other.label} as baseline` }).check();
   await expect(note(page)).toContainText(`against the baseline ${other.label}`);
+  await expect(page.locator('.nb-header [aria-busy="true"] .host-diff')).toBeVisible();
+  expect(await note(page).getByRole('button', { name: 'edit' }).boundingBox()).toEqual(editAt);
+  answer();
+  await expect(page.locator('.nb-header [aria-busy="false"] .host-diff')).toBeVisible();
+  await page.unrouteAll();
   await expect(note(page)).not.toContainText(`against the baseline ${base.label}`);
   await expect(page.getByRole('textbox', { name: 'Notebook title' })).toHaveValue(`${base.label} vs ${other.label}`);
   await expect(note(page).getByTestId('note-stale')).toHaveCount(0);

@@ -247,7 +247,7 @@ export function NotebookView({ view, problems, saved }: { view: CompareView; pro
         </div>
       )}
 
-      <NotebookHeader view={view} list={list.data} cmp={cmp.data} onBaseline={changeBaseline} />
+      <NotebookHeader view={view} list={list.data} cmp={cmp.data} stale={cmp.stale} onBaseline={changeBaseline} />
       {cmp.error && <ErrorBox error={cmp.error} title="Cannot compare these captures" />}
 
       <div className="cells">
@@ -425,7 +425,7 @@ function SaveStatus({ state, saved, parent }: { state: SaveState; saved: Noteboo
   );
 }
 
-function NotebookHeader({ view, list, cmp, onBaseline }: { view: CompareView; list: CapturePublic[] | undefined; cmp: FioComparison | undefined; onBaseline: (id: string) => void }) {
+function NotebookHeader({ view, list, cmp, stale, onBaseline }: { view: CompareView; list: CapturePublic[] | undefined; cmp: FioComparison | undefined; stale: boolean; onBaseline: (id: string) => void }) {
   const byId = new Map((list ?? []).map((c) => [c.id, c]));
   const cols = [view.baseline, ...view.captures.filter((id) => id !== view.baseline)];
   const colorOf = (id: string) => captureColor(view.captures.indexOf(id));
@@ -514,8 +514,11 @@ function NotebookHeader({ view, list, cmp, onBaseline }: { view: CompareView; li
           Not in this server's library: {unknown.map((u) => <code key={u}>{u} </code>)}. The link may come from another iolens server.
         </div>
       )}
-      {cmp && cols.length > 1 && <CompareFacts cmp={cmp} cols={cols} labels={new Map(cmp.captures.map((c) => [c.id, c.label]))} />}
-      {cmp && <HostDiff cmp={cmp} cols={cols} colorOf={colorOf} />}
+      {/* (the previous baseline's facts, dimmed, until the new baseline's come: useFioComparison) */}
+      <div className={stale ? 'updating' : undefined} aria-busy={stale}>
+        {cmp && cols.length > 1 && <CompareFacts cmp={cmp} cols={cols} labels={new Map(cmp.captures.map((c) => [c.id, c.label]))} />}
+        {cmp && <HostDiff cmp={cmp} cols={cols} colorOf={colorOf} />}
+      </div>
     </section>
   );
 }

@@ -15,7 +15,7 @@ export function FioTableCell({ ctx, state, setState }: CellProps<FioTableState>)
   if (q.error) return <ErrorBox error={q.error} title="fio comparison" />;
   if (!table || !q.data) return null;
   return (
-    <div className="fio-cell">
+    <div className={`fio-cell${q.stale ? ' updating' : ''}`} aria-busy={q.stale}>
       <FioToolbar table={table} state={state} setState={setState} />
       {table.groups.length === 0 && <p className="muted">No fio job results in these captures.</p>}
       {table.groups.map((g) => (
