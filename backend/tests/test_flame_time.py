@@ -19,6 +19,7 @@ from server import running_server
 from test_flame_api import A_RUNS, perf_bundle, sample, upload
 
 from iolens.formats.perf_script import parse_folded, sample_table
+from iolens.store.db import Store
 from iolens.store.rules import flame_stacks as fx
 
 REPO = Path(__file__).resolve().parents[2]
@@ -140,26 +141,43 @@ def test_time_order_errors(xfs, query, message):
     assert r.status_code == 422 and message in r.text
 
 
-def test_a_large_run_is_answered_fast(tmp_path):
-    """120,000 samples of one thread (10 minutes at 199 Hz): the answer's time and size."""
+def test_a_large_run_is_answered_fast(tmp_path, monkeypatch):
+    """120,000 samples of one thread (10 minutes at 199 Hz): the work the answer takes and its size.
+    What keeps it fast is checked, not the wall time (which a busy machine stretches: 2 s was
+    exceeded under make test's load): as many queries as for a run of four samples, the sequence
+    read in one query, each distinct stack sent once, a few bytes a sample. The time is printed."""
     frames = [["entry", "do_syscall_64", "io_submit", "aio_write", f"leaf{i % 7}"] for i in range(50)]
     text = "".join(sample("fio", 7, i % 2, 100 + i * 0.005025, frames[(i // 13) % 50], period=5_025_125)
                    for i in range(120_000))
+    queries: list[str] = []
+    query = Store.query
+
+    def counted(self, sql, params=()):
+        queries.append(sql)
+        return query(self, sql, params)
+
     with running_server(tmp_path / "data") as client:
+        small = upload(client, perf_bundle(tmp_path, "before", A_RUNS))
         cid = upload(client, perf_bundle(tmp_path, "long", [text]))
-        client.get(f"/api/captures/{cid}/flame/time")                      # warm the caches once
+        monkeypatch.setattr(Store, "query", counted)
+        client.get(f"/api/captures/{small}/flame/time", params={"tid": 101}).raise_for_status()
+        few = len(queries)
         times = []
         for _ in range(3):
+            queries.clear()
             t = time.perf_counter()
             r = client.get(f"/api/captures/{cid}/flame/time")
             times.append(time.perf_counter() - t)
+            assert len(queries) == few, queries  # the same queries as for four samples, none per sample or stack
         ans = r.json()
     assert ans["samples"] == 120_000 and len(ans["stack_start"]) == 8
     assert sum(ans["dt_ns"]) == 119_999 * 5_025_000
+    # 7 distinct stacks (fio, then 5 frames), each sent once
+    assert len(ans["stack_frames"]) == 7 * 6 and len(ans["names"]) == 1 + 4 + 7, ans["names"]
+    assert len(r.content) < 120_000 * 20, f"{len(r.content) / 120_000:.1f} bytes a sample"
     best = min(times)
     print(f"\ntime order of 120,000 samples: {best * 1000:.0f} ms over HTTP (server {ans['elapsed_ms']} ms), "
-          f"{len(r.content) / 1e6:.2f} MB of JSON")
-    assert best < 2.0, f"{best:.2f} s for 120,000 samples"
+          f"{len(queries)} queries, {len(r.content) / 1e6:.2f} MB of JSON")
 
 
 # --- the exports honour the cell's order and transforms ------------------------------------------
