@@ -71,7 +71,7 @@ test('build a notebook: text, a view and a SQL cell; save; the permalink shows t
 
   // Markdown: rendered, and never as HTML.
   const note = page.locator('section.cell[data-kind="note"]');
-  await note.getByRole('button', { name: 'edit' }).click({ force: true });
+  await note.getByRole('button', { name: 'edit' }).click();
   await note.getByRole('textbox', { name: 'Text (Markdown)' }).fill(
     '## Finding\n\nThe second capture is **faster** at `4k` writes.\n\n- see the table\n- and the query\n\n<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">',
   );

@@ -50,14 +50,14 @@ test('upload the two bundles', async ({ page }) => {
 test('Esc keeps the typed text, Save stores it; unfinished text and title survive a reload', async ({ page }) => {
   test.skip(caps.length < 2, 'needs the uploads');
   await starter(page);
-  await note(page).getByRole('button', { name: 'edit' }).click({ force: true });
+  await note(page).getByRole('button', { name: 'edit' }).click();
   const box = note(page).getByRole('textbox', { name: 'Text (Markdown)' });
   await box.fill('Kept by **Esc**: the reader looks at p99.');
   await box.press('Escape');
   await expect(note(page).locator('.markdown')).toHaveText('Kept by Esc: the reader looks at p99.');
 
   // Typed and not finished: a reload brings the words back, and says so.
-  await note(page).getByRole('button', { name: 'edit' }).click({ force: true });
+  await note(page).getByRole('button', { name: 'edit' }).click();
   await box.fill('Half a sentence that was never committed');
   await page.reload();
   await expect(note(page).getByRole('textbox', { name: 'Text (Markdown)' })).toHaveValue('Half a sentence that was never committed');
@@ -69,7 +69,7 @@ test('Esc keeps the typed text, Save stores it; unfinished text and title surviv
   await expect(page.getByRole('textbox', { name: 'Notebook title' })).toHaveValue('A title still being typed');
   // (the restored text was put back into the notebook when it was restored)
   await expect(note(page).locator('.markdown')).toHaveText('Half a sentence that was never committed');
-  await note(page).getByRole('button', { name: 'edit' }).click({ force: true });
+  await note(page).getByRole('button', { name: 'edit' }).click();
   await box.fill('Half a sentence, then finished');
 
   // Save with the editor still open (the button, not a key): the words are in the saved version.
@@ -119,7 +119,7 @@ test('generated title and intro follow the baseline; an edited intro says it no 
   await expect(note(page).getByTestId('note-stale')).toHaveCount(0);
 
   // The user edits the intro: it is theirs now, and it is not rewritten; it says it no longer matches.
-  await note(page).getByRole('button', { name: 'edit' }).click({ force: true });
+  await note(page).getByRole('button', { name: 'edit' }).click();
   const box = note(page).getByRole('textbox', { name: 'Text (Markdown)' });
   await box.fill(`${await box.inputValue()}\n\nMy finding: the other one is slower.`);
   await note(page).getByRole('button', { name: 'Done' }).click();
