@@ -199,3 +199,33 @@ def test_one_plus_minus_formatter_for_html():
     assert "\u00b10.0 %" in html and "+-" not in html
     assert tf.format_ratio(1.0) == "+-0.0 %"  # the text report stays ASCII for mail
     assert tf.for_html(tf.format_spread(3, 14186, 1013, 13542, 15354, "/s")).startswith("\u00b1")
+
+
+def test_the_legends_explain_the_grey_question_mark_only_when_a_change_shows_it():
+    """'?' (too few repeats to judge a change) is in the HTML and text legends only when a change
+    in the table is marked with it, as the app's Legend (frontend/src/logic/compareTable.ts)."""
+    from iolens import models
+    from iolens.exports import metric_table
+    from iolens.store.stats import MIN_REPEATS
+
+    def cell(n: int, mean: float, ratio: float | None) -> models.StatCell:
+        values = [mean - 10 + 20 * i / max(n - 1, 1) for i in range(n)]
+        return models.StatCell(n=n, mean=mean, stddev=10.0 if n > 1 else None, min=min(values), max=max(values),
+                               cv=0.01, values=values, runs=[f"r{i}" for i in range(n)], ratio=ratio)
+
+    def row(n: int) -> models.MetricRow:
+        return models.MetricRow(metric="iops", label="IOPS", unit="IO/s", better="higher", description="IOPS",
+                                cells={"a": cell(n, 1000.0, None), "b": cell(n, 2000.0, 2.0)})
+
+    caps = [models.ComparedCapture(id=i, label=i, kernel=None, runs=3, repeats=3, tags={}) for i in ("a", "b")]
+    for n, few in ((MIN_REPEATS, False), (MIN_REPEATS - 1, True)):
+        table = metric_table.html_table([row(n)], caps, "a")
+        assert ("2.00x?" in table or "+100.0 %?" in table) is few, table
+        assert metric_table.few_shown([row(n)], "a") is few
+        legend = metric_table.html_legend(caps, metric_table.few_shown([row(n)], "a"))
+        assert ("?" in legend) is few and ("too few repeats" in legend) is few and "green" in legend
+        assert ("'?'" in metric_table.text_legend(few)) is few
+    # the baseline's own cells are never marked: one repeat there alone does not bring the '?' in
+    assert metric_table.few_shown([models.MetricRow(metric="iops", label="IOPS", unit="IO/s", better="higher",
+                                                    description="IOPS", cells={"a": cell(1, 1000.0, None)})], "a") is False
+    assert metric_table.html_legend(caps[:1], True) == metric_table.NO_BASELINE_HTML

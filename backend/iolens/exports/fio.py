@@ -15,7 +15,7 @@ from .. import models
 from ..views import fio_compare
 from . import textfmt as tf
 from .context import ExportContext, parse_state
-from .metric_table import TEXT_LEGEND, baseline_first, html_legend, html_table, text_block
+from .metric_table import baseline_first, few_shown, html_legend, html_table, text_block, text_legend
 from .svgplot import capture_color
 
 
@@ -50,7 +50,8 @@ class FioExport:
         cmp = data.cmp
         caps = baseline_first(cmp.captures, cmp.baseline)
         base_label = ctx.name(cmp.baseline)
-        compared = (f"change vs the baseline {base_label} (*); {TEXT_LEGEND}" if len(caps) > 1
+        few = any(few_shown(self._rows(data, g), cmp.baseline) for g in cmp.groups)
+        compared = (f"change vs the baseline {base_label} (*); {text_legend(few)}" if len(caps) > 1
                     else "one capture: no baseline to compare with.")
         lines = tf.wrap(
             f"fio's own results (each run's fio output), per job and data direction. Mean over the "
@@ -80,5 +81,6 @@ class FioExport:
                        + html_table(self._rows(data, g), caps, cmp.baseline, colors if data.strips else None))
         strips = (" Repeats: each repeat's value (dot) on the row's scale, the mean (tick), the baseline's mean (grey)."
                   if data.strips else "")
-        out.append(f'<p class="legend muted">{html_legend(caps)} &uarr;/&darr;: higher/lower is better.{strips}</p>')
+        few = any(few_shown(self._rows(data, g), cmp.baseline) for g in cmp.groups)
+        out.append(f'<p class="legend muted">{html_legend(caps, few)} &uarr;/&darr;: higher/lower is better.{strips}</p>')
         return "\n".join(out)

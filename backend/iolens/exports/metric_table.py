@@ -15,18 +15,35 @@ from . import textfmt as tf
 TONE_WORD = {"better": "better", "worse": "worse", "same": "~", "neutral": "", "few": "?", "": ""}
 BETTER_WORD = {"higher": "higher is better", "lower": "lower is better", "neutral": "no better direction"}
 HTML_LEGEND = ('<span class="tone-better">green</span> better, <span class="tone-worse">red</span> worse than '
-               "the baseline; grey: the repeats' min&ndash;max ranges overlap; grey ?: too few repeats to judge a change "
-               f"(fewer than {MIN_REPEATS} on a side).")
+               "the baseline; grey: the repeats' min&ndash;max ranges overlap.")
+HTML_FEW = f" Grey ?: too few repeats to judge a change (fewer than {MIN_REPEATS} on a side)."
 NO_BASELINE_HTML = "One capture: no baseline to compare with, so no colours."
 
 
-def html_legend(captures: Sequence[object]) -> str:
-    """The colours' legend, or with one capture that nothing is compared (as the app's Legend)."""
-    return HTML_LEGEND if len(captures) > 1 else NO_BASELINE_HTML
+def few_shown(rows: Sequence[models.MetricRow], baseline: str) -> bool:
+    """Whether a change in these rows is marked '?' (too few repeats to judge it): the legends say
+    what '?' means only then, as the app's Legend (frontend/src/logic/compareTable.ts legendNeeds)."""
+    for row in rows:
+        base = row.cells.get(baseline)
+        if base is None:
+            continue
+        for cid, cell in row.cells.items():
+            if (cid != baseline and cell is not None and cell.mean is not None
+                    and tf.tone(cell.model_dump(), base.model_dump(), row.better) == "few"):
+                return True
+    return False
 
 
-TEXT_LEGEND = (f"'~' means the repeats' ranges overlap; '?' too few repeats to judge a change (fewer than "
-               f"{MIN_REPEATS} on a side).")
+def html_legend(captures: Sequence[object], few: bool) -> str:
+    """The colours' legend (the grey '?' only when a change shows it: `few`), or with one capture
+    that nothing is compared (as the app's Legend)."""
+    return HTML_LEGEND + (HTML_FEW if few else "") if len(captures) > 1 else NO_BASELINE_HTML
+
+
+def text_legend(few: bool) -> str:
+    """What the text report's change words mean ('?' only when a change shows it: `few`)."""
+    return "'~' means the repeats' ranges overlap" + (
+        f"; '?' too few repeats to judge a change (fewer than {MIN_REPEATS} on a side)." if few else ".")
 
 
 def pretty(s: str) -> str:

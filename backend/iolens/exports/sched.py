@@ -27,7 +27,7 @@ from ..views import sched as sched_view
 from . import selection, svg_misc
 from . import textfmt as tf
 from .context import ExportContext, parse_state
-from .metric_table import TEXT_LEGEND, baseline_first, html_legend, html_table, text_block
+from .metric_table import baseline_first, few_shown, html_legend, html_table, text_block, text_legend
 
 # The figures a mail needs (views/sched.py METRICS keys), in this order.
 KEY_METRICS = ("switches_workload", "switches_workload_counted", "involuntary_pct", "pingpong_per_s",
@@ -159,7 +159,8 @@ class SchedExport:
             "Scheduler traces (perf sched) of each capture's workload CPUs (listed below with the workload's "
             "command; every task on them counts): mean over the capture's runs with a trace; spread: +-stddev when n >= 3, "
             "min-max when n = 2; "
-            + (f"change vs the baseline {ctx.name(cmp.baseline)} (*); {TEXT_LEGEND}" if len(cmp.captures) > 1
+            + (f"change vs the baseline {ctx.name(cmp.baseline)} (*); "
+               f"{text_legend(few_shown(self._rows(cmp), cmp.baseline))}" if len(cmp.captures) > 1
                else "one capture: no baseline to compare with."), indent="    ")
         chosen = ([f"run {data.run}"] if data.run else []) + (
             [f"CPUs {data.cpus}"] if data.cpus and data.cpus != "workload" else [])
@@ -261,6 +262,6 @@ class SchedExport:
                        '<div class="scroll"><table><thead><tr><th>capture</th><th>run</th><th class=num>CPU</th>'
                        '<th>pair</th><th class=num>round trips/s</th><th class=num>of the CPU\'s switches</th>'
                        f'<th class=num>preempting</th></tr></thead><tbody>{"".join(prow)}</tbody></table></div>')
-        out.append(f'<p class="legend muted">{html_legend(cmp.captures)} Charts per CPU, task and pair tables, wakeup delay histograms: '
+        out.append(f'<p class="legend muted">{html_legend(cmp.captures, few_shown(self._rows(cmp), cmp.baseline))} Charts per CPU, task and pair tables, wakeup delay histograms: '
                    'in the app.</p>')
         return "\n".join(out)
