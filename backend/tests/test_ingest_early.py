@@ -182,3 +182,39 @@ def test_the_early_start_imports_no_model() -> None:
             "print(sorted(m for m in ('pydantic', 'duckdb', 'iolens.bundle.manifest') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_an_ingest_process_ends_with_everything_closed(tmp_path) -> None:
+    """`iolens ingest` as a process ends without the interpreter's finalization once it has closed
+    what it opened (cli/__init__.py run()): its output is all there, the database was closed (no
+    WAL left) and reads back, and no temporary file is left behind. A refused bundle ends the
+    same way, with its exit code."""
+    import os
+    import subprocess
+    import sys
+
+    bundle = perf_bundle(tmp_path, gzip.compress(big_text(), 6), "process")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    db = tmp_path / "process.duckdb"
+
+    def ingest(*paths: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "iolens", "ingest", "--db", str(db), *map(str, paths)],
+                              env={**os.environ, "TMPDIR": str(tmp)}, capture_output=True, text=True, timeout=600)
+
+    done = ingest(bundle)
+    assert done.returncode == 0, done.stderr
+    assert "ingested as" in done.stderr
+    assert not list(tmp.iterdir())
+    assert not db.with_name(db.name + ".wal").exists()
+    damaged = tmp_path / "damaged.iolens.tar.gz"
+    damaged.write_bytes(bundle.read_bytes()[:-1000])
+    refused = ingest(damaged)
+    assert refused.returncode == 1 and "rejected, nothing stored" in refused.stderr
+    assert not list(tmp.iterdir())
+    store = Store(db)
+    usual = Store(tmp_path / "usual.duckdb")
+    ingest_file(usual, bundle, bundles_dir=tmp_path / "kept-usual")
+    assert rows(store) == rows(usual) and rows(store)["perf_samples"]
+    store.close()
+    usual.close()

@@ -4,7 +4,15 @@
 a Rust binary, in bench/fold_ingest.py) to convert_fast.py, which starts the Rust core without
 importing argparse and the other subcommands; everything else, and whatever that short path does
 not recognise, goes to main.py.
+
+`run` is the command as a process (the console script, `python -m iolens`): main(), then exit; an
+`iolens ingest` that closed everything it opened ends at once, without the interpreter's
+finalization (main.py `closed_all`).
 """
+
+import os
+import sys
+from typing import NoReturn
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -18,4 +26,14 @@ def main(argv: list[str] | None = None) -> int:
     return full(argv)
 
 
-__all__ = ["main"]
+def run() -> NoReturn:
+    code = main()
+    full = sys.modules.get(f"{__name__}.main")
+    if full is not None and getattr(full, "closed_all", False):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
+__all__ = ["main", "run"]
