@@ -55,6 +55,14 @@ test('two kernels: incomparable set-ups, kernel options and workload first, the 
   }
   await expect(table.locator('th', { hasText: /^CONFIG_BLK_DEV_IO_TRACE$/ })).toHaveCount(0);
   await expect(page.getByText("The captures' host facts are identical")).toHaveCount(0);
+  // The head's tables share one column grid (CompareFacts.tsx HeadCols): each capture's column starts
+  // and ends at the same x in the captures table, the kernel facts and the differing host facts.
+  const edges = async (t: string) =>
+    page.locator(`${t} thead tr`).first().locator('th').evaluateAll((ths) => ths.map((th) => { const r = th.getBoundingClientRect(); return [Math.round(r.left), Math.round(r.right)]; }));
+  const grid = await edges('table.captures-head');
+  expect(grid).toHaveLength(3);
+  expect(await edges('table.kernel-facts')).toEqual(grid);
+  expect(await edges('.host-diff table')).toEqual(grid);
   await page.getByRole('button', { name: /Show the whole \.config diff \(\d+ options\)/ }).click();
   const whole = facts.locator('.config-diff');
   await expect(whole.locator('tr', { has: page.locator('th', { hasText: /^CONFIG_XFS_FS$/ }) }).locator('td')).toHaveText(['m', 'y']);

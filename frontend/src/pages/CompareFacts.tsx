@@ -8,19 +8,65 @@ import { useState } from 'react';
 import type { FioComparison } from '../api/client';
 import { useKernelConfigDiff } from '../api/queries';
 import { ErrorBox } from '../components/ErrorBox';
+import { formatBytes } from '../logic/format';
 
 type Values = Record<string, string | null | undefined>;
 
-function ValueCells({ values, cols, baseline }: { values: Values; cols: string[]; baseline: string }) {
+/**
+ * The column grid every table of a comparison's head shares (the captures, the kernel and workload
+ * facts, the differing host facts, the whole .config diff): the fact names in a first column of one
+ * width, then one column of one width per capture (styles.css .head-grid, table-layout: fixed), so a
+ * capture's values sit at the same x from one table to the next.
+ */
+export function HeadCols({ cols }: { cols: string[] }) {
+  return (
+    <colgroup>
+      <col className="head-grid-fact" />
+      {cols.map((id) => (
+        <col key={id} />
+      ))}
+    </colgroup>
+  );
+}
+
+/** A fact's name that may wrap after its dots and underscores (kernel.config.options.CONFIG_HZ), not mid-word. */
+export function FactName({ name }: { name: string }) {
+  const parts = name.split(/(?<=[._])/);
+  return (
+    <>
+      {parts.map((p, i) => (
+        <span key={i}>
+          {p}
+          {i < parts.length - 1 && <wbr />}
+        </span>
+      ))}
+    </>
+  );
+}
+
+/**
+ * A fact's value as shown: an integer (a count, HZ, a size) right-aligned, a byte count (a key ending
+ * in `_bytes`) with its unit (formatBytes; the exact count in the tooltip). A version such as 6.1 is text.
+ */
+export function factValue(key: string, v: string): { text: string; num: boolean; raw?: string } {
+  if (!/^-?\d+$/.test(v)) return { text: v, num: false };
+  if (/_bytes$/.test(key)) return { text: formatBytes(Number(v)), num: true, raw: `${v} bytes` };
+  return { text: v, num: true };
+}
+
+/** One row's values, one cell per capture, marked where they differ from the baseline's. */
+export function ValueCells({ fact, values, cols, baseline, missing = '–', extraClass = '' }: { fact: string; values: Values; cols: string[]; baseline: string; missing?: string; extraClass?: string }) {
   const base = values[baseline] ?? null;
   return (
     <>
       {cols.map((id) => {
         const v = values[id] ?? null;
         const differs = id !== baseline && v !== base;
+        const shown = v === null ? null : factValue(fact, v);
+        const title = [shown?.raw, differs ? `differs from the baseline (${base ?? 'null'})` : undefined].filter(Boolean).join('; ');
         return (
-          <td key={id} className={`mono${differs ? ' differs' : ''}`} title={differs ? `differs from the baseline (${base ?? 'null'})` : undefined}>
-            {v ?? <span className="muted">–</span>}
+          <td key={id} className={`mono${shown?.num ? ' num' : ''}${differs ? ' differs' : ''}${extraClass}`} title={title || undefined}>
+            {shown ? shown.text : <span className="muted">{missing}</span>}
           </td>
         );
       })}
@@ -33,14 +79,17 @@ export function CompareFacts({ cmp, cols, labels }: { cmp: FioComparison; cols: 
   const [showConfig, setShowConfig] = useState(false);
   const allConfigs = cols.length > 1 && cols.every((c) => f.has_config[c]);
   const head = (
-    <thead>
+    <>
+      <HeadCols cols={cols} />
+      <thead>
       <tr>
         <th>Fact</th>
         {cols.map((id) => (
           <th key={id}>{labels.get(id) ?? id}</th>
         ))}
       </tr>
-    </thead>
+      </thead>
+    </>
   );
   return (
     <section className="compare-facts" aria-label="What sets the captures apart">
@@ -54,25 +103,27 @@ export function CompareFacts({ cmp, cols, labels }: { cmp: FioComparison; cols: 
         </ul>
       )}
       <div className="table-scroll">
-        <table className="data-table diff-table kernel-facts">
+        <table className="data-table diff-table head-grid kernel-facts">
           {head}
           <tbody>
             <tr>
               <th>Kernel release</th>
-              <ValueCells values={f.kernels} cols={cols} baseline={cmp.baseline} />
+              <ValueCells fact="kernel.release" values={f.kernels} cols={cols} baseline={cmp.baseline} />
             </tr>
             {f.kernel_options.map((o) => (
               <tr key={o.option}>
                 <th className="mono" title={o.why}>
-                  {o.option}
+                  <FactName name={o.option} />
                 </th>
-                <ValueCells values={o.values} cols={cols} baseline={cmp.baseline} />
+                <ValueCells fact={o.option} values={o.values} cols={cols} baseline={cmp.baseline} />
               </tr>
             ))}
             {f.workload_diff.map((d) => (
               <tr key={d.key}>
-                <th className="mono">{d.key}</th>
-                <ValueCells values={d.values} cols={cols} baseline={cmp.baseline} />
+                <th className="mono">
+                  <FactName name={d.key} />
+                </th>
+                <ValueCells fact={d.key} values={d.values} cols={cols} baseline={cmp.baseline} />
               </tr>
             ))}
           </tbody>
@@ -101,13 +152,15 @@ function WholeConfigDiff({ cols, baseline, head }: { cols: string[]; baseline: s
   if (!q.data) return <p className="muted">Reading the .config files…</p>;
   return (
     <div className="table-scroll config-diff">
-      <table className="data-table diff-table">
+      <table className="data-table diff-table head-grid">
         {head}
         <tbody>
           {q.data.options.map((d) => (
             <tr key={d.key}>
-              <th className="mono">{d.key}</th>
-              <ValueCells values={d.values} cols={cols} baseline={baseline} />
+              <th className="mono">
+                <FactName name={d.key} />
+              </th>
+              <ValueCells fact={d.key} values={d.values} cols={cols} baseline={baseline} />
             </tr>
           ))}
         </tbody>

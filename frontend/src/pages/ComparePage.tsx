@@ -9,7 +9,7 @@ import type { NotebookContext } from '../cells/types';
 import { copyText } from '../components/copy';
 import { ErrorBoundary } from '../components/ErrorBoundary';
 import { ErrorBox } from '../components/ErrorBox';
-import { CompareFacts } from './CompareFacts';
+import { CompareFacts, FactName, HeadCols, ValueCells } from './CompareFacts';
 import { NotebookExportMenu } from '../components/ExportMenu';
 import { flash } from '../components/Toast';
 import { CellKeys, type KeyEdit } from '../logic/cellKeys';
@@ -432,9 +432,10 @@ function NotebookHeader({ view, list, cmp, stale, onBaseline }: { view: CompareV
   const unknown = list ? view.captures.filter((id) => !byId.has(id)) : [];
 
   return (
-    <section className="nb-header">
+    <section className="nb-header" style={{ '--ncap': cols.length } as React.CSSProperties}>
       <div className="table-scroll">
-        <table className="data-table captures-head">
+        <table className="data-table captures-head head-grid">
+          <HeadCols cols={cols} />
           <thead>
             <tr>
               <th />
@@ -470,7 +471,7 @@ function NotebookHeader({ view, list, cmp, stale, onBaseline }: { view: CompareV
               {cols.map((id) => {
                 const c = byId.get(id);
                 return (
-                  <td key={id} className="num-left" title={c ? `${c.runs} runs; each point repeated up to ${c.repeats} times` : ''}>
+                  <td key={id} className="num" title={c ? `${c.runs} runs; each point repeated up to ${c.repeats} times` : ''}>
                     {c ? (
                       <>
                         n={c.repeats} <span className="muted">· {c.runs} run{c.runs === 1 ? '' : 's'}</span>
@@ -549,7 +550,8 @@ function HostDiff({ cmp, cols, colorOf }: { cmp: FioComparison; cols: string[]; 
           </p>
         ) : (
           <div className="table-scroll">
-            <table className="data-table diff-table">
+            <table className="data-table diff-table head-grid">
+              <HeadCols cols={cols} />
               <thead>
                 <tr>
                   <th>Fact</th>
@@ -562,23 +564,14 @@ function HostDiff({ cmp, cols, colorOf }: { cmp: FioComparison; cols: string[]; 
                 </tr>
               </thead>
               <tbody>
-                {rows.map((d) => {
-                  const base = d.values[cmp.baseline] ?? null;
-                  return (
-                    <tr key={d.key}>
-                      <th className="mono">{d.key}</th>
-                      {cols.map((id) => {
-                        const v = d.values[id] ?? null;
-                        const differs = id !== cmp.baseline && v !== base;
-                        return (
-                          <td key={id} className={`mono${differs ? ' differs' : ''}${isLongFact(d) ? ' long-fact' : ''}`} title={differs ? `differs from the baseline (${base ?? 'null'})` : undefined}>
-                            {v ?? <span className="muted">null</span>}
-                          </td>
-                        );
-                      })}
-                    </tr>
-                  );
-                })}
+                {rows.map((d) => (
+                  <tr key={d.key}>
+                    <th className="mono">
+                      <FactName name={d.key} />
+                    </th>
+                    <ValueCells fact={d.key} values={d.values} cols={cols} baseline={cmp.baseline} missing="null" extraClass={isLongFact(d) ? ' long-fact' : ''} />
+                  </tr>
+                ))}
               </tbody>
             </table>
             {long.length > 0 && (
