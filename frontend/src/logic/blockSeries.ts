@@ -4,6 +4,7 @@
 import type { Schemas } from '../api/client';
 import { captureColor } from './colors';
 import { formatSize } from './blockFormat';
+import { LATENCY_MEASURES, type LatencyMeasure } from './blockLatency';
 
 export type BlockRun = Schemas['BlockRunPublic'];
 export type BlockQueueDepth = Schemas['BlockQueueDepth'];
@@ -252,16 +253,7 @@ export function shapeFioIops(r: BlockIops, captures: readonly string[], op: OpFi
 }
 
 // --- latency -------------------------------------------------------------------------------------
-export const LATENCY_MEASURES = [
-  { id: 'mean', field: 'mean_ns', label: 'mean', dash: '8 2 2 2' },
-  { id: 'p50', field: 'p50_ns', label: 'p50', dash: '' },
-  { id: 'p90', field: 'p90_ns', label: 'p90', dash: '6 3' },
-  { id: 'p99', field: 'p99_ns', label: 'p99', dash: '3 2' },
-  { id: 'p999', field: 'p99_9_ns', label: 'p99.9', dash: '1 2' },
-  { id: 'max', field: 'max_ns', label: 'max', dash: '1 4' },
-] as const;
-export type LatencyMeasure = (typeof LATENCY_MEASURES)[number]['id'];
-export const LATENCY_IDS: readonly LatencyMeasure[] = LATENCY_MEASURES.map((m) => m.id);
+export { LATENCY_IDS, LATENCY_MEASURES, type LatencyMeasure } from './blockLatency';
 
 export function shapeLatency(r: BlockLatency, captures: readonly string[], last: LastNs, measures: readonly LatencyMeasure[]): { grid: TimeGrid; lines: LineSeries[] } {
   const grid = gridOf(r);

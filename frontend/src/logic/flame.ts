@@ -14,7 +14,6 @@
 //   per sample where a function recurses. Command names (depth 1) are not functions.
 // - Colours and the rectangles drawn: the same as the backend's SVG export (its rules in
 //   backend/iolens/store/rules/flame.py); both test testdata/vectors/flame.json.
-import { scaleLinear } from 'd3-scale';
 import { Names } from './flameNames';
 
 export const ROOT_NAME = 'all';
@@ -160,7 +159,11 @@ export function visibleRects(lay: FlameLayout, zoom: number, width: number, minP
   if (lay.total[zoom]! <= 0) return out;
   placeNode(lay, zoom);
   placeChildren(lay, zoom);
-  const x = scaleLinear().domain([lay.x0[zoom]!, lay.x1[zoom]!]).range([0, width]);
+  // d3's scaleLinear().domain([x0, x1]).range([0, width]), the same arithmetic (x1 > x0 as the
+  // zoomed node has samples), without d3-scale on the page's first paint
+  const x0 = lay.x0[zoom]!;
+  const span = lay.x1[zoom]! - x0;
+  const x = (v: number) => width * ((v - x0) / span);
   const k = width / (lay.x1[zoom]! - lay.x0[zoom]!);
   out.push({ x: 0, w: width, depth: lay.depth[zoom]!, node: zoom, merged: 0 });
   const stop = lay.end[zoom]!;

@@ -5,7 +5,7 @@
 // column = a second since the run's first sample, row = a fraction of it, top to bottom. A
 // selection goes from one cell to another in time order (down a column, then the next column),
 // and is the time range [from, to) of the flame graph, ns since the run's first sample.
-import { interpolateYlOrRd } from 'd3-scale-chromatic';
+import { interpolateYlOrRd } from './colors';
 
 export const SECOND_NS = 1_000_000_000;
 

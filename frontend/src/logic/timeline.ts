@@ -1,6 +1,6 @@
 // The timeline cell's layout: rows of tracks on one time axis, the time under a pixel, the brushed
 // range, the colours of task groups. Pure; tests in timeline.test.ts.
-import { schemeTableau10 } from 'd3-scale-chromatic';
+import { TABLEAU10 } from './colors';
 
 export const LABEL_W = 118;
 export const AXIS_H = 20;
@@ -140,7 +140,7 @@ export function tickText(t: number, step: number): string {
 export function taskColour(i: number, names: readonly string[]): string {
   if (i < 0) return 'transparent';
   if (names[i] === 'other' || i >= 10) return '#9aa1ad';
-  return schemeTableau10[i]!;
+  return TABLEAU10[i]!;
 }
 
 /**

@@ -13,7 +13,7 @@
 //                      clipped at the 90th percentile when a spike would flatten the rest; the
 //                      chart says so)
 // The default state encodes to ''.
-import { LATENCY_IDS, type LatencyMeasure } from '../../logic/blockSeries';
+import { LATENCY_IDS, type LatencyMeasure } from '../../logic/blockLatency';
 import type { TimeRange } from '../../logic/blockPlan';
 
 export const CHARTS = ['qd', 'iops', 'bw', 'lat', 'hist', 'size', 'scatter'] as const;
