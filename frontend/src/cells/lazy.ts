@@ -6,14 +6,22 @@
 import { createElement, lazy, type ComponentType } from 'react';
 import type { CellProps } from './types';
 
+/** A component loaded on first use, `preload` to start it earlier; rendered at once once loaded. */
+export function lazyComponent<P extends object>(load: () => Promise<ComponentType<P>>): {
+  Component: ComponentType<P>;
+  preload: () => Promise<ComponentType<P>>;
+} {
+  let loading: Promise<ComponentType<P>> | null = null;
+  let loaded: ComponentType<P> | null = null;
+  const preload = () => (loading ??= load().then((C) => (loaded = C)));
+  const Lazy = lazy(() => preload().then((C) => ({ default: C })));
+  const Component = (props: P) => createElement(loaded ?? Lazy, props);
+  return { Component, preload };
+}
+
 export function lazyCell<S>(load: () => Promise<ComponentType<CellProps<S>>>): {
   Component: ComponentType<CellProps<S>>;
   preload: () => Promise<ComponentType<CellProps<S>>>;
 } {
-  let loading: Promise<ComponentType<CellProps<S>>> | null = null;
-  let loaded: ComponentType<CellProps<S>> | null = null;
-  const preload = () => (loading ??= load().then((C) => (loaded = C)));
-  const Lazy = lazy(() => preload().then((C) => ({ default: C })));
-  const Component = (props: CellProps<S>) => createElement(loaded ?? Lazy, props);
-  return { Component, preload };
+  return lazyComponent<CellProps<S>>(load);
 }

@@ -8,20 +8,24 @@
 //   Selection.tsx   runs, CPU, task, time range of one capture
 //   SearchBox.tsx, parts.tsx   shared by both views (search, zoom path, orientation, stale answers)
 //   layouts.ts      layouts cached by answer;  FlameChart.tsx  the canvas
-import { useRef } from 'react';
+//   lazyViews.ts    the views loaded when first shown (the differences, the heatmap)
+import { Suspense, useRef } from 'react';
 import { useCaptureList } from '../../api/queries';
 import { copyText } from '../../components/copy';
 import { ExportMenu } from '../../components/ExportMenu';
 import { flash } from '../../components/Toast';
 import { captureColor } from '../../logic/colors';
 import type { CellProps } from '../types';
-import { DiffView } from './DiffView';
 import { exportUrl } from './queries';
+import { diffView, rangeDiffView } from './lazyViews';
 import { SingleView } from './SingleView';
-import { RangeDiffView } from './RangeDiffView';
 import { useSharedTime } from './sharedTime';
 import { ALL_TASKS, pairComm, type FlameState } from './state';
 import './flame.css';
+
+const DiffView = diffView.Component;
+const RangeDiffView = rangeDiffView.Component;
+const viewLoading = <p className="muted">Loading the difference view…</p>;
 
 export function FlameCell({ ctx, state, setState }: CellProps<FlameState>) {
   const list = useCaptureList();
@@ -129,13 +133,21 @@ export function FlameCell({ ctx, state, setState }: CellProps<FlameState>) {
           list.data === undefined && !list.error ? (
             <p className="muted">Reading the captures…</p>
           ) : (
-            <DiffView a={a} b={b} state={pairState} workComm={work} set={set} />
+            <Suspense fallback={viewLoading}>
+              <DiffView a={a} b={b} state={pairState} workComm={work} set={set} />
+            </Suspense>
           )
         ) : (
           <p className="muted">Pick a second capture.</p>
         )
       ) : (
-        shared.state.rangeB ? <RangeDiffView id={cap} state={shared.state} set={set} /> : <SingleView id={cap} state={shared.state} set={set} />
+        shared.state.rangeB ? (
+          <Suspense fallback={viewLoading}>
+            <RangeDiffView id={cap} state={shared.state} set={set} />
+          </Suspense>
+        ) : (
+          <SingleView id={cap} state={shared.state} set={set} />
+        )
       )}
     </div>
   );

@@ -26,27 +26,8 @@ function useHeatmap(id: string, s: FlameState) {
   return useQuery(key, () => unwrap(api.GET('/api/captures/{capture_id}/flame/heatmap', { params: { path: { capture_id: id }, query } })));
 }
 
-/** The heatmap toggle, and the heatmap with its ranges when shown. */
-export function TimePanel({ id, state, set }: { id: string; state: FlameState; set: (p: Partial<FlameState>) => void }) {
-  const shown = state.heatmap !== null || state.rangeB !== null;
-  return (
-    <div className="flame-time">
-      <button
-        type="button"
-        className={`toggle${shown ? ' on' : ''}`}
-        aria-pressed={shown}
-        data-testid="heatmap-toggle"
-        title="Samples per second and fraction of a second of one run (FlameScope): select time ranges on it"
-        onClick={() => set(shown ? { heatmap: null, rangeB: null } : { heatmap: 50 })}
-      >
-        Subsecond heatmap
-      </button>
-      {shown && <Heatmap id={id} state={state} set={set} />}
-    </div>
-  );
-}
-
-function Heatmap({ id, state, set }: { id: string; state: FlameState; set: (p: Partial<FlameState>) => void }) {
+/** The heatmap with its ranges (TimePanel.tsx shows it; loaded when first shown: lazyViews.ts). */
+export function Heatmap({ id, state, set }: { id: string; state: FlameState; set: (p: Partial<FlameState>) => void }) {
   const q = useStale(useHeatmap(id, state));
   const h = q.data;
   const [which, setWhich] = useState<'A' | 'B'>('A');

@@ -2,7 +2,7 @@
 // before, range B (tb=) after, on the runs of the selection; the heatmap above to change them.
 import { rangeText } from '../../logic/heatmap';
 import { DiffView } from './DiffView';
-import { TimePanel } from './Heatmap';
+import { TimePanel } from './TimePanel';
 import { ALL_TASKS, type FlameState } from './state';
 
 export function RangeDiffView({ id, state, set }: { id: string; state: FlameState; set: (p: Partial<FlameState>) => void }) {

@@ -15,7 +15,7 @@ import { SandwichView } from './SandwichView';
 import { TimeOrderView } from './TimeOrderView';
 import { SelectionBar } from './Selection';
 import { FunctionMenu, StacksBar } from './StacksBar';
-import { TimePanel } from './Heatmap';
+import { TimePanel } from './TimePanel';
 import { topInSlices } from './topSlices';
 import type { FlameState } from './state';
 

@@ -1,5 +1,6 @@
 import { lazyCell } from '../lazy';
 import { defineCell } from '../types';
+import { preloadViews } from './lazyViews';
 import { prefetchFlame } from './queries';
 import { decodeFlame, defaultFlameState, encodeFlame, type FlameState } from './state';
 
@@ -12,6 +13,9 @@ export const flameCell = defineCell<FlameState>({
   encode: encodeFlame,
   decode: decodeFlame,
   ...lazyCell(() => import('./FlameCell').then((m) => m.FlameCell)),
-  prefetch: prefetchFlame,
+  prefetch: (ctx, s) => {
+    preloadViews(s);
+    prefetchFlame(ctx, s);
+  },
   starter: (caps) => caps.some((c) => (c.artifact_kinds ?? []).includes('perf-script')),
 });
