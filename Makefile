@@ -80,9 +80,9 @@ serve: build
 	$(UV) run iolens serve --host $(HOST) --port $(PORT)
 
 # `make test`: the system packages first, then everything else in one make, the suites side by side
-# (CI has 2 cores; a lane that waits lets another compute): Rust from the start (it needs neither uv
-# sync nor npm ci); Vitest and eslint as soon as npm ci is done, beside uv sync's release build of the
-# Rust core (they waited behind the lab's test, itself behind uv sync); after uv sync, the
+# (CI has 2 cores; a lane that waits lets another compute): Vitest and eslint as soon as npm ci is
+# done, beside uv sync's build of the Rust core (they waited behind the lab's test, itself behind uv
+# sync); after uv sync, the Rust core's own tests (on the dependencies uv sync built), the
 # Python suite in three pytest runs (one pytest alone was the long pole: 15 min of a 16 min run, most
 # of its end on one core while the other idled), ruff and the import contracts, the kernel lab's test
 # (a qemu guest booted twice: it waits on the guest more than it computes) and the browser tests
@@ -90,11 +90,14 @@ serve: build
 # Each suite's output is printed whole when it ends, with its wall and CPU time, and so are uv sync's,
 # npm ci's and the build's. Every suite runs (-k) and any failure fails `make test`. IOLENS_BUILT=1:
 # the build is part of this make run.
+# The compiled core is built in Cargo.toml's `suite` profile here (MATURIN_PEP517_ARGS), which the Rust
+# lane's #[test]s build on (test-rust below); `make demo`, `uv sync` and `uv run` without it build the
+# release profile again (uv's cache key, backend/native/iolens_native/pyproject.toml).
 # While they run, scripts/heartbeat.sh prints a line every minute naming the steps still running and
 # for how long (held output would otherwise leave a CI job silent for minutes).
 TEST_LANES := test-rust test-unit lint-python test-python-rest-a test-python-rest-b test-python-rest-c test-e2e test-python-lab
 test: deps-system
-	@lanes=$$(mktemp -d) && export IOLENS_LANES=$$lanes && { bash scripts/heartbeat.sh $$lanes & hb=$$!; } && \
+	@lanes=$$(mktemp -d) && export IOLENS_LANES=$$lanes MATURIN_PEP517_ARGS="--profile suite" && { bash scripts/heartbeat.sh $$lanes & hb=$$!; } && \
 	  $(MAKE) --no-print-directory -k -j$(words $(TEST_LANES)) --output-sync=target IOLENS_BUILT=1 $(TEST_LANES); \
 	  rc=$$?; kill $$hb; wait $$hb; rm -rf $$lanes; exit $$rc
 
@@ -151,20 +154,30 @@ test-python-lab: deps-python lab-kernel
 
 # The Rust core: formatted, clippy-clean with warnings as errors, and its own #[test]s (the byte-for-byte
 # comparisons with the Python reference are pytest's, e.g. backend/tests/test_block_native.py, on the
-# release build that `uv sync` makes). The #[test]s run in the dev profile: overflow checks on, and half
-# the compile (93 s against 190 s of CPU for a clean test build, 2026-11-28).
+# build that `uv sync` makes).
+# The #[test]s build in Cargo.toml's `suite` profile (the release build without LTO; overflow checks
+# and debug assertions on in this crate, as in the dev profile), the profile `make test` builds the
+# extension in too (MATURIN_PEP517_ARGS, below): under `make test` this step waits for uv sync and its
+# test build compiles this crate alone on the dependencies uv sync's build left in target/suite (it
+# needs maturin's PYO3_CONFIG_FILE for that, or pyo3's build script runs again), where the dev profile
+# compiled every dependency a second time. Clean builds, 2026-11-28, load 15-21 (pairs started together):
+# maturin's build of the extension 162 s of CPU in the release profile, 188 s in `suite` (without LTO
+# every dependency makes its machine code, not only what the extension uses); the #[test]s' build 114 s
+# in the dev profile (103 s without its debug info), 61 s in `suite` on uv sync's dependencies, linted
+# too: 162 + 114 = 276 s before (the lint not counted), 188 + 61 = 249 s now.
 # Clippy lints the crate while the test build compiles it: clippy-driver is the workspace's rustc there
-# (what `cargo clippy` does, on a check build of its own), so the dependencies are compiled once, not
-# once checked for clippy and again built for the tests (clean: 98 s of CPU against 133 s for `cargo
-# clippy --all-targets` then `cargo test`, 2026-11-28, load 10-17). The lib and its #[cfg(test)] code are
-# both linted, as with --all-targets (the crate has no other target). Without clippy-driver on PATH, the
-# two steps.
+# (what `cargo clippy` does, on a check build of its own), so the dependencies are not checked a third
+# time; -D warnings goes to clippy-driver alone (CLIPPY_ARGS, as `cargo clippy -- -D warnings` passes
+# it), as RUSTFLAGS would rebuild every dependency. The lib and its #[cfg(test)] code are both linted,
+# as with --all-targets (the crate has no other target). Without clippy-driver on PATH, the two steps.
 NATIVE := backend/native/iolens_native
-test-rust:
+test-rust: $(if $(IOLENS_BUILT),deps-python)
 	@cargo clippy --version >/dev/null 2>&1 && cargo fmt --version >/dev/null 2>&1 || rustup component add clippy rustfmt
 	@cd $(NATIVE) && unset MAKEFLAGS MFLAGS && $(timed) { cargo fmt --check && \
-	  if driver=$$(command -v clippy-driver); then RUSTC_WORKSPACE_WRAPPER=$$driver RUSTFLAGS="-D warnings" cargo test --locked; \
-	  else cargo clippy --locked --all-targets -- -D warnings && cargo test --locked; fi; }
+	  cfg=$$(ls target/maturin/pyo3-config-*.txt 2>/dev/null | head -n 1) && { [ -z "$$cfg" ] || export PYO3_CONFIG_FILE=$$PWD/$$cfg; } && \
+	  if driver=$$(command -v clippy-driver); then \
+	    RUSTC_WORKSPACE_WRAPPER=$$driver CLIPPY_ARGS=-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__ cargo test --locked --profile suite; \
+	  else cargo clippy --locked --all-targets --profile suite -- -D warnings && cargo test --locked --profile suite; fi; }
 
 # ruff (pyproject.toml [tool.ruff]) and the import contracts: layers, imports downward only
 # (pyproject.toml [tool.importlinter], docs/architecture.md).
