@@ -65,6 +65,6 @@ export function starterCells(captures: readonly CapturePublic[], baseline: strin
   const intro: StarterCell = { kind: noteCell.kind, full: false, state: { text: introText(captures, baseline) } };
   const views = cellKinds()
     .filter((k) => k.starter?.(captures))
-    .map((k) => ({ kind: k.kind, full: false, state: k.defaultState }));
+    .map((k) => ({ kind: k.kind, full: false, state: k.starterState?.(captures, baseline) ?? k.defaultState }));
   return [intro, ...views];
 }

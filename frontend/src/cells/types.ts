@@ -57,6 +57,8 @@ export interface CellKind<S> {
    * hold (e.g. `c.artifact_kinds.includes('lock-stat')`). Absent: never a starter cell.
    */
   starter?: (captures: readonly CapturePublic[]) => boolean;
+  /** The starter cell's state when not `defaultState` (e.g. which capture it shows), from the same facts. */
+  starterState?: (captures: readonly CapturePublic[], baseline: string) => S;
 }
 
 /** Helper to declare a kind with its state type checked, stored type-erased in the registry. */

@@ -207,4 +207,15 @@ describe('notebook URLs', () => {
     const q = parse(starterUrl(cmd, cmd[0]!.id));
     expect(q.view.page === 'compare' && q.view.cells.map((c) => c.kind)).toEqual(['note', 'sweep', 'sweepline']);
   });
+
+  it("a starter's flame graph names the capture it shows when the baseline has no stacks (its answer, asked for from the URL, is not a 404)", () => {
+    const [a, b] = captureList.slice(0, 2).map((c, i) => ({ ...c, artifact_kinds: i === 0 ? ['fio-json'] : ['fio-json', 'perf-script'] }));
+    const flame = (baseline: string) => {
+      const p = parse(starterUrl([a!, b!], baseline));
+      return p.view.page === 'compare' ? p.view.cells.find((c) => c.kind === 'flame') : undefined;
+    };
+    expect(flame(a!.id)?.state).toMatchObject({ cap: b!.id });
+    // a baseline with stacks: the cell follows the baseline, as before
+    expect(flame(b!.id)?.state).toMatchObject({ cap: null });
+  });
 });

@@ -18,4 +18,13 @@ export const flameCell = defineCell<FlameState>({
     prefetchFlame(ctx, s);
   },
   starter: (caps) => caps.some((c) => (c.artifact_kinds ?? []).includes('perf-script')),
+  // A baseline without stacks: the starter names the capture the cell would show once the capture
+  // list is known (FlameCell), so that the flame answer asked for from the URL before that list
+  // (boot.ts, prefetchFlame) is of a capture with stacks, not a 404 in the console.
+  starterState: (caps, baseline) => {
+    const stacks = (c: (typeof caps)[number]) => (c.artifact_kinds ?? []).some((k) => k === 'perf-script' || k === 'perf-offcpu');
+    const base = caps.find((c) => c.id === baseline);
+    const shown = caps.find(stacks);
+    return base && !stacks(base) && shown ? { ...defaultFlameState, cap: shown.id } : defaultFlameState;
+  },
 });
