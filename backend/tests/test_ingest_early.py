@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from bundles import add_file, fio_capture, write_bundle
-from test_ingest_streamed import big_text, nothing_stored, perf_bundle, within
+from test_ingest_streamed import big_gzip, big_text, nothing_stored, perf_bundle, within
 
 from iolens.bundle import BundleError, Limits
 from iolens.cli.main import main
@@ -52,7 +52,7 @@ def no_pass_left() -> None:
 
 
 def test_the_early_pass_stores_the_rows_of_the_usual_path(tmp_path, taken):
-    bundle = perf_bundle(tmp_path, gzip.compress(big_text(), 6), "early")
+    bundle = perf_bundle(tmp_path, big_gzip(6), "early")
     usual = Store(tmp_path / "usual.duckdb")
     assert ingest_file(usual, bundle, bundles_dir=tmp_path / "kept-usual").created
     assert taken == []  # no early start: nothing to take
@@ -79,7 +79,7 @@ def test_the_early_pass_stores_the_rows_of_the_usual_path(tmp_path, taken):
 
 
 def test_a_damaged_text_is_refused_naming_the_line_and_nothing_is_stored(tmp_path, taken):
-    data = gzip.compress(big_text(), 6)
+    data = big_gzip(6)
     cut = perf_bundle(tmp_path, data[: len(data) * 4 // 5], "cut")
     store = Store(tmp_path / "db.duckdb")
     early = early_of(cut)
@@ -98,7 +98,7 @@ def test_a_damaged_text_is_refused_naming_the_line_and_nothing_is_stored(tmp_pat
 def test_a_bundle_refused_by_its_checks_stops_the_pass_it_started(tmp_path):
     """The member's bytes differ from the manifest's SHA-256: refused before the pass is taken;
     the pass (blocked on its full channel) is stopped, the plain tar removed."""
-    text = gzip.compress(big_text(), 1)
+    text = big_gzip(1)
     m, files = fio_capture("tampered", [[{"iops": 1000}]])
     add_file(m, files, "runs/r000/perf.script.gz", text, "perf-script", run=0)
     files["runs/r000/perf.script.gz"] = gzip.compress(big_text()[:-100], 1)
@@ -120,7 +120,7 @@ def test_a_bundle_refused_by_its_checks_stops_the_pass_it_started(tmp_path):
 
 
 def test_the_cli_takes_the_early_pass(tmp_path, taken, capsys):
-    bundle = perf_bundle(tmp_path, gzip.compress(big_text(), 6), "cli")
+    bundle = perf_bundle(tmp_path, big_gzip(6), "cli")
     db = tmp_path / "cli.duckdb"
     assert main(["ingest", "--db", str(db), str(bundle), str(bundle)]) == 0
     assert "already present" in capsys.readouterr().err
@@ -147,7 +147,7 @@ def test_a_bundle_kept_already_starts_no_pass(tmp_path, taken, capsys, monkeypat
         return real(self)
 
     monkeypatch.setattr(EarlyIngest, "_start_pass", spy)
-    bundle = perf_bundle(tmp_path, gzip.compress(big_text(), 6), "kept")
+    bundle = perf_bundle(tmp_path, big_gzip(6), "kept")
     db = tmp_path / "kept.duckdb"
     assert main(["ingest", "--db", str(db), str(bundle)]) == 0
     assert (started, taken) == ([bundle], [True])
@@ -193,7 +193,7 @@ def test_an_ingest_process_ends_with_everything_closed(tmp_path) -> None:
     import subprocess
     import sys
 
-    bundle = perf_bundle(tmp_path, gzip.compress(big_text(), 6), "process")
+    bundle = perf_bundle(tmp_path, big_gzip(6), "process")
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     db = tmp_path / "process.duckdb"

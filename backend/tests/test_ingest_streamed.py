@@ -5,6 +5,7 @@ thread or the store waiting on the other; other writes go on while it is parsed.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import threading
 from pathlib import Path
@@ -42,6 +43,13 @@ def big_text() -> bytes:
     return b"".join(copies)
 
 
+@functools.cache
+def big_gzip(level: int) -> bytes:
+    """gzip.compress(big_text(), level), made once per run (2.2 s of CPU at level 6 for its 197 MB;
+    this module and test_ingest_early.py compressed it nine times); kept, 8-25 MB, not the text."""
+    return gzip.compress(big_text(), level)
+
+
 def nothing_stored(store: Store, bundles: Path) -> None:
     for table in ("captures", "runs", "perf_stacks", "perf_samples"):
         assert store.query(f"SELECT count(*) FROM {table}").scalar() == 0, table
@@ -69,7 +77,7 @@ def within(seconds: float, fn):
 
 def test_big_text_is_stored_whole_and_a_cut_copy_stores_nothing(tmp_path):
     text = big_text()
-    data = gzip.compress(text, 6)
+    data = big_gzip(6)
     store = Store(tmp_path / "db.duckdb")
     good = within(300, lambda: ingest_file(store, perf_bundle(tmp_path, data, "good"), bundles_dir=tmp_path / "kept"))
     n = store.query("SELECT count(*) FROM perf_samples").scalar()
@@ -109,7 +117,7 @@ def test_a_load_that_fails_before_it_reads_does_not_wait_for_the_pass(tmp_path, 
 
     monkeypatch.setattr(Writer, "insert_arrow", failing)
     store = Store(tmp_path / "db.duckdb")
-    bundle = perf_bundle(tmp_path, gzip.compress(big_text(), 1), "fails")
+    bundle = perf_bundle(tmp_path, big_gzip(1), "fails")
     with pytest.raises(RuntimeError, match="the load failed before reading"):
         within(120, lambda: ingest_file(store, bundle, bundles_dir=tmp_path / "kept"))
     nothing_stored(store, tmp_path / "kept")
@@ -130,7 +138,7 @@ def test_a_load_that_fails_while_the_pass_runs_stops_it(tmp_path):
         within(120, lambda: ingest_file(store, bundle, bundles_dir=tmp_path / "kept"))
     nothing_stored(store, tmp_path / "kept")
     assert not [t for t in threading.enumerate() if t.name == "iolens-streamed-parse"], "the pass still runs"
-    assert ingest_file(store, perf_bundle(tmp_path, gzip.compress(big_text(), 1), "good"),
+    assert ingest_file(store, perf_bundle(tmp_path, big_gzip(1), "good"),
                        bundles_dir=tmp_path / "kept").created
     store.close()
 
@@ -152,7 +160,7 @@ def test_other_writes_go_on_while_the_text_is_parsed(tmp_path, monkeypatch):
 
     monkeypatch.setattr(Writer, "insert_arrow", held_up)
     store = Store(tmp_path / "db.duckdb")
-    data = gzip.compress(big_text(), 1)
+    data = big_gzip(1)
     for key, failing in (("first", False), ("second", True)):
         loading.clear()
         go_on.clear()
