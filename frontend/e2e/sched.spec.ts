@@ -5,7 +5,7 @@
 // histograms; then a capture without a trace and its empty state.
 // Runs against a real `iolens serve` (see playwright.config.ts); does not assume an empty library.
 // IOLENS_SHOTS=dir also saves screenshots. IOLENS_E2E_SCHED_BUNDLES=a:b picks other bundles.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,6 +97,8 @@ test('upload the pair; the starter notebook has the sched cell next to the fio t
   await expect(top).toContainText('top');
   await expect(top.locator('td.strong-num')).toHaveText(/\/s$/);
   await expect(top).toContainText(/\d %/);
+  // the captures' tables read as one: each column at the same x and width (components/AlignedColumns.tsx)
+  await expectSameColumns(pairs);
   expect(await top.locator('td.strong-num').getAttribute('title')).toMatch(/run r00\d · CPU 1 \(workload\)/);
   await shot(page, 'sched-01-comparison');
 });
@@ -144,6 +146,13 @@ test('switch rate per CPU and run, with perf stat beside, hover says capture, ru
   await expect(cell.getByTestId('sched-rate').locator('svg.ts-chart path')).toHaveCount(6);
 });
 
+/** Tables shown one under the other as one: their header cells at the same x and width, table by table. */
+async function expectSameColumns(tables: Locator) {
+  const edges = await tables.evaluateAll((ts) => ts.map((t) => [...t.querySelectorAll('thead th')].map((th) => { const r = th.getBoundingClientRect(); return `${Math.round(r.left)}+${Math.round(r.width)}`; })));
+  expect(edges.length).toBeGreaterThan(1);
+  for (const e of edges.slice(1)) expect(e).toEqual(edges[0]);
+}
+
 test('ping-pong pairs, tasks, delays and run time, per capture', async ({ page }) => {
   test.skip(!base.id, 'needs the uploads');
   await page.goto(`/compare?v=1&captures=${base.id},${w1000.id}&baseline=${base.id}&cell=sched:v=pingpong`);
@@ -156,6 +165,7 @@ test('ping-pong pairs, tasks, delays and run time, per capture', async ({ page }
   await expect(top.locator('td.strong-num')).toHaveText(/\/s$/);
   // the fio <-> kworker pairs are marked wherever they are
   await expect(cell.locator('tr[data-storm] .pp-storm').first()).toHaveText('workload ⇄ kworker');
+  await expectSameColumns(tables);
   await shot(page, 'sched-03-pingpong');
 
   await cell.getByRole('button', { name: 'Tasks', exact: true }).first().click();

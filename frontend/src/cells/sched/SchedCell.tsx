@@ -4,6 +4,7 @@
 // runs lost events (docs/sched.md "Lost events").
 import { Fragment, useMemo, type ReactNode } from 'react';
 import { useCaptureList } from '../../api/queries';
+import { AlignedColumns } from '../../components/AlignedColumns';
 import { ErrorBox } from '../../components/ErrorBox';
 import { Legend, MetricTable } from '../fio/FioTableCell';
 import { legendNeeds } from '../../logic/compareTable';
@@ -419,7 +420,7 @@ function SummaryView({ cmp, table, common, step, overviews }: { cmp: SchedCompar
             <RateOverlayChart answers={ok(rates.data)} columns={traced} measure="switches" height={170} title="Context switches/s on the workload CPUs" />
           )}
         </div>
-        <div className="sched-two-pairs" data-testid="sched-top-pairs">
+        <AlignedColumns selector="table.pingpong-table" className="sched-two-pairs" testId="sched-top-pairs">
           <div className="chart-head">
             <span className="chart-title">Top ping-pong pairs</span>
             <span className="chart-sub" title="Pairs of task groups switching to each other on a workload CPU (Y → X → Y with X running ≤ 1 ms), most round trips first; the first workload ⇄ kworker pair is shown also when it is not in the top 3.">
@@ -438,7 +439,7 @@ function SummaryView({ cmp, table, common, step, overviews }: { cmp: SchedCompar
               </div>
             );
           })}
-        </div>
+        </AlignedColumns>
       </div>
     </>
   );
@@ -525,7 +526,11 @@ function PingPongSection({ common, columns, state, cpus, groupBy, stacks }: Sect
       q={useSchedPingPong(common, cpus, groupBy, state.windowUs)}
       columns={columns}
       what="ping-pong pairs"
-      render={(d) => <PingPongView settled={d} columns={traced} run={state.run} cpus={cpus} windowUs={state.windowUs} stacks={stacks} />}
+      render={(d) => (
+        <AlignedColumns selector="table.pingpong-table">
+          <PingPongView settled={d} columns={traced} run={state.run} cpus={cpus} windowUs={state.windowUs} stacks={stacks} />
+        </AlignedColumns>
+      )}
     />
   );
 }
