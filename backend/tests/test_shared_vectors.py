@@ -295,6 +295,15 @@ def test_number_format_values(case):
     assert tf.format_value(case["v"], case["unit"]) == case["text"]
 
 
+@pytest.mark.parametrize("case", NUMBERS["monitors"], ids=lambda c: f"{c['v']}-{c['unit'] or 'plain'}")
+def test_number_format_monitors(case):
+    """The monitors export's values (exports/textfmt.py format_monitor) as the app's monitors cell
+    (logic/format.ts formatMonitor): sizes with binary prefixes, rates and shares scaled, the rest count-like."""
+    from iolens.exports import textfmt as tf
+
+    assert tf.format_monitor(case["v"], case["unit"]) == case["text"]
+
+
 @pytest.mark.parametrize("case", NUMBERS["spreads"], ids=lambda c: f"{c['n']}-{c['mean']}-{c['unit']}")
 def test_number_format_spreads(case):
     """The spread of repeats always says its unit (format_spread; the metric tables' spread column)."""

@@ -119,7 +119,10 @@ test("the monitors: each capture's mean with its runs in the head, the change ag
   for (let i = 0; i < n; i++) {
     const cells = (await rows.nth(i).locator('td').allInnerTexts()).map((t) => t.trim());
     expect(cells).toHaveLength(5);
-    for (const v of [cells[2]!, cells[3]!]) expect(v, `row ${i}: ${cells.join(' | ')}`).toMatch(/^(–|-?[\d,]+(\.\d+)?[kMG]?)$/);
+    // the app's number forms (logic/format.ts formatMonitor): sizes with binary prefixes, '%' and '/s' scaled, the rest count-like
+    for (const v of [cells[2]!, cells[3]!]) expect(v, `row ${i}: ${cells.join(' | ')}`).toMatch(/^(–|-?[\d,]+(\.\d+)?[kMGT]?(\/s| %)?|-?[\d,]+(\.\d+)? (B|KiB|MiB|GiB|TiB))$/);
+    if (cells[1] === 'bytes') for (const v of [cells[2]!, cells[3]!]) expect(v, `row ${i}`).toMatch(/^(–|[\d,.]+ (B|KiB|MiB|GiB|TiB))$/);
+    if (cells[1] === '/s') for (const v of [cells[2]!, cells[3]!]) expect(v, `row ${i}`).toMatch(/^(–|[\d,.]+[kMGT]?\/s)$/);
     expect(cells[4], `row ${i}`).toMatch(/^(|[+±-]\d+\.\d %|×[\d.,]+)$/);
   }
   await shot(page, 'events-04-monitors');

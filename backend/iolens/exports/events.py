@@ -5,13 +5,27 @@ its field, with the first and last time. State: `e=SYS:NAME;f=FIELD;top=N` (src/
 from __future__ import annotations
 
 import html
+import math
 
 from .. import models
 from ..views import events as events_view
 from . import svg_misc
 from . import textfmt as tf
 from .context import ExportContext, parse_state
-from .monitors import _num
+
+
+def _num(v: float | None) -> str:
+    """An event count per run (the monitors export had this form before it took format_monitor)."""
+    if v is None or not math.isfinite(v):
+        return "-"
+    a = abs(v)
+    if a >= 1e9:
+        return f"{v / 1e9:.2f}G"
+    if a >= 1e6:
+        return f"{v / 1e6:.2f}M"
+    if a >= 1e4:
+        return f"{v / 1e3:.1f}k"
+    return f"{v:.1f}" if a < 100 and v != int(v) else f"{v:,.0f}"
 
 
 class EventsExport:

@@ -17,19 +17,6 @@ ROWS = 40
 MOVED = math.log2(1.07)  # a row of the report: changed by more than 7 % against the baseline
 
 
-def _num(v: float | None) -> str:
-    if v is None or not math.isfinite(v):
-        return "-"
-    a = abs(v)
-    if a >= 1e9:
-        return f"{v / 1e9:.2f}G"
-    if a >= 1e6:
-        return f"{v / 1e6:.2f}M"
-    if a >= 1e4:
-        return f"{v / 1e3:.1f}k"
-    return f"{v:.1f}" if a < 100 and v != int(v) else f"{v:,.0f}"
-
-
 class MonitorsExport:
     title = "Monitors"
 
@@ -68,7 +55,7 @@ class MonitorsExport:
             line = f"    {tf.fit(f'{r.source}/{r.key}' + (f' ({r.unit})' if r.unit else ''), 23):<24}"
             for c in shown:
                 x = r.cells.get(c)
-                line += f"{'-' if x is None else _num(x.value):>9}"
+                line += f"{'-' if x is None else tf.format_monitor(x.value, r.unit):>9}"
                 if c != data.baseline:
                     line += f"{'' if x is None else tf.format_ratio(x.ratio).replace(' ', ''):>8}"
             lines.append(line.rstrip()[:72])
@@ -86,7 +73,7 @@ class MonitorsExport:
             for c in caps:
                 x = r.cells.get(c)
                 ch = "" if x is None or c == data.baseline else f" <span class=muted>{e(tf.for_html(tf.format_ratio(x.ratio)))}</span>"
-                tds.append(f"<td class=num>{'-' if x is None else e(_num(x.value))}{ch}</td>")
+                tds.append(f"<td class=num>{'-' if x is None else e(tf.format_monitor(x.value, r.unit))}{ch}</td>")
             body.append(f"<tr><td>{e(r.source)}/{e(r.key)}</td><td>{e(r.unit)}</td>{''.join(tds)}</tr>")
         return (svg_misc.monitors(ctx, data)
                 + f"<h4>Kernel counters that moved most against the baseline</h4><p class=\"source muted\">Mean of the "

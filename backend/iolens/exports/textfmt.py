@@ -218,6 +218,32 @@ def format_value(v: float | None, unit: str) -> str:
     return _fixed(v / factor, decimals) + suffix
 
 
+def format_bytes(n: int) -> str:
+    """A size with binary prefixes, as src/logic/format.ts formatBytes: '512 B', '18.2 KiB', '14.7 MiB'."""
+    units = ("B", "KiB", "MiB", "GiB", "TiB")
+    i = 0
+    v = float(n)
+    while i < len(units) - 1 and abs(v) >= 1024:
+        v /= 1024
+        i += 1
+    if i == 0:
+        return f"{n} B"
+    return f"{_fixed(v, 0 if v >= 100 else 1 if v >= 10 else 2)} {units[i]}"
+
+
+def format_monitor(v: float | None, unit: str) -> str:
+    """A monitor's value (the monitors export) as the app's monitors cell shows it (src/logic/format.ts
+    formatMonitor; testdata/vectors/number-format.json `monitors`): 'bytes' as a size with binary prefixes
+    (whole bytes), '%' and '/s' as format_value, any other unit count-like (format_plain), the unit apart."""
+    if v is None or not math.isfinite(v):
+        return "-"
+    if unit == "bytes":
+        return format_bytes(math.floor(v + 0.5))  # as Math.round: halves up
+    if unit in ("%", "/s"):
+        return format_value(v, unit)
+    return format_plain(v)
+
+
 def format_spread(n: int, mean: float | None, stddev: float | None, lo: float | None, hi: float | None,
                   unit: str) -> str:
     """The spread of repeats in the scale of the mean, with the unit: '+-1.3k IO/s' (n >= 3: sample

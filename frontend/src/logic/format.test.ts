@@ -1,16 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { vectors } from '../testdata/vectors';
-import { extentOf, formatBytes, formatDate, formatDuration, formatRatio, formatSpread, formatValue, scaleFor, timeColumn, type SpreadInput } from './format';
+import { extentOf, formatBytes, formatDate, formatDuration, formatMonitor, formatRatio, formatSpread, formatValue, scaleFor, timeColumn, type SpreadInput } from './format';
 
 interface NumberVectors {
   values: { v: number; unit: string; app: string }[];
   spreads: (SpreadInput & { unit: string; app: string })[];
+  monitors: { v: number; unit: string; app: string }[];
 }
 const NUMBERS = vectors<NumberVectors>('number-format');
 
 describe('the number rule shared with the text exports (testdata/vectors/number-format.json)', () => {
   it.each(NUMBERS.values.map((c) => [c.v, c.unit, c.app] as const))('%s %s -> %s', (v, unit, app) => expect(formatValue(v, unit)).toBe(app));
   it.each(NUMBERS.spreads.map((c) => [JSON.stringify(c), c] as const))('spread %s', (_, c) => expect(formatSpread(c, c.unit)).toBe(c.app));
+  it.each(NUMBERS.monitors.map((c) => [c.v, c.unit, c.app] as const))('monitor %s %s -> %s', (v, unit, app) => expect(formatMonitor(v, unit)).toBe(app));
 });
 
 interface TimeVectors {

@@ -211,6 +211,20 @@ export function formatBytes(n: number | null | undefined): string {
   return i === 0 ? `${v} B` : `${fixed(v, v >= 100 ? 0 : v >= 10 ? 1 : 2)} ${units[i]}`;
 }
 
+/**
+ * A monitor's value (the monitors cell: /proc/vmstat, meminfo, per-CPU time, XFS/ext4, slab counters, a mean of
+ * runs) in the unit the collector gave it: 'bytes' as a size with binary prefixes (formatBytes, whole bytes:
+ * '14.7 MiB'), '%' and '/s' as formatValue ('12.3 %', '1.734k/s'), any other unit count-like (formatPlain:
+ * '7,100' reads '7.1k', '0.3091'), the unit in its own column. The text exports keep the same rule
+ * (backend/iolens/exports/textfmt.py format_monitor): testdata/vectors/number-format.json `monitors`.
+ */
+export function formatMonitor(v: number | null | undefined, unit: string): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
+  if (unit === 'bytes') return formatBytes(Math.round(v));
+  if (unit === '%' || unit === '/s') return formatValue(v, unit);
+  return formatPlain(v);
+}
+
 /** A timestamp as shown in tables, always UTC: '2026-11-22 02:50'. Unparseable input is returned as is. */
 export function formatDate(iso: string | null | undefined, seconds = false): string {
   if (!iso) return '–';

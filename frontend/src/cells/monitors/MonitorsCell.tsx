@@ -2,18 +2,10 @@ import { Fragment } from 'react';
 import { BandChart } from '../../charts/BandChart';
 import { ErrorBox } from '../../components/ErrorBox';
 import { captureColor } from '../../logic/colors';
-import { formatRatio } from '../../logic/format';
+import { formatMonitor, formatRatio } from '../../logic/format';
 import type { CellProps } from '../types';
 import { useMonitorSeries, useMonitors } from './queries';
 import { SOURCES, type MonitorsState } from './state';
-
-function fmt(v: number): string {
-  const a = Math.abs(v);
-  if (a >= 1e9) return `${(v / 1e9).toFixed(2)}G`;
-  if (a >= 1e6) return `${(v / 1e6).toFixed(2)}M`;
-  if (a >= 1e4) return `${(v / 1e3).toFixed(1)}k`;
-  return a < 100 && !Number.isInteger(v) ? v.toFixed(2) : v.toLocaleString('en-US', { maximumFractionDigits: 0 });
-}
 
 /** '3 runs', '2–3 runs': how many runs a capture's means in these rows are over. */
 function runsWords(rows: readonly { cells: Record<string, { runs: number } | null | undefined> }[], c: string): string {
@@ -97,8 +89,8 @@ export function MonitorsCell({ ctx, state, setState, full }: CellProps<MonitorsS
                     const x = r.cells[c];
                     return (
                       <Fragment key={c}>
-                        <td className="num" title={x ? `${fmt(x.value)} (${fmt(x.lo)}–${fmt(x.hi)} over ${x.runs} run${x.runs === 1 ? '' : 's'})` : 'not in this capture'}>
-                          {x ? fmt(x.value) : '–'}
+                        <td className="num" title={x ? `${formatMonitor(x.value, r.unit)} (${formatMonitor(x.lo, r.unit)}–${formatMonitor(x.hi, r.unit)} over ${x.runs} run${x.runs === 1 ? '' : 's'})` : 'not in this capture'}>
+                          {x ? formatMonitor(x.value, r.unit) : '–'}
                         </td>
                         {c !== d.baseline && <td className="num muted">{x && x.ratio !== null && x.ratio !== undefined ? formatRatio(x.ratio) : ''}</td>}
                       </Fragment>
@@ -121,10 +113,10 @@ export function MonitorsCell({ ctx, state, setState, full }: CellProps<MonitorsS
             label: x.label,
             color: captureColor(Math.max(0, ctx.captures.indexOf(x.capture))),
             dash: '',
-            points: x.points.map((p) => ({ x: p.t_s, mean: p.mean, lo: p.lo, hi: p.hi, title: `${x.label} at ${p.t_s.toFixed(2)} s: ${fmt(p.mean)} ${s.unit} (mean of ${p.n} run${p.n === 1 ? '' : 's'})` })),
+            points: x.points.map((p) => ({ x: p.t_s, mean: p.mean, lo: p.lo, hi: p.hi, title: `${x.label} at ${p.t_s.toFixed(2)} s: ${formatMonitor(p.mean, s.unit)}${s.unit && s.unit !== 'bytes' && s.unit !== '%' && s.unit !== '/s' ? ` ${s.unit}` : ''} (mean of ${p.n} run${p.n === 1 ? '' : 's'})` })),
           }))}
           bands
-          yLabel={(v) => fmt(v)}
+          yLabel={(v) => formatMonitor(v, s.unit)}
           xTitle="time since the run started"
           ariaLabel={`${s.source}/${s.key} over time`}
           note={`${s.source}/${s.key}${s.unit ? ` (${s.unit})` : ''}${s.counter ? ': the change between samples, per second' : ''}; mean of the runs, band: min–max`}
