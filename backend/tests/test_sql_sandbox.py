@@ -16,15 +16,17 @@ def env(tmp_path_factory):
     # few rows and bytes to test the caps; a time limit against a hang only (test_long_queries_are_stopped
     # has its own server with a short one: 1 s here stopped "one huge row" under make test's load)
     with running_server(data, sql_time_limit_s=120.0, sql_max_rows=500, sql_max_bytes=1 << 20) as client:
-        ids = []
-        for label, iops in (("base", [1000, 1100, 900]), ("other", [1500, 1600])):
-            m, files = fio_capture(label, [[{"name": "rw4k", "iops": v}] for v in iops])
-            path = write_bundle(tmp / f"{label}.iolens.tar.gz", m, files)
-            with path.open("rb") as f:
-                r = client.post("/api/captures", files={"file": (path.name, f, "application/gzip")})
-            assert r.status_code == 201, r.text
-            ids.append(r.json()["id"])
-        yield client, ids
+        yield client, [upload(client, tmp, "base", [1000, 1100, 900]), upload(client, tmp, "other", [1500, 1600])]
+
+
+def upload(client, tmp, label: str, iops: list[int]) -> str:
+    """A capture of one fio job, one run per value of `iops`, uploaded: its id."""
+    m, files = fio_capture(label, [[{"name": "rw4k", "iops": v}] for v in iops])
+    path = write_bundle(tmp / f"{label}.iolens.tar.gz", m, files)
+    with path.open("rb") as f:
+        r = client.post("/api/captures", files={"file": (path.name, f, "application/gzip")})
+    assert r.status_code == 201, r.text
+    return r.json()["id"]
 
 
 def sql(client, query: str, captures: list[str], **params):
@@ -157,10 +159,7 @@ def test_answers_are_limited_in_bytes_before_python_sees_them(env):
 
 def test_memory_beyond_the_servers_limit_is_a_clear_error(tmp_path):
     with running_server(tmp_path / "data", db_memory_limit="200MB") as client:
-        m, files = fio_capture("m", [[{"name": "rw4k", "iops": 1000}]])
-        path = write_bundle(tmp_path / "m.iolens.tar.gz", m, files)
-        with path.open("rb") as f:
-            cid = client.post("/api/captures", files={"file": (path.name, f, "application/gzip")}).json()["id"]
+        cid = upload(client, tmp_path, "m", [1000])
         r = sql(client, "SELECT list(i) FROM range(50000000) t(i)", [cid])
         assert r.status_code == 400, r.text
         body = r.json()
@@ -203,10 +202,7 @@ def test_nothing_was_written_or_read(env, tmp_path):
 
 def test_long_queries_are_stopped(tmp_path):
     with running_server(tmp_path / "data", sql_time_limit_s=1.0) as client:
-        m, files = fio_capture("base", [[{"name": "rw4k", "iops": 1000}]])
-        path = write_bundle(tmp_path / "base.iolens.tar.gz", m, files)
-        with path.open("rb") as f:
-            a = client.post("/api/captures", files={"file": (path.name, f, "application/gzip")}).json()["id"]
+        a = upload(client, tmp_path, "base", [1000])
         r = sql(client, "SELECT count(*) FROM range(100000000000) a", [a])
         assert r.status_code == 400, r.text
         body = r.json()
