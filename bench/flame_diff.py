@@ -29,7 +29,6 @@ from __future__ import annotations
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -39,7 +38,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "backend"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from flame_speed import free_port, ingest, make_input  # noqa: E402
+from flame_speed import ingest, make_input, start_iolens  # noqa: E402
 
 RUNS = int(os.environ.get("IOLENS_BENCH_RUNS", "3"))
 BEFORE = os.environ.get("IOLENS_BENCH_BEFORE")
@@ -51,25 +50,6 @@ COLUMNS = "application/vnd.iolens.flame-columns, application/json;q=0.5"
 
 def load() -> float:
     return os.getloadavg()[0]
-
-
-def serve(db: Path, checkout: Path) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    env = dict(os.environ, PYTHONPATH=str(checkout / "backend"), IOLENS_FLAME_WARM="0")
-    logf = db.with_suffix(".log").open("w")
-    server = subprocess.Popen([sys.executable, "-m", "iolens", "serve", "--db", str(db), "--port", str(port),
-                               "--log-level", "warning"], cwd=checkout, env=env, stdout=logf, stderr=logf)
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            urllib.request.urlopen(f"{base}/api/health", timeout=2)
-            return server, base
-        except OSError:
-            if time.monotonic() > deadline or server.poll() is not None:
-                server.kill()
-                sys.exit(f"iolens serve --db {db} did not start: run it by hand to see why")
-            time.sleep(0.3)
 
 
 def cpu_ms(pid: int) -> float:
@@ -89,7 +69,7 @@ def get(url: str, accept: str, pid: int) -> tuple[float, int, float]:
 
 
 def one_run(db: Path, checkout: Path, ids: dict[str, str]) -> dict[str, dict]:
-    server, base = serve(db, checkout)
+    server, base = start_iolens(db, checkout, env={"IOLENS_FLAME_WARM": "0"}, log=db.with_suffix(".log"))
     try:
         out = {}
         for a, b in PAIRS:

@@ -154,14 +154,17 @@ def static_server(root: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
     return srv, f"http://127.0.0.1:{srv.server_address[1]}"
 
 
-def start_iolens(db: Path, checkout: Path = REPO, port: int = 0) -> tuple[subprocess.Popen, str]:
+def start_iolens(db: Path, checkout: Path = REPO, port: int = 0, env: dict[str, str] | None = None,
+                 log: Path | None = None) -> tuple[subprocess.Popen, str]:
+    """`iolens serve` of `checkout` on `db` (`env`: more variables), once it answers: the process and its
+    base URL. Its output goes to `log` (default: serve-<db>.log in the bench's directory)."""
     port = port or free_port()
     base = f"http://127.0.0.1:{port}"
-    env = dict(os.environ, PYTHONPATH=str(checkout / "backend"))
-    logf = (DIR / f"serve-{db.stem}.log").open("w")
+    env = dict(os.environ, PYTHONPATH=str(checkout / "backend"), **(env or {}))
+    logf = (log or DIR / f"serve-{db.stem}.log").open("w")
     server = subprocess.Popen([sys.executable, "-m", "iolens", "serve", "--db", str(db), "--port", str(port),
                                "--log-level", "warning"], cwd=checkout, env=env, stdout=logf, stderr=logf)
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + 120
     while True:
         try:
             urllib.request.urlopen(f"{base}/api/captures", timeout=2)
