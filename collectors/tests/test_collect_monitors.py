@@ -38,17 +38,22 @@ def test_sampler_on_a_fake_root(tmp_path):
     stage.mkdir()
     p.launch("r000", str(scratch))
     p.enable(True)
-    time.sleep(0.15)
+    # the sampler's thread samples every 20 ms, when it gets a CPU: wait for five samples (a fixed sleep
+    # of 0.2 s saw four under make test's load), then change the file, which the last sample, taken by
+    # disable(), has to show
+    deadline = time.monotonic() + 60
+    while p._samples < 5 and time.monotonic() < deadline:
+        time.sleep(0.02)
     (root / "proc" / "vmstat").write_text("nr_free_pages 9\npgfault 150\n")
-    time.sleep(0.05)
     p.disable(True)
     arts, info, notes = p.finish("r000", str(stage), 12345)
     assert [(a.rel, a.kind, a.extra["source"]) for a in arts][0] == ("runs/r000/monitors/vmstat.txt.gz", "monitor", "vmstat")
     assert all(a.extra["interval_ms"] == 20 and a.extra["trace_clock_at_start_ns"] == 12345 for a in arts)
-    assert info["samples"] >= 5 and notes == []
+    assert info["samples"] >= 6 and notes == []
     text = gzip.decompress((stage / "runs/r000/monitors/vmstat.txt.gz").read_bytes()).decode()
     times = [int(m) for m in re.findall(rf"^{MARK} t_ns=(\d+)$", text, re.M)]
     assert len(times) == info["samples"] and times == sorted(times)
+    assert all(b - a >= 19_000_000 for a, b in zip(times[:-2], times[1:-1]))  # the thread's, 20 ms apart or more
     assert text.rstrip().endswith("pgfault 150")  # the last sample is taken at the end of the run
     ext4 = gzip.decompress((stage / "runs/r000/monitors/ext4.txt.gz").read_bytes()).decode()
     assert "vdb lifetime_write_kbytes 1234" in ext4 and "trigger_fs_error" not in ext4 and "first_error_func" not in ext4
