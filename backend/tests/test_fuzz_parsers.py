@@ -30,7 +30,12 @@ REPO = HERE.parents[1]
 SEED = int(os.environ.get("IOLENS_FUZZ_SEED", "20261125"))
 PER_TARGET = int(os.environ.get("IOLENS_FUZZ_PER_TARGET", "30"))
 MAX_SEED_BYTES = 48 * 1024
+# A hang is an input that takes this much CPU (the process's user + system time, ITIMER_PROF): a wall
+# clock limit measured the machine's load instead, as make test's other lanes ran beside it (an fio
+# json input had no answer after 5 s of wall time at nice 19). The wall limit only stops a parser that
+# waits without computing.
 SECONDS_PER_INPUT = 5
+WALL_SECONDS_PER_INPUT = 120
 
 # What a mutation puts where a number was: values no parser may let through as a number.
 SPECIALS = [
@@ -189,8 +194,8 @@ class _Timeout(Exception):
     pass
 
 
-def _alarm(_signum: int, _frame: Any) -> None:
-    raise _Timeout
+def _alarm(signum: int, _frame: Any) -> None:
+    raise _Timeout(f"{SECONDS_PER_INPUT} s of CPU" if signum == signal.SIGPROF else f"{WALL_SECONDS_PER_INPUT} s")
 
 
 def _values(x: Any) -> Iterator[Any]:
@@ -211,8 +216,9 @@ def _values(x: Any) -> Iterator[Any]:
 
 def check_one(parse: Callable[[str, str], Any], source: str, text: str) -> str | None:
     """None when the input ends well; else what went wrong."""
-    old = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, SECONDS_PER_INPUT)
+    old = signal.signal(signal.SIGPROF, _alarm), signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_PROF, SECONDS_PER_INPUT)
+    signal.setitimer(signal.ITIMER_REAL, WALL_SECONDS_PER_INPUT)
     try:
         result = parse(text, source)
     except FormatError as exc:
@@ -224,13 +230,15 @@ def check_one(parse: Callable[[str, str], Any], source: str, text: str) -> str |
         if len(msg) > 1000:
             return f"a FormatError of {len(msg)} characters: {msg[:200]!r}..."
         return None
-    except _Timeout:
-        return f"no answer after {SECONDS_PER_INPUT} s"
+    except _Timeout as exc:
+        return f"no answer after {exc}"
     except Exception as exc:  # noqa: BLE001 - that is the finding
         return f"{type(exc).__name__}: {str(exc)[:300]}"
     finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+        signal.signal(signal.SIGPROF, old[0])
+        signal.signal(signal.SIGALRM, old[1])
     for v in _values(result):
         if isinstance(v, float) and not math.isfinite(v):
             return f"a non-finite number in the rows: {v}"
