@@ -283,6 +283,22 @@ def test_differential_columns_answer_is_the_json_answer(served):
     assert "noise_s" in schema[flame_wire.MEDIA_TYPE]["schema"]["description"]
 
 
+def test_format_by_query(served):
+    # format=columns: the columns answer without Accept (the page's request, which index.html
+    # preloads: api/index_preload.py); format=json over an Accept of columns; another: 422
+    from iolens.views import flame_wire
+    client, ids = served
+    url = f"/api/captures/{ids['a']}/flame"
+    page = {"Accept": f"{flame_wire.MEDIA_TYPE}, application/json;q=0.5"}
+    cols = client.get(f"{url}?format=columns")
+    assert cols.status_code == 200 and cols.headers["content-type"] == flame_wire.MEDIA_TYPE
+    assert cols.content == client.get(url, headers=page).content
+    assert flame_wire.decode(cols.content).graph() | {"elapsed_ms": 0} == client.get(url).json() | {"elapsed_ms": 0}
+    assert client.get(f"{url}?format=json", headers=page).headers["content-type"] == "application/json"
+    assert client.get(f"{url}?runs=r000&format=columns").content[:4] == b"IOLF"
+    assert client.get(f"{url}?format=svg").status_code == 422
+
+
 def test_difffolded_export(served):
     client, ids = served
     r = client.get(f"/api/compare/flame/folded?a={ids['a']}&b={ids['b']}")

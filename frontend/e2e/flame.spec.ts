@@ -128,10 +128,10 @@ test('a capture flame graph: zoom, breadcrumb, search, the link reopens the same
 });
 
 test('the page reads the columns answer; a cut one is an error that says so, not an empty graph', async ({ page }) => {
-  // the real answer, as the page asks for it (Accept), cut in half on its way
+  // the real answer, as the page asks for it (format=columns), cut in half on its way
   const asked: string[] = [];
   await page.route(`**/api/captures/${ids[0]}/flame*`, async (route) => {
-    asked.push(route.request().headers()['accept'] ?? '');
+    asked.push(route.request().url());
     const r = await route.fetch();
     const body = await r.body();
     await route.fulfill({ status: 200, headers: { 'content-type': r.headers()['content-type']! }, body: body.subarray(0, body.length >> 1) });
@@ -140,8 +140,35 @@ test('the page reads the columns answer; a cut one is an error that says so, not
   const cell = page.locator('section.cell[data-kind="flame"]');
   await expect(cell).toContainText(/flame answer: header says \d+ bytes, got \d+ \(truncated\?\)/);
   await expect(cell.getByTestId('flame-canvas')).toHaveCount(0);
-  expect(asked[0]).toContain('application/vnd.iolens.flame-columns');
+  expect(asked[0]).toMatch(/\/flame\?format=columns$/);
   await shot(page, 'flame-05b-cut-answer');
+});
+
+test("a notebook link's index.html preloads its flame answer, the capture list and health; the page takes them, one request each", async ({ page, request }) => {
+  // api/index_preload.py (testdata/vectors/index-preload.json): asked for while the HTML is parsed
+  const url = `/compare?v=1&captures=${ids[0]}&baseline=${ids[0]}&cell=flame`;
+  const flame = `/api/captures/${ids[0]}/flame?format=columns`;
+  const html = await (await request.get(url)).text();
+  const preloads = [...html.matchAll(/<link rel="preload" as="fetch" crossorigin href="([^"]+)">/g)].map((m) => m[1]!.replaceAll('&amp;', '&'));
+  expect(preloads).toEqual([flame, '/api/captures', '/api/health']);
+  // after the page's own scripts, styles and font (the browser asks for those first)
+  expect(html.indexOf('as="fetch"')).toBeGreaterThan(html.lastIndexOf('rel="modulepreload"'));
+  expect((await (await request.get('/')).text())).not.toContain('as="fetch"');
+
+  const asked: string[] = [];
+  page.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.pathname.startsWith('/api/')) asked.push(u.pathname + u.search);
+  });
+  await page.goto(url);
+  const cell = page.locator('section.cell[data-kind="flame"]');
+  await expect(cell.getByTestId('flame-canvas')).toBeVisible();
+  await expect(cell.getByTestId('flame-summary')).toContainText(/[\d,]+ samples/);
+  await expect(page.locator('.topbar')).toContainText(/v\d/); // health's answer shown
+  // the page's own requests were given the preloaded answers: no second request of any
+  for (const p of preloads) expect(asked.filter((a) => a === p), p).toHaveLength(1);
+  const initiators = await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/')).map((e) => (e as PerformanceResourceTiming).initiatorType));
+  expect(initiators.slice(0, 3)).toEqual(['link', 'link', 'link']);
 });
 
 test('the differential flame graph of two captures, swapped, with its table of changes', async ({ page }) => {

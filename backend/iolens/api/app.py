@@ -13,7 +13,7 @@ import shutil
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,7 @@ from ..store import notebooks
 from ..store.db import Store, StoreError
 from ..store.sandbox import Sandbox, SqlRefused
 from ..views import flame_answer
+from . import index_preload
 from .deps import Settings
 from .guard import RequestGuard
 from .routes import (
@@ -263,14 +264,17 @@ def _mount_frontend(app: FastAPI, dist: Path | None) -> None:
     # no trip through the thread pool and no chunked reads (the first paint of a notebook waits
     # for them)
     @app.get("/{path:path}", include_in_schema=False)
-    async def spa(path: str) -> Response:
+    async def spa(path: str, request: Request) -> Response:
         if path.startswith("api/") or path == "api":
             raise HTTPException(404, f"no API route /{path}")
         candidate = (root / path).resolve()
         if path and candidate.is_file() and candidate.is_relative_to(root):
             cache = "public, max-age=31536000, immutable" if path.startswith("assets/") else "no-cache"
             return files.response(candidate, cache)
-        return files.response(root / "index.html", "no-cache")
+        # the page's first API requests named as preloads (index_preload.py: asked for while the
+        # HTML is parsed, not once its scripts have run)
+        return files.response(root / "index.html", "no-cache",
+                              lambda text: index_preload.inject(text, request.url.path, request.url.query))
 
 
 class _FileBytes:
@@ -282,7 +286,8 @@ class _FileBytes:
     def __init__(self) -> None:
         self.kept: dict[Path, tuple[int, int, bytes]] = {}
 
-    def response(self, path: Path, cache: str) -> Response:
+    def response(self, path: Path, cache: str, edit: Callable[[str], str] | None = None) -> Response:
+        """The file's bytes; `edit`: a text file's text changed per request (index.html's preloads)."""
         st = path.stat()
         headers = {"Cache-Control": cache}
         if st.st_size > self.MAX_BYTES:
@@ -291,5 +296,6 @@ class _FileBytes:
         if hit is None or hit[:2] != (st.st_mtime_ns, st.st_size):
             hit = (st.st_mtime_ns, st.st_size, path.read_bytes())
             self.kept[path] = hit
+        body = hit[2] if edit is None else edit(hit[2].decode()).encode()
         # (Starlette adds "; charset=utf-8" to text/ types, as FileResponse did)
-        return Response(hit[2], media_type=mimetypes.guess_type(path.name)[0] or "application/octet-stream", headers=headers)
+        return Response(body, media_type=mimetypes.guess_type(path.name)[0] or "application/octet-stream", headers=headers)

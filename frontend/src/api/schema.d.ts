@@ -6504,6 +6504,8 @@ export interface operations {
     flame_graph_api_captures__capture_id__flame_get: {
         parameters: {
             query?: {
+                /** @description The answer's format, when the request cannot say it by Accept (a page's `<link rel=preload>`, which sends Accept *\/*): json or columns. Default: by Accept. */
+                format?: ("json" | "columns") | null;
                 /** @description perf event (default: the capture's first sampled one). */
                 event?: string | null;
                 /** @description Comma-separated run ids, merged (default: every run). */

@@ -52,6 +52,10 @@ WidthQ = Annotated[int, Query(ge=200, le=4000, description="Image width, px.")]
 DownloadQ = Annotated[bool, Query(description="Send as an attachment (Content-Disposition).")]
 OrderQ = Annotated[Literal["name", "heavy"], Query(
     description="Siblings by name (inferno's order) or heaviest first (left heavy), as the flame cell's o= field.")]
+FormatQ = Annotated[Literal["json", "columns"] | None, Query(
+    alias="format",
+    description="The answer's format, when the request cannot say it by Accept (a page's `<link rel=preload>`, which "
+                "sends Accept */*): json or columns. Default: by Accept.")]
 TransformsQ = Annotated[str | None, Query(
     description="Transforms applied in order, the flame cell's x= text: OP:NAME items separated by ',', OP one of "
                 "focus, merge, drop, rec, NAME percent-encoded (store/rules/flame_stacks.py).")]
@@ -75,10 +79,11 @@ COLUMNS_DOC = (
     200: {"description": "The flame graph: JSON (FlameGraph), or its columns answer when asked for by Accept.",
           "content": {flame_wire.MEDIA_TYPE: {"schema": {"type": "string", "format": "binary", "description": COLUMNS_DOC}}}},
 })
-def flame_graph(capture_id: str, s: StoreDep, f: FlameFiltersDep, request: Request):
+def flame_graph(capture_id: str, s: StoreDep, f: FlameFiltersDep, request: Request, wire: FormatQ = None):
     # kept per selection and format until the store changes (flame_answer.py); the format by the
-    # request's Accept (JSON unless it names the columns type), so the URL is the same for both
-    fmt: flame_answer.Format = "columns" if _accepts(request.headers.get("accept"), flame_wire.MEDIA_TYPE) else "json"
+    # request's Accept (JSON unless it names the columns type), or by `format` (the page asks with
+    # format=columns: index.html's preload of this answer, api/index_preload.py, cannot set Accept)
+    fmt: flame_answer.Format = wire or ("columns" if _accepts(request.headers.get("accept"), flame_wire.MEDIA_TYPE) else "json")
     a = _flame(flame_answer.flame_answer, s, capture_id, f, fmt=fmt)
     media = flame_wire.MEDIA_TYPE if fmt == "columns" else "application/json"
     vary = {"Vary": "Accept, Accept-Encoding"}

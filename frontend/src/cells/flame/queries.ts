@@ -59,6 +59,17 @@ export function flameUrl(id: string, q: FlameParams): string {
   return `/api/captures/${encodeURIComponent(id)}/flame${qs ? `?${qs}` : ''}`;
 }
 
+/**
+ * The URL the page asks one capture's graph with: its columns answer named by `format=columns`,
+ * not by Accept, and no header of its own, so that the request is the one the server's index.html
+ * preloads for a notebook link (backend/iolens/api/index_preload.py: a preload cannot set Accept,
+ * and a request whose headers differ may not take the preloaded answer).
+ */
+export function flameColumnsUrl(id: string, q: FlameParams): string {
+  const url = flameUrl(id, q);
+  return `${url}${url.includes('?') ? '&' : '?'}format=columns`;
+}
+
 // the page asks for the columns answers; a server that sends JSON is read too
 const ACCEPT = { Accept: `${FLAME_COLUMNS}, application/json;q=0.5` };
 
@@ -68,7 +79,7 @@ const ACCEPT = { Accept: `${FLAME_COLUMNS}, application/json;q=0.5` };
  * {error, detail} as an ApiError; a damaged answer as the decoder's error naming the section.
  */
 export async function fetchFlame(id: string, q: FlameParams): Promise<FlameGraphData> {
-  const r = await okResponse(await reach(flameUrl(id, q), { headers: ACCEPT }));
+  const r = await okResponse(await reach(flameColumnsUrl(id, q)));
   if ((r.headers.get('content-type') ?? '').startsWith(FLAME_COLUMNS)) {
     const buf = await r.arrayBuffer();
     const t0 = performance.now();
