@@ -5,7 +5,9 @@
 // flame_speed.mjs times it. Per load: that time (wall), when the first frame was drawn, and the
 // CPU time of the page's main thread until then (the thread time of its tasks, which other
 // processes on the cores change far less than wall time), with its compile, layout, style and GC
-// parts. Medians per URL. Usage (the store and capture of flame_speed.py; headless Chromium):
+// parts; when the scripts and the API answers were in (Resource Timing) and when React's first render
+// (the task that draws the first frame) began. Medians per URL.
+// Usage (the store and capture of flame_speed.py; headless Chromium):
 //   node bench/flame_trace.mjs RUNS 'http://127.0.0.1:P1/compare?v=1&captures=ID&baseline=ID&cell=flame' 'http://127.0.0.1:P2/...'
 import { chromium } from 'playwright-core';
 import { waitPaint } from './paint_wait.mjs';
@@ -52,6 +54,16 @@ async function load(url) {
   const draw = await page.evaluate(() => window.__drawAt);
   // the cell's own timings of the answer's read and the layout (queries.ts, layouts.ts)
   const [read, layout] = await page.evaluate(() => [window.__iolensFlameDecodes?.[0] ?? NaN, window.__iolensFlameLayouts?.[0] ?? NaN]);
+  // when the page's API answers were in (the last one's responseEnd: the flame answer, the capture
+  // list, health; index.html preloads them since 6ce4e28) and when its scripts were
+  const [api, scripts] = await page.evaluate(() => {
+    const res = performance.getEntriesByType('resource');
+    const end = (re) => {
+      const t = res.filter((e) => re.test(new URL(e.name).pathname)).map((e) => e.responseEnd);
+      return t.length ? Math.max(...t) : NaN;
+    };
+    return [end(/^\/api\//), end(/^\/assets\/.*\.js$/)];
+  });
   await cdp.send('Tracing.end');
   await complete;
   await ctx.close();
@@ -61,13 +73,15 @@ async function load(url) {
   const main = events.find((e) => e.ph === 'M' && e.name === 'thread_name' && e.pid === nav.pid && e.args.name === 'CrRendererMain');
   const end = nav.ts + paint * 1000;
   const mine = events.filter((e) => e.pid === nav.pid && e.tid === main.tid && e.ph === 'X' && e.ts >= nav.ts && e.ts <= end).sort((a, b) => a.ts - b.ts);
-  const r = { paint, draw, read, lay: layout, cpu: 0, compile: 0, layout: 0, style: 0, gc: 0 };
+  const r = { paint, draw, read, lay: layout, api, scripts, render: NaN, cpu: 0, compile: 0, layout: 0, style: 0, gc: 0 };
   const cpu = (e) => (e.tdur ?? e.dur) / 1000;
   let until = 0; // tasks nest: count the outermost
   for (const e of mine) {
     if (e.name === 'RunTask' && e.ts >= until) {
       r.cpu += cpu(e);
       until = e.ts + e.dur;
+      // React's first render: the task in which the first frame is drawn
+      if (draw !== null && e.ts <= nav.ts + draw * 1000 && nav.ts + draw * 1000 <= e.ts + e.dur) r.render = (e.ts - nav.ts) / 1000;
     }
     if (e.name === 'V8.CompileCode' || e.name === 'v8.compile' || e.name === 'v8.compileModule') r.compile += cpu(e);
     else if (e.name === 'Layout') r.layout += cpu(e);
@@ -88,6 +102,7 @@ for (const [j, url] of urls.entries()) {
   const all = (k) => out[j].map((x) => x[k].toFixed(0)).join(', ');
   console.log(`${url}\n  paint ${m('paint')} ms (${all('paint')}), first frame drawn at ${m('draw')} ms`);
   console.log(`  main thread CPU until paint ${m('cpu')} ms (${all('cpu')}): compile ${m('compile')}, layout ${m('layout')}, style ${m('style')}, GC ${m('gc')}`);
+  console.log(`  scripts in ${m('scripts')} ms, API answers in ${m('api')} ms (${all('api')}), React's first render from ${m('render')} ms (${all('render')})`);
   console.log(`  the cell's answer read ${m('read')} ms (${all('read')}), flame layout ${m('lay')} ms (${all('lay')})`);
 }
 await browser.close();
