@@ -596,16 +596,23 @@ mod tests {
         }
     }
 
-    #[test]
-    fn mapped_file_agrees() {
+    /// A perf script text of `samples` samples of four comms, sample i with `i % frames_mod`
+    /// frames (so some have none) of eleven functions.
+    fn fake_script(samples: usize, frames_mod: usize) -> String {
         let mut text = String::new();
-        for i in 0..300 {
+        for i in 0..samples {
             text.push_str(&format!("c{} {} [000] 1.{}: 1 cycles:\n", i % 4, i, i));
-            for j in 0..(i % 9) {
+            for j in 0..(i % frames_mod) {
                 text.push_str(&format!("\tffff f{} (/lib/m.so)\n", (i * j) % 11));
             }
             text.push('\n');
         }
+        text
+    }
+
+    #[test]
+    fn mapped_file_agrees() {
+        let text = fake_script(300, 9);
         let path =
             std::env::temp_dir().join(format!("iolens-native-map-{}.txt", std::process::id()));
         std::fs::write(&path, &text).unwrap();
@@ -635,14 +642,7 @@ mod tests {
 
     #[test]
     fn a_range_of_a_file_folds_as_the_file() {
-        let mut text = String::new();
-        for i in 0..200 {
-            text.push_str(&format!("c{} {} [000] 1.{}: 1 cycles:\n", i % 4, i, i));
-            for j in 0..(i % 7) {
-                text.push_str(&format!("\tffff f{} (/lib/m.so)\n", (i * j) % 11));
-            }
-            text.push('\n');
-        }
+        let text = fake_script(200, 7);
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
         std::io::Write::write_all(&mut gz, text.as_bytes()).unwrap();
         let gz = gz.finish().unwrap();
