@@ -125,8 +125,11 @@ pub struct Folder<'o> {
     /// Frame ranges in `buf`: lines in input order (leaf first), each line's frames reversed,
     /// so that reading the whole list backwards gives root-first order (inferno's push_front).
     frames: Vec<(usize, usize)>,
-    /// Tables mode: the sample whose event line was read and which is not emitted yet.
-    pending: Option<Meta>,
+    /// Tables mode: whether `meta` holds a sample whose event line was read and which is not
+    /// emitted yet. `meta` is filled again for each sample (its strings keep their buffers: no
+    /// allocation per sample).
+    pending: bool,
+    meta: Meta,
     /// Lines that were neither an event line, a stack line, a comment nor blank.
     pub weird_lines: u64,
 }
@@ -143,7 +146,8 @@ impl<'o> Folder<'o> {
             period: None,
             buf: Vec::with_capacity(4096),
             frames: Vec::with_capacity(128),
-            pending: None,
+            pending: false,
+            meta: Meta::default(),
             weird_lines: 0,
         }
     }
@@ -215,8 +219,8 @@ impl<'o> Folder<'o> {
     }
 
     fn flush_pending<E: Emit>(&mut self, emit: &mut E) {
-        if let Some(meta) = self.pending.take() {
-            emit.stackless(self.period.unwrap_or(1), &meta);
+        if std::mem::take(&mut self.pending) {
+            emit.stackless(self.period.unwrap_or(1), &self.meta);
         }
     }
 
@@ -310,7 +314,8 @@ impl<'o> Folder<'o> {
         }
 
         if self.keep_all {
-            self.pending = Some(parse_meta(comm, pid, tid, rest, event));
+            fill_meta(&mut self.meta, comm, pid, tid, rest, event);
+            self.pending = true;
         }
 
         if let Some(stack_line) = single_stack {
@@ -410,8 +415,8 @@ impl<'o> Folder<'o> {
             };
             let weight = self.period.unwrap_or(1);
             if E::META {
-                let meta = self.pending.take();
-                emit.stack(&stack, weight, meta.as_ref());
+                let meta = std::mem::take(&mut self.pending).then_some(&self.meta);
+                emit.stack(&stack, weight, meta);
             } else {
                 emit.stack(&stack, weight, None);
             }
@@ -732,7 +737,8 @@ pub fn fix_partially_demangled_rust_symbol(symbol: &str) -> std::borrow::Cow<'_,
 
 /// Tables mode: what the event line says beyond comm: CPU ("[002]"), timestamp
 /// ("6544038.708352:", seconds, to ns), pid and tid as numbers.
-fn parse_meta(comm: &str, pid: &str, tid: &str, rest: &str, event: Option<&str>) -> Meta {
+/// Fills `m` with what the event line says (its strings' buffers are reused).
+fn fill_meta(m: &mut Meta, comm: &str, pid: &str, tid: &str, rest: &str, event: Option<&str>) {
     let mut r = rest.trim_start_matches(' ');
     let mut cpu = None;
     if let Some(inner) = r.strip_prefix('[') {
@@ -741,14 +747,18 @@ fn parse_meta(comm: &str, pid: &str, tid: &str, rest: &str, event: Option<&str>)
             r = inner[close + 1..].trim_start_matches(' ');
         }
     }
-    let ts_ns = r.find(':').and_then(|c| parse_seconds_ns(&r[..c]));
-    Meta {
-        ts_ns,
-        cpu,
-        pid: parse_uint(pid),
-        tid: parse_uint(tid),
-        comm: comm.to_string(),
-        event: event.map(str::to_string),
+    m.ts_ns = r.find(':').and_then(|c| parse_seconds_ns(&r[..c]));
+    m.cpu = cpu;
+    m.pid = parse_uint(pid);
+    m.tid = parse_uint(tid);
+    m.comm.clear();
+    m.comm.push_str(comm);
+    match (event, &mut m.event) {
+        (Some(e), Some(buf)) => {
+            buf.clear();
+            buf.push_str(e);
+        }
+        (e, slot) => *slot = e.map(str::to_string),
     }
 }
 
