@@ -11,7 +11,7 @@
 use std::hash::Hasher;
 use std::io;
 
-use crate::arrow::{SampleBatch, Sender, StackBatch, Table, RUN_ROWS};
+use crate::arrow::{SampleBatch, Sender, Table, Texts, RUN_ROWS};
 use crate::fold::{Emit, Meta, Options, Stack};
 use crate::fxhash::{FxHashMap, FxHasher};
 
@@ -23,7 +23,7 @@ const NONE: u32 = u32::MAX;
 /// are chained and told apart by their bytes.
 #[derive(Default)]
 struct Interned {
-    texts: Vec<Box<[u8]>>,
+    texts: Texts,
     hashes: Vec<u64>,
     /// hash -> the last id with that hash
     last: FxHashMap<u64, u32>,
@@ -41,7 +41,7 @@ impl Interned {
     fn find(&self, hash: u64, text: &[u8]) -> Option<u32> {
         let mut i = *self.last.get(&hash)?;
         while i != NONE {
-            if &*self.texts[i as usize] == text {
+            if self.texts.get(i as usize) == text {
                 return Some(i);
             }
             i = self.prev[i as usize];
@@ -49,8 +49,8 @@ impl Interned {
         None
     }
 
-    fn insert(&mut self, hash: u64, text: Box<[u8]>) -> u32 {
-        let id = self.texts.len() as u32;
+    fn insert(&mut self, hash: u64, text: &[u8]) -> u32 {
+        let id = self.hashes.len() as u32;
         let prev = self.last.insert(hash, id).unwrap_or(NONE);
         self.texts.push(text);
         self.hashes.push(hash);
@@ -59,7 +59,7 @@ impl Interned {
     }
 
     fn len(&self) -> usize {
-        self.texts.len()
+        self.hashes.len()
     }
 }
 use crate::stream::{map_ordered, Source};
@@ -141,7 +141,7 @@ impl Emit for ChunkTables {
         let hash = Interned::hash(&key);
         let id = match self.stacks.find(hash, &key) {
             Some(i) => i,
-            None => self.stacks.insert(hash, key[..].into()),
+            None => self.stacks.insert(hash, &key),
         };
         self.key = key;
         self.row(meta, Some(id), weight);
@@ -201,9 +201,10 @@ fn tables(
         ChunkTables::default,
         |chunk| {
             local_to_global.clear();
-            let Interned { texts, hashes, .. } = chunk.stacks;
-            for (key, hash) in texts.into_iter().zip(hashes) {
-                let id = match ids.find(hash, &key) {
+            let local = &chunk.stacks;
+            for (i, &hash) in local.hashes.iter().enumerate() {
+                let key = local.texts.get(i);
+                let id = match ids.find(hash, key) {
                     Some(i) => i,
                     None => ids.insert(hash, key), // first appearance
                 };
@@ -266,16 +267,7 @@ fn tables(
     // (runs of stacks between the samples cost ~0.7 s of CPU at the commit of a 450k-node text,
     // serial, instead of ~0.05 s).
     summary.stacks = ids.len() as u64;
-    let mut stacks = StackBatch::default();
-    for (i, text) in ids.texts.into_iter().enumerate() {
-        stacks.push(i as u32, &text);
-        if stacks.full() {
-            sender.stacks(std::mem::take(&mut stacks))?;
-        }
-    }
-    if !stacks.is_empty() {
-        sender.stacks(stacks)?;
-    }
+    sender.stack_texts(ids.texts)?;
     sender.complete();
     summary.bytes = bytes;
     summary.weird_lines = weird;
