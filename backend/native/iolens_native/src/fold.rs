@@ -246,9 +246,9 @@ impl<'o> Folder<'o> {
         // colons holds "PERIOD EVENT"; what follows the second colon may be a one-frame stack.
         let mut event: Option<&str> = None;
         let mut post_event: Option<&str> = None;
-        if let Some(c1) = rest.find(':') {
+        if let Some(c1) = find_byte(b':', rest) {
             let after = &rest[c1 + 1..];
-            let piece = match after.find(':') {
+            let piece = match find_byte(b':', after) {
                 Some(c2) => {
                     post_event = Some(&after[c2 + 1..]);
                     &after[..c2]
@@ -256,11 +256,11 @@ impl<'o> Folder<'o> {
                 None => after,
             };
             // period_and_event.rsplit(' '): the last word is the event, the one before the period
-            match piece.rfind(' ') {
+            match rfind_byte(b' ', piece) {
                 Some(sp) => {
                     event = Some(&piece[sp + 1..]);
                     let before = &piece[..sp];
-                    let p = match before.rfind(' ') {
+                    let p = match rfind_byte(b' ', before) {
                         Some(sp2) => &before[sp2 + 1..],
                         None => before,
                     };
@@ -490,39 +490,76 @@ pub fn stack_line_parts(line: &str) -> Option<(&str, &str, &str)> {
     Some((pc, rawfunc, module))
 }
 
-/// str::trim_end (Unicode White_Space), with a fast path for ASCII ends.
-#[inline]
+/// str::trim_end (Unicode White_Space), with a fast path for ASCII ends. Inlined (called
+/// several times per line: as calls, with the Unicode path in them, trim_start and trim_end were
+/// ~10% of the pass's instructions), the Unicode path out of line.
+#[inline(always)]
 pub fn trim_end(s: &str) -> &str {
     let b = s.as_bytes();
     let mut n = b.len();
     while n > 0 {
         match b[n - 1] {
             b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c => n -= 1,
-            c if c >= 0x80 => return s[..n].trim_end(),
+            c if c >= 0x80 => return trim_end_unicode(&s[..n]),
             _ => break,
         }
     }
     &s[..n]
 }
 
-/// str::trim_start (Unicode White_Space), with a fast path for ASCII starts.
-#[inline]
+#[cold]
+#[inline(never)]
+fn trim_end_unicode(s: &str) -> &str {
+    s.trim_end()
+}
+
+/// str::trim_start (Unicode White_Space), with a fast path for ASCII starts (see trim_end).
+#[inline(always)]
 pub fn trim_start(s: &str) -> &str {
     let b = s.as_bytes();
     let mut i = 0;
-    while i < b.len() {
+    loop {
+        // perf script pads short addresses with spaces: 8 of them at a time
+        while let Some(w) = b.get(i..i + 8) {
+            if w != b"        " {
+                break;
+            }
+            i += 8;
+        }
+        if i >= b.len() {
+            break;
+        }
         match b[i] {
             b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c => i += 1,
-            c if c >= 0x80 => return s[i..].trim_start(),
+            c if c >= 0x80 => return trim_start_unicode(&s[i..]),
             _ => break,
         }
     }
     &s[i..]
 }
 
+#[cold]
+#[inline(never)]
+fn trim_start_unicode(s: &str) -> &str {
+    s.trim_start()
+}
+
 #[inline]
 pub fn trim(s: &str) -> &str {
     trim_start(trim_end(s))
+}
+
+/// str::find of an ASCII byte, with the memchr crate's search (std's for a char is slower on
+/// the short pieces of an event line).
+#[inline(always)]
+fn find_byte(c: u8, s: &str) -> Option<usize> {
+    memchr::memchr(c, s.as_bytes())
+}
+
+/// str::rfind of an ASCII byte (see find_byte).
+#[inline(always)]
+fn rfind_byte(c: u8, s: &str) -> Option<usize> {
+    memchr::memrchr(c, s.as_bytes())
 }
 
 /// The last "+0x" in s.
@@ -742,12 +779,12 @@ fn fill_meta(m: &mut Meta, comm: &str, pid: &str, tid: &str, rest: &str, event: 
     let mut r = rest.trim_start_matches(' ');
     let mut cpu = None;
     if let Some(inner) = r.strip_prefix('[') {
-        if let Some(close) = inner.find(']') {
+        if let Some(close) = find_byte(b']', inner) {
             cpu = parse_uint(&inner[..close]);
             r = inner[close + 1..].trim_start_matches(' ');
         }
     }
-    m.ts_ns = r.find(':').and_then(|c| parse_seconds_ns(&r[..c]));
+    m.ts_ns = find_byte(b':', r).and_then(|c| parse_seconds_ns(&r[..c]));
     m.cpu = cpu;
     m.pid = parse_uint(pid);
     m.tid = parse_uint(tid);
@@ -771,7 +808,7 @@ fn parse_uint(s: &str) -> Option<i64> {
 
 /// "1428.338238" -> 1428338238000 (any number of decimals up to 9; more are truncated).
 pub fn parse_seconds_ns(s: &str) -> Option<i64> {
-    let (int, frac) = match s.find('.') {
+    let (int, frac) = match find_byte(b'.', s) {
         Some(d) => (&s[..d], &s[d + 1..]),
         None => (s, ""),
     };
