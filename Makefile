@@ -12,8 +12,8 @@ DATASETS := $(sort $(wildcard datasets/*/*.iolens.tar.gz))
 # may not have, and Playwright's web server runs `uv run iolens serve`.
 export PATH := $(dir $(UV)):$(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: readme-shots help deps deps-system deps-python deps-node build build-frontend api-client demo serve test test-python \
-        test-python-rest test-python-rest-a test-python-rest-b test-python-rest-c test-python-lab test-rust test-unit test-e2e typecheck clean bench lab-deps lab-kernel lab-datasets lint-python bundle-schema
+.PHONY: readme-shots help deps deps-system deps-python deps-python-pure deps-node build build-frontend api-client demo serve test test-python \
+        test-python-rest test-python-rest-a test-python-rest-b test-python-rest-c test-python-collect test-python-lab test-rust test-unit test-e2e typecheck clean bench lab-deps lab-kernel lab-datasets lint-python bundle-schema
 
 help:
 	@echo "make demo   install, build, load datasets/ and serve on http://$(HOST):$(PORT)/"
@@ -39,10 +39,16 @@ $(UV):
 # __pycache__, so every `iolens serve`/`ingest` a test starts compiled fastapi, pydantic and iolens
 # from source again: importing the app took 2.8-3.3 s of CPU without .pyc files, 1.3-1.7 s with them
 # (2026-11-28). Python checks each .pyc against its source's mtime and size, so a stale one is not used.
-deps-python: $(UV)
+# Two steps: everything but the compiled core first (deps-python-pure, seconds), which is all that the
+# collectors' tests, the kernel lab's and the lint need, so that under `make test` they run while uv
+# sync builds the core (--inexact: a core installed already stays); then the core.
+deps-python-pure: $(UV)
+	@$(call setup,uv-sync-pure) $(UV) sync --frozen --quiet --compile-bytecode --inexact --no-install-package iolens-native
+	@$(UV) run --frozen --no-sync python -m compileall -q -j0 backend/iolens collectors/iolens_collect collectors/iolens_lab > /dev/null
+
+deps-python: deps-python-pure
 	@bash scripts/install-system-deps.sh --check-rust
 	@$(call setup,uv-sync) $(UV) sync --frozen --quiet --compile-bytecode
-	@$(UV) run --frozen --no-sync python -m compileall -q -j0 backend/iolens collectors/iolens_collect collectors/iolens_lab > /dev/null
 
 deps-node: node_modules/.package-lock.json
 
@@ -82,11 +88,13 @@ serve: build
 # `make test`: the system packages first, then everything else in one make, the suites side by side
 # (CI has 2 cores; a lane that waits lets another compute): Vitest and eslint as soon as npm ci is
 # done, beside uv sync's build of the Rust core (they waited behind the lab's test, itself behind uv
-# sync); after uv sync, the Rust core's own tests (on the dependencies uv sync built), the
-# Python suite in three pytest runs (one pytest alone was the long pole: 15 min of a 16 min run, most
-# of its end on one core while the other idled), ruff and the import contracts, the kernel lab's test
-# (a qemu guest booted twice: it waits on the guest more than it computes) and the browser tests
-# after the build (they wait on the page about half the time).
+# sync); as soon as the Python packages but the core are installed (deps-python-pure, seconds), beside
+# that build too, ruff and the import contracts, the collectors' tests (real fio and perf runs, more
+# waiting than computing) and the kernel lab's test (a qemu guest booted twice: it waits on the guest
+# more than it computes); after uv sync, the Rust core's own tests (on the dependencies uv sync built),
+# backend/tests in three pytest runs (one pytest alone was the long pole: 15 min of a 16 min run, most
+# of its end on one core while the other idled) and the browser tests after the build (they wait on
+# the page about half the time).
 # Each suite's output is printed whole when it ends, with its wall and CPU time, and so are uv sync's,
 # npm ci's and the build's. Every suite runs (-k) and any failure fails `make test`. IOLENS_BUILT=1:
 # the build is part of this make run.
@@ -95,7 +103,8 @@ serve: build
 # release profile again (uv's cache key, backend/native/iolens_native/pyproject.toml).
 # While they run, scripts/heartbeat.sh prints a line every minute naming the steps still running and
 # for how long (held output would otherwise leave a CI job silent for minutes).
-TEST_LANES := test-rust test-unit lint-python test-python-rest-a test-python-rest-b test-python-rest-c test-e2e test-python-lab
+TEST_LANES := test-rust test-unit lint-python test-python-collect test-python-rest-a test-python-rest-b test-python-rest-c \
+              test-e2e test-python-lab
 test: deps-system
 	@lanes=$$(mktemp -d) && export IOLENS_LANES=$$lanes MATURIN_PEP517_ARGS="--profile suite" && { bash scripts/heartbeat.sh $$lanes & hb=$$!; } && \
 	  $(MAKE) --no-print-directory -k -j$(words $(TEST_LANES)) --output-sync=target IOLENS_BUILT=1 $(TEST_LANES); \
@@ -106,25 +115,27 @@ test: deps-system
 lab-deps: deps-python
 	@LAB_BUILD=1 bash scripts/install-system-deps.sh
 
-lab-kernel: deps-system deps-python
-	@cd collectors && $(UV) run python -m iolens_lab prepare tests/lab/smoke.toml || \
+lab-kernel: deps-system deps-python-pure
+	@cd collectors && $(UV) run --frozen --no-sync python -m iolens_lab prepare tests/lab/smoke.toml || \
 	  echo "lab-kernel: could not fetch the lab's test kernel; its test will say why" >&2
 
-# The Python suite is four pytest runs, so that `make -j4 test-python` runs them side by side: the
-# kernel lab's (collectors/tests/test_lab.py, its guest boots take minutes of one qemu) and the rest in
-# three runs of about equal CPU: (a) the collectors' tests and those of backend/tests that run `iolens`
-# as processes (team server, CLI, notebooks' export, parser limits) or ingest big texts; (c) the
-# native core against the Python reference, the parsers' fuzzing and the flame, scheduler, timeline,
-# block and comparison views; (b) the rest of backend/tests (a new test file lands there). On a fresh
-# clone (load 13-32, 2026-11-28) a, b and c took 190, 162 and 100 s of CPU, c then without the block,
-# comparison and headline modules, which moved there after (~25 s of b's CPU by their tests' durations).
+# The Python suite is five pytest runs, so that `make -j5 test-python` runs them side by side: the
+# kernel lab's (collectors/tests/test_lab.py, its guest boots take minutes of one qemu), the collectors'
+# other tests (real fio and perf runs: they wait more than they compute), both on deps-python-pure, so
+# under `make test` while uv sync builds the compiled core; and backend/tests in three runs of about
+# equal CPU: (a) the tests that run `iolens` as processes (team server, CLI, notebooks' export, parser
+# limits) or ingest big texts (the streamed and early ingests, which share one compressed text per run);
+# (c) the native core against the Python reference, the parsers' fuzzing and the flame, scheduler,
+# timeline, block and comparison views; (b) the rest of backend/tests (a new test file lands there).
+# On a fresh clone (load 13-32, 2026-11-28) a, b and c took 190, 162 and 100 s of CPU, a then with the
+# collectors' tests and without test_ingest_early, c without the block, comparison and headline modules.
 # (backend/tests/formats stays in one run: its modules import their conftest by name, which another
 # folder's conftest would shadow.)
 # Each prints its wall and CPU time (bash's `time`). ruff and the import contracts (lint-python) are
 # a step of their own, not in front of a pytest run.
 LAB_TESTS := collectors/tests/test_lab.py
-PY_REST_A := $(addprefix backend/tests/test_,team_server.py cli.py ingest_streamed.py notebooks.py parser_limits.py \
-             lock_stat_api.py) collectors/tests
+PY_REST_A := $(addprefix backend/tests/test_,team_server.py cli.py ingest_streamed.py ingest_early.py notebooks.py \
+             parser_limits.py lock_stat_api.py)
 PY_REST_C := $(addprefix backend/tests/test_,block_native.py fuzz_parsers.py offcpu_native.py sched.py sched_range.py \
              flame_answer.py flame_time.py flame_heatmap.py timeline.py timeline_export.py export_selection.py \
              gzip_damage.py lock_stacks_api.py block.py block_fio.py capture_headlines.py comparison.py)
@@ -136,21 +147,26 @@ lane = $(if $(IOLENS_LANES),date +%s > $(IOLENS_LANES)/$(1); trap 'rm -f $(IOLEN
 # timed too, as the suites are (what the set-up costs is part of what `make test` costs).
 setup = $(call lane,$(1)) $(if $(IOLENS_LANES),TIMEFORMAT="$(1): %0R s wall$(comma) %0U s user + %0S s system CPU"; time)
 comma := ,
-test-python: test-python-rest test-python-lab lint-python
+test-python: test-python-rest test-python-collect test-python-lab lint-python
 
 test-python-rest: test-python-rest-a test-python-rest-b test-python-rest-c
 
 test-python-rest-a: deps-python
-	@$(timed) $(UV) run pytest -q -p no:cacheprovider --ignore=$(LAB_TESTS) $(PY_REST_A)
+	@$(timed) $(UV) run pytest -q -p no:cacheprovider $(PY_REST_A)
 
 test-python-rest-b: deps-python
-	@$(timed) $(UV) run pytest -q -p no:cacheprovider backend/tests $(addprefix --ignore=,$(filter backend/%,$(PY_REST_A)) $(PY_REST_C))
+	@$(timed) $(UV) run pytest -q -p no:cacheprovider backend/tests $(addprefix --ignore=,$(PY_REST_A) $(PY_REST_C))
 
 test-python-rest-c: deps-python
 	@$(timed) $(UV) run pytest -q -p no:cacheprovider $(PY_REST_C)
 
-test-python-lab: deps-python lab-kernel
-	@$(timed) $(UV) run pytest -q -p no:cacheprovider $(LAB_TESTS)
+# The collectors' and the kernel lab's tests need no compiled core: they run on deps-python-pure (uv run
+# --no-sync, or uv would build the core itself).
+test-python-collect: deps-python-pure
+	@$(timed) $(UV) run --frozen --no-sync pytest -q -p no:cacheprovider --ignore=$(LAB_TESTS) collectors/tests
+
+test-python-lab: deps-python-pure lab-kernel
+	@$(timed) $(UV) run --frozen --no-sync pytest -q -p no:cacheprovider $(LAB_TESTS)
 
 # The Rust core: formatted, clippy-clean with warnings as errors, and its own #[test]s (the byte-for-byte
 # comparisons with the Python reference are pytest's, e.g. backend/tests/test_block_native.py, on the
@@ -181,8 +197,9 @@ test-rust: $(if $(IOLENS_BUILT),deps-python)
 
 # ruff (pyproject.toml [tool.ruff]) and the import contracts: layers, imports downward only
 # (pyproject.toml [tool.importlinter], docs/architecture.md).
-lint-python: deps-python
-	@$(call lane,lint-python) $(UV) run ruff check backend collectors bench scripts && $(UV) run lint-imports
+lint-python: deps-python-pure
+	@$(call lane,lint-python) $(UV) run --frozen --no-sync ruff check backend collectors bench scripts && \
+	  $(UV) run --frozen --no-sync lint-imports
 
 # typecheck is `tsc --noEmit`, which `npm run build` runs first: skipped when the build is part of the
 # same make run (IOLENS_BUILT=1, set by `make test`). A Vitest test's time limit is 20 s
