@@ -186,14 +186,19 @@ test-python-lab: deps-python-pure lab-kernel
 # time; -D warnings goes to clippy-driver alone (CLIPPY_ARGS, as `cargo clippy -- -D warnings` passes
 # it), as RUSTFLAGS would rebuild every dependency. The lib and its #[cfg(test)] code are both linted,
 # as with --all-targets (the crate has no other target). Without clippy-driver on PATH, the two steps.
+# `cargo test --tests`: the #[test]s' build alone, where plain `cargo test` builds the library once more
+# for its doctests, of which the crate has none (no ``` block in src/; when one comes, plain `cargo test`
+# runs again). So the library is linted in its #[cfg(test)] build only (the crate has no
+# #[cfg(not(test))] code).
 NATIVE := backend/native/iolens_native
 test-rust: $(if $(IOLENS_BUILT),deps-python)
 	@cargo clippy --version >/dev/null 2>&1 && cargo fmt --version >/dev/null 2>&1 || rustup component add clippy rustfmt
 	@cd $(NATIVE) && unset MAKEFLAGS MFLAGS && $(timed) { cargo fmt --check && \
 	  cfg=$$(ls target/maturin/pyo3-config-*.txt 2>/dev/null | head -n 1) && { [ -z "$$cfg" ] || export PYO3_CONFIG_FILE=$$PWD/$$cfg; } && \
+	  targets=--tests && { ! grep -rqF '```' src || targets=; } && \
 	  if driver=$$(command -v clippy-driver); then \
-	    RUSTC_WORKSPACE_WRAPPER=$$driver CLIPPY_ARGS=-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__ cargo test --locked --profile suite; \
-	  else cargo clippy --locked --all-targets --profile suite -- -D warnings && cargo test --locked --profile suite; fi; }
+	    RUSTC_WORKSPACE_WRAPPER=$$driver CLIPPY_ARGS=-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__ cargo test --locked --profile suite $$targets; \
+	  else cargo clippy --locked --all-targets --profile suite -- -D warnings && cargo test --locked --profile suite $$targets; fi; }
 
 # ruff (pyproject.toml [tool.ruff]) and the import contracts: layers, imports downward only
 # (pyproject.toml [tool.importlinter], docs/architecture.md).
