@@ -31,8 +31,7 @@ def rows(store: Store) -> dict[str, list[tuple]]:
     return {t: store.query(f"SELECT capture_id, run_id, {cols} FROM {t} ORDER BY ALL").rows for t, cols in TABLES.items()}
 
 
-@pytest.fixture
-def taken(monkeypatch) -> list[bool]:
+def spy_take(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Records, for each take() of a perf-script member, whether an early pass was there."""
     out: list[bool] = []
     real = EarlyIngest.take
@@ -46,16 +45,35 @@ def taken(monkeypatch) -> list[bool]:
     return out
 
 
+@pytest.fixture
+def taken(monkeypatch) -> list[bool]:
+    return spy_take(monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def usual(tmp_path_factory) -> tuple[Path, dict[str, list[tuple]]]:
+    """A bundle of the big text and the rows that the usual path (no early start) stores of it: made
+    once for the tests that compare their rows with them (~5 s of CPU each time, at load ~20)."""
+    tmp_path = tmp_path_factory.mktemp("usual")
+    bundle = perf_bundle(tmp_path, big_gzip(6), "early")
+    store = Store(tmp_path / "usual.duckdb")
+    with pytest.MonkeyPatch.context() as mp:
+        taken = spy_take(mp)
+        assert ingest_file(store, bundle, bundles_dir=tmp_path / "kept-usual").created
+        assert taken == []  # no early start: nothing to take
+    want = rows(store)
+    store.close()
+    assert want["perf_samples"] and want["perf_stacks"]
+    return bundle, want
+
+
 def no_pass_left() -> None:
     left = [t.name for t in threading.enumerate() if t.name.startswith(("iolens-early", "iolens-streamed"))]
     assert not left, left
 
 
-def test_the_early_pass_stores_the_rows_of_the_usual_path(tmp_path, taken):
-    bundle = perf_bundle(tmp_path, big_gzip(6), "early")
-    usual = Store(tmp_path / "usual.duckdb")
-    assert ingest_file(usual, bundle, bundles_dir=tmp_path / "kept-usual").created
-    assert taken == []  # no early start: nothing to take
+def test_the_early_pass_stores_the_rows_of_the_usual_path(tmp_path, taken, usual):
+    bundle, want = usual
     store = Store(tmp_path / "early.duckdb")
     early = early_of(bundle)
     try:
@@ -63,8 +81,6 @@ def test_the_early_pass_stores_the_rows_of_the_usual_path(tmp_path, taken):
     finally:
         early.close()
     assert taken == [True]
-    want = rows(usual)
-    assert want["perf_samples"] and want["perf_stacks"]
     assert rows(store) == want
     # the same bundle again: already stored, its early pass (taken or not) stopped
     again = early_of(bundle)
@@ -74,7 +90,6 @@ def test_the_early_pass_stores_the_rows_of_the_usual_path(tmp_path, taken):
         again.close()
     no_pass_left()
     assert rows(store) == want
-    usual.close()
     store.close()
 
 
@@ -119,19 +134,16 @@ def test_a_bundle_refused_by_its_checks_stops_the_pass_it_started(tmp_path):
     store.close()
 
 
-def test_the_cli_takes_the_early_pass(tmp_path, taken, capsys):
-    bundle = perf_bundle(tmp_path, big_gzip(6), "cli")
+def test_the_cli_takes_the_early_pass(tmp_path, taken, capsys, usual):
+    bundle, want = usual
     db = tmp_path / "cli.duckdb"
     assert main(["ingest", "--db", str(db), str(bundle), str(bundle)]) == 0
     assert "already present" in capsys.readouterr().err
     assert taken[0] is True
     no_pass_left()
-    usual = Store(tmp_path / "usual.duckdb")
-    ingest_file(usual, bundle, bundles_dir=tmp_path / "kept-usual")
     store = Store(db)
-    assert rows(store) == rows(usual)
+    assert rows(store) == want
     store.close()
-    usual.close()
 
 
 def test_a_bundle_kept_already_starts_no_pass(tmp_path, taken, capsys, monkeypatch):
@@ -184,7 +196,7 @@ def test_the_early_start_imports_no_model() -> None:
     assert out.strip() == "[]"
 
 
-def test_an_ingest_process_ends_with_everything_closed(tmp_path) -> None:
+def test_an_ingest_process_ends_with_everything_closed(tmp_path, usual) -> None:
     """`iolens ingest` as a process ends without the interpreter's finalization once it has closed
     what it opened (cli/__init__.py run()): its output is all there, the database was closed (no
     WAL left) and reads back, and no temporary file is left behind. A refused bundle ends the
@@ -193,7 +205,7 @@ def test_an_ingest_process_ends_with_everything_closed(tmp_path) -> None:
     import subprocess
     import sys
 
-    bundle = perf_bundle(tmp_path, big_gzip(6), "process")
+    bundle, want = usual
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     db = tmp_path / "process.duckdb"
@@ -213,8 +225,5 @@ def test_an_ingest_process_ends_with_everything_closed(tmp_path) -> None:
     assert refused.returncode == 1 and "rejected, nothing stored" in refused.stderr
     assert not list(tmp.iterdir())
     store = Store(db)
-    usual = Store(tmp_path / "usual.duckdb")
-    ingest_file(usual, bundle, bundles_dir=tmp_path / "kept-usual")
-    assert rows(store) == rows(usual) and rows(store)["perf_samples"]
+    assert rows(store) == want
     store.close()
-    usual.close()
