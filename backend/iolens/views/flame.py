@@ -285,6 +285,17 @@ def _weight_unit(event: str | None) -> Literal["ns", "count"]:
     return "ns" if event in NS_EVENTS else "count"
 
 
+def _tasks_sql(join: str, where: str) -> str:
+    """The threads of a selection, the most sampled first (then by tid), FACET_LIMIT of them: tid,
+    pid, the command it was sampled under most and its samples. A thread that exec()s has two
+    commands (bash, then rm): a tie goes to the first by name, not to whichever row a parallel scan
+    met first (mode() would), so that two answers of one selection agree."""
+    return f"""WITH t AS (SELECT s.tid, s.comm, min(s.pid) AS pid, count(*) AS n
+                          FROM perf_samples s {join} WHERE {where} AND s.tid IS NOT NULL GROUP BY 1, 2)
+               SELECT tid, min(pid) AS pid, first(comm ORDER BY n DESC, comm) AS comm, sum(n)::BIGINT AS n
+               FROM t GROUP BY 1 ORDER BY n DESC, 1 LIMIT {FACET_LIMIT}"""
+
+
 def _facets(store: Store, cid: str, f: Filters) -> tuple[list[models.FlameCpu], list[models.FlameTask],
                                                          list[models.FlameComm]]:
     """CPUs, threads and commands of the event in the selected runs (other filters not applied,
@@ -293,10 +304,7 @@ def _facets(store: Store, cid: str, f: Filters) -> tuple[list[models.FlameCpu], 
     join, where, params = _where(cid, base)
     cpus = store.query(f"SELECT s.cpu, count(*)::BIGINT FROM perf_samples s {join} WHERE {where} "
                        "GROUP BY 1 ORDER BY 1 NULLS LAST", params).rows
-    tasks = store.query(
-        f"""SELECT s.tid, any_value(s.pid) AS pid, mode(s.comm) AS comm, count(*)::BIGINT AS n
-            FROM perf_samples s {join} WHERE {where} AND s.tid IS NOT NULL
-            GROUP BY 1 ORDER BY n DESC, 1 LIMIT {FACET_LIMIT}""", params).rows
+    tasks = store.query(_tasks_sql(join, where), params).rows
     comms = store.query(f"SELECT s.comm, count(*)::BIGINT AS n FROM perf_samples s {join} WHERE {where} "
                         f"GROUP BY 1 ORDER BY n DESC, 1 LIMIT {FACET_LIMIT}", params).rows
     return ([models.FlameCpu(cpu=c, samples=n) for c, n in cpus],

@@ -28,7 +28,7 @@ from dataclasses import replace
 
 from .. import models
 from ..store.db import Store
-from .flame import FACET_LIMIT, BadQuery, Filters, _capture, _resolve, _weight_unit, _where
+from .flame import BadQuery, Filters, _capture, _resolve, _tasks_sql, _weight_unit, _where
 
 # A sequence longer than this is refused: ask for a time range.
 MAX_SAMPLES = 5_000_000
@@ -48,10 +48,7 @@ def time_order(store: Store, cid: str, f: Filters = Filters(), workload: str | N
 
     # the run's threads and CPUs (event and run only, so that the pickers offer every choice)
     join, where, params = _where(cid, Filters(event=f.event, runs=f.runs))
-    tasks = store.query(
-        f"""SELECT s.tid, any_value(s.pid) AS pid, mode(s.comm) AS comm, count(*)::BIGINT AS n
-            FROM perf_samples s {join} WHERE {where} AND s.tid IS NOT NULL
-            GROUP BY 1 ORDER BY n DESC, 1 LIMIT {FACET_LIMIT}""", params).rows
+    tasks = store.query(_tasks_sql(join, where), params).rows
     cpus = store.query(f"SELECT s.cpu, count(*)::BIGINT FROM perf_samples s {join} WHERE {where} AND s.cpu IS NOT NULL "
                        "GROUP BY 1 ORDER BY 1", params).rows
     t0, t1 = store.query("SELECT min(ts_ns), max(ts_ns) FROM perf_samples WHERE capture_id = ? AND run_id = ?",
@@ -82,7 +79,11 @@ def time_order(store: Store, cid: str, f: Filters = Filters(), workload: str | N
                    list(sid ORDER BY ts_ns) AS sids,
                    list(ts_ns ORDER BY ts_ns) AS ts,
                    median(weight)::BIGINT AS median_weight,
-                   any_value(pid) AS pid, mode(comm) AS comm, mode(tid) AS tid
+                   min(pid) AS pid,
+                   -- the most frequent command and thread; a tie to the first (mode() would take
+                   -- whichever row a parallel scan met first)
+                   (SELECT first(comm ORDER BY n DESC, comm) FROM (SELECT comm, count(*) AS n FROM q GROUP BY 1)) AS comm,
+                   (SELECT first(tid ORDER BY n DESC, tid) FROM (SELECT tid, count(*) AS n FROM q WHERE tid IS NOT NULL GROUP BY 1)) AS tid
             FROM q""", params).rows[0]
     n = int(seq[0])
     if n > MAX_SAMPLES:
