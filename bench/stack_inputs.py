@@ -3,17 +3,37 @@ timestamps shifted per copy and, for mostly distinct stacks, every symbol rename
 
 Shared by flame_speed.py (first paint against speedscope) and fold_ingest.py (folding and ingest
 against inferno), so that both measure the same input shapes.
+
+The text is that of datasets/stacks-xfs as captured on 2026-11-22 (two runs, 119 kB: fio's 4k writes
+on XFS, 2,583 samples), read from the repository's history (SOURCE_COMMIT), not the folder's current
+bundle: the dataset was recaptured on 2026-11-28 with four repeats on a loaded machine (other
+sessions' compilers and browsers in the stacks: another shape), and the inputs, so the figures of
+bench/README.md, must not change with it. A shallow clone lacks that commit: `git fetch --unshallow`.
 """
 from __future__ import annotations
 
 import gzip
+import io
 import re
+import subprocess
 import sys
 import tarfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SOURCE = REPO / "datasets" / "stacks-xfs"
+SOURCE = "datasets/stacks-xfs/6.18.44-fc-v669-xfs-stacks.iolens.tar.gz"
+SOURCE_COMMIT = "5221f60e2b5a2f171d7213d76c321c5ae31cc443"
+SOURCE_BLOB = "751c56bc272b2d66a45cc4f527e560e52b4f4249"   # git's id of that file, checked
+
+
+def source_bundle() -> bytes:
+    """The bundle the inputs are made of, from git (SOURCE at SOURCE_COMMIT)."""
+    spec = f"{SOURCE_COMMIT}:{SOURCE}"
+    blob = subprocess.run(["git", "-C", str(REPO), "rev-parse", spec], capture_output=True, text=True)
+    if blob.returncode or blob.stdout.strip() != SOURCE_BLOB:
+        sys.exit(f"bench: {SOURCE} at commit {SOURCE_COMMIT[:7]} is not in this checkout's history "
+                 f"({blob.stderr.strip() or blob.stdout.strip()}); in a shallow clone: git fetch --unshallow")
+    return subprocess.run(["git", "-C", str(REPO), "cat-file", "blob", SOURCE_BLOB], capture_output=True, check=True).stdout
 
 # "\t ffffffff81612f3e find_mergeable_anon_vma+0x6e ([kernel.kallsyms])"
 FRAME = re.compile(r"^(\s+[0-9a-fA-F]+ )(.*?)(\+0x[0-9a-fA-F]+)? \((.*)\)$")
@@ -22,12 +42,9 @@ EVENT_TS = re.compile(r"^(.*?\[\d+\]\s+)(\d+)\.(\d+)(:.*)$")
 
 
 def base_text() -> list[str]:
-    """The perf script text of every run of the datasets/stacks-xfs bundle, as lines."""
-    bundles = sorted(SOURCE.glob("*.iolens.tar.gz"))
-    if not bundles:
-        sys.exit(f"bench: no bundle in {SOURCE}")
+    """The perf script text of every run of the source bundle, as lines."""
     lines: list[str] = []
-    with tarfile.open(bundles[0]) as tar:
+    with tarfile.open(fileobj=io.BytesIO(source_bundle())) as tar:
         for m in sorted(tar.getmembers(), key=lambda m: m.name):
             if m.name.endswith(("perf.script.gz", "perf.script")):
                 data = tar.extractfile(m).read()  # type: ignore[union-attr]

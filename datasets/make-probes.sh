@@ -42,6 +42,44 @@ others() {  # the busiest processes over half a second (top's second sample), to
         | sed 's/, $//' | head -c 300
 }
 
+stacks_table() {  # stacks_table BUNDLE: for --stacks captures, per run: fio's IOPS, the samples of
+                  # all CPUs and fio's, and those converting unwritten extents (nothing otherwise)
+    python3 - "$1" <<'PY'
+import gzip, json, sys, tarfile
+CONVERT = ("ext4_convert_unwritten_extents", "xfs_iomap_write_unwritten")
+t = tarfile.open(sys.argv[1])
+m = json.load(t.extractfile("manifest.json"))
+rows = []
+for r in m["runs"]:
+    if not (r.get("probes") or {}).get("stacks"):
+        continue
+    txt = t.extractfile(f"runs/{r['id']}/fio.json").read().decode()
+    iops = json.loads(txt[txt.index("{"):])["jobs"][0]["write"]["iops"]
+    total = fio = 0
+    conv = dict.fromkeys(CONVERT, 0)
+    for block in gzip.decompress(t.extractfile(f"runs/{r['id']}/perf.script.gz").read()).decode().split("\n\n"):
+        lines = block.strip("\n").split("\n")
+        if not lines[0].strip():
+            continue
+        total += 1
+        fio += lines[0].split()[0] == "fio"
+        frames = {ln.split()[1].split("+")[0] for ln in lines[1:] if len(ln.split()) > 1}
+        for f in CONVERT:
+            conv[f] += f in frames
+    rows.append(f"| {r['id']} | {iops / 1000:.1f}k | {total} | {fio} | " + " | ".join(str(conv[f]) for f in CONVERT) + " |")
+if rows:
+    print("## Per run (computed from the bundle)")
+    print()
+    print("Samples of both CPUs, of fio's threads, and with a frame that converts unwritten extents "
+          "(ext4's on the host's root and on an ext4 loop device, XFS's on an XFS one).")
+    print()
+    print("| run | fio write IOPS | samples | fio's | " + " | ".join(CONVERT) + " |")
+    print("|---|---|---|---|" + "---|" * len(CONVERT))
+    print("\n".join(rows))
+    print()
+PY
+}
+
 capture() {  # capture LABEL OUTDIR WHAT NOTES [collector args...]
     local label=$1 out=$2 what=$3 notes=$4; shift 4
     local args=(run --label "$label" "$@" -o "$label.iolens.tar.gz")
@@ -131,6 +169,8 @@ if rows:
 PY
 )
 
+$(stacks_table "$out/$label.iolens.tar.gz")
+
 ## Notes (manifest \`notes\`)
 $(python3 - "$out/$label.iolens.tar.gz" <<'PY'
 import json, sys, tarfile
@@ -158,9 +198,9 @@ for w in "${what[@]}"; do
         setup_cmds() { echo 'truncate -s 2G FS.img && dev=$(losetup -f --show FS.img) && mkfs.FS $dev && mount $dev mnt-FS   # FS = ext4 or xfs'; }
         for fs in ext4 xfs; do
             capture "$kernel-$fs-stacks" "$OUT/stacks-$fs" \
-                "4k random O_DIRECT writes (libaio, iodepth 32, a 256 MiB file, 2 x 3 s) on $fs over a loop device, with call stacks of both CPUs (\`--stacks --freq 199\`: perf record -a -g, frame pointers): the flame graphs of the ext4-vs-xfs pair." \
-                "- Compare with the other stacks-* capture: the same job on the other file system. The first repeat writes into a new file (fio's default fallocate: unwritten extents, converted at I/O completion), the second into the same file, already written." \
-                --tag "fs=$fs" --tag device=loop --repeat 2 --stacks --freq 199 \
+                "4k random O_DIRECT writes (libaio, iodepth 32, a 256 MiB file, 4 x 3 s) on $fs over a loop device, with call stacks of both CPUs (\`--stacks --freq 199\`: perf record -a -g, frame pointers): the flame graphs of the ext4-vs-xfs pair." \
+                "- Compare with the other stacks-* capture: the same job on the other file system. The first repeat writes into a new file (fio's default fallocate: unwritten extents, converted at I/O completion), the next ones into the same file, converting only the extents the earlier ones left unwritten: few when fio runs fast, many in the second repeat when it runs slowly on a busy machine (the table above counts the samples that convert). Four repeats: the difference flame graph, like the fio tables, judges no change from fewer than 3 repeats a side." \
+                --tag "fs=$fs" --tag device=loop --repeat 4 --stacks --freq 199 \
                 --fio-args="$(job "$WORK/mnt-$fs" 256m 3)"
         done
         ;;

@@ -38,7 +38,7 @@ SLOW = re.compile(r"native_queued_spin_lock_slowpath|queued_spin_lock_slowpath|_
 
 
 def perf_texts(bundle: Path) -> list[bytes]:
-    """The gzip'd perf script text of each run of a dataset bundle."""
+    """The gzip'd perf script text of each run of a dataset bundle, in run order."""
     with tarfile.open(bundle) as tar:
         names = sorted(n for n in tar.getnames() if n.endswith("perf.script.gz"))
         return [tar.extractfile(n).read() for n in names]  # type: ignore[union-attr]
@@ -73,8 +73,8 @@ def served(tmp_path_factory):
             assert r.status_code == 201, r.text
             return r.json()["id"]
 
-        m, files = fio_capture("both", [[{"iops": 1000}], [{"iops": 1000}]])
-        for i in range(2):
+        m, files = fio_capture("both", [[{"iops": 1000}] for _ in xfs])
+        for i in range(2):   # lock_stat dumps of the first two runs (the stacks of every run)
             add_file(m, files, f"runs/r{i:03d}/lock_stat.txt", ILOCK_DUMP, "lock-stat", run=i)
         with_stacks(m, files, xfs)
         both = up("both", m, files)
@@ -86,7 +86,7 @@ def served(tmp_path_factory):
                      [(9, "xfs_ilock_iocb_for_write+0x2c/0x120 [xfs]")])), "lock-stat", run=0)
         lockonly = up("lockonly", m, files)
 
-        m, files = fio_capture("perf-ext4", [[{"iops": 1000}], [{"iops": 1000}]])
+        m, files = fio_capture("perf-ext4", [[{"iops": 1000}] for _ in ext4])
         with_stacks(m, files, ext4)
         perf = up("perf-ext4", m, files)
 
@@ -159,7 +159,7 @@ def test_call_sites_in_the_same_and_other_captures_stacks(served):
     assert "--stacks" in caps[ids["lockonly"]]["reason"]
     assert not caps[ids["perf"]]["lock_stat"] and caps[ids["perf"]]["stacks"]
     assert (caps[ids["both"]]["event"], caps[ids["both"]]["weight_unit"], caps[ids["both"]]["runs"]) == (
-        "cpu-clock", "ns", ["r000", "r001"])
+        "cpu-clock", "ns", [f"r{i:03d}" for i in range(len(served.texts[ids["both"]]))])
 
     ref = {cid: reference(texts) for cid, texts in served.texts.items()}
     for cid, folded in ref.items():

@@ -32,8 +32,9 @@ const shot = async (page: Page, name: string) => {
 
 const cellState = (page: Page) => decodeURIComponent(new URL(page.url()).searchParams.getAll('cell').find((c) => c.startsWith('flame')) ?? '');
 
-/** Move along a row of the time chart until the tooltip names a box. */
-async function boxAt(page: Page, row: number, xs = [0.5, 0.3, 0.7, 0.1, 0.9, 0.2, 0.6, 0.4, 0.8]): Promise<{ name: string; x: number; y: number }> {
+/** Move along a row of the time chart until the tooltip names a box (the standard places, then every
+ * fiftieth of the width: a thread of few samples, as on a loaded machine, has narrow boxes). */
+async function boxAt(page: Page, row: number, xs = [0.5, 0.3, 0.7, 0.1, 0.9, 0.2, 0.6, 0.4, 0.8, ...Array.from({ length: 49 }, (_, i) => (i + 1) / 50)]): Promise<{ name: string; x: number; y: number }> {
   const canvas = page.getByTestId('time-canvas');
   await canvas.scrollIntoViewIfNeeded();
   const box = (await canvas.boundingBox())!;

@@ -17,6 +17,8 @@ const tmp = process.env.IOLENS_E2E_TMP ?? fs.mkdtempSync('/tmp/iolens-e2e-');
 test.describe.configure({ mode: 'serial' });
 
 const stackBundles = () => stacksBundlePair(tmp);
+/** The pair is the shipped datasets/stacks-* (four repeats each), not the recordings made without them (two). */
+const shipped = () => stackBundles().every((b) => b.split(path.sep).includes('datasets'));
 
 async function upload(page: Page, file: string): Promise<string> {
   const r = await page.request.post('/api/captures', { multipart: { file: { name: path.basename(file), mimeType: 'application/gzip', buffer: fs.readFileSync(file) } } });
@@ -55,7 +57,8 @@ test('a capture flame graph: zoom, breadcrumb, search, the link reopens the same
   const cell = page.locator('section.cell[data-kind="flame"]');
   await expect(cell.locator('.cell-kind')).toHaveText('Flame graph');
   await expect(cell.getByTestId('flame-canvas')).toBeVisible();
-  await expect(cell.getByTestId('flame-summary')).toContainText(/[\d,]+ samples · .* cpu-clock · 2 runs merged/);
+  // the shipped datasets have four repeats, the recordings made without them two
+  await expect(cell.getByTestId('flame-summary')).toContainText(new RegExp(`[\\d,]+ samples · .* cpu-clock · ${shipped() ? 4 : 2} runs merged`));
   await expect(cell.getByTestId('flame-top-table').locator('tbody tr').first()).toBeVisible();
   await expect(cell.getByTestId('flame-breadcrumb')).toContainText('click a frame to zoom');
   await shot(page, 'flame-01-capture');
@@ -180,7 +183,7 @@ test('the differential flame graph of two captures, swapped, with its table of c
   await expect(cell.getByTestId('flame-canvas')).toBeVisible();
   await expect(cell.getByTestId('flame-diff-summary')).toContainText('each side normalised by its own total');
   await expect(cell.getByTestId('flame-diff-legend')).toContainText('blue shrank');
-  await expect(cell.getByTestId('flame-diff-legend')).toContainText('within the spread between repeats (2 and 2 runs)');
+  await expect(cell.getByTestId('flame-diff-legend')).toContainText(`within the spread between repeats (${shipped() ? '4 and 4' : '2 and 2'} runs)`);
   const rows = cell.getByTestId('flame-diff-table').locator('tbody tr');
   await expect(rows.first()).toBeVisible();
   await expect(rows.first().locator('td.delta').first()).toHaveText(/^[+−]\d+\.\d+ pp$|^0 pp$/);

@@ -260,7 +260,7 @@ describe('layoutTree is d3 partition', () => {
     same(s.names, s.name, s.depth, zeroed);
   });
 
-  it('on the real stacks of datasets/stacks-xfs (ns weights)', () => {
+  it('on the real stacks of datasets/stacks-xfs (of 2026-11-22, testdata/stacks-xfs.folded; ns weights)', () => {
     const folded = new Map<string, number>();
     for (const line of fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '../testdata/stacks-xfs.folded'), 'utf-8').split('\n')) {
       const at = line.lastIndexOf(' ');

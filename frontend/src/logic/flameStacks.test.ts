@@ -5,8 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { foldedFromText, layoutTree, topFunctions, treeFromFolded } from './flame';
 import { applyTransforms, callerRows, reorderTree, sandwich, sortRows, stacksFromTree, stacksWeight, treeFromStacks, type Stacks, type StackTree } from './flameStacks';
 
-// The folded stacks of datasets/stacks-xfs (both runs merged, as the flame API merges them),
-// folded by `iolens convert perf-script` from the bundle's perf.script.gz: weights in ns of cpu-clock.
+// The folded stacks of datasets/stacks-xfs as captured on 2026-11-22 (its two runs merged, as the
+// flame API merges them; the bundle is in the history, commit 5221f60, before the recapture with
+// four repeats), folded by `iolens convert perf-script` from the bundle's perf.script.gz: weights in
+// ns of cpu-clock. A fixed file: the golden values below are sums over it.
 const FOLDED = fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '../testdata/stacks-xfs.folded'), 'utf-8');
 const lines = FOLDED.trim()
   .split('\n')
@@ -43,7 +45,7 @@ function foldedOf(t: { names: string[]; name: ArrayLike<number>; depth: ArrayLik
   return out;
 }
 
-describe('stacks of a real capture (datasets/stacks-xfs)', () => {
+describe('stacks of a real capture (datasets/stacks-xfs of 2026-11-22)', () => {
   it('take the tree apart and back without a change', () => {
     expect(stacksWeight(xfs)).toBe(12_979_897_875);
     expect(foldedOf(treeFromStacks(xfs, 'name'))).toEqual(folded);
