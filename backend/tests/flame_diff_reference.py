@@ -39,9 +39,11 @@ def _side(store: Store, cid: str, f: fv.Filters) -> _Side:
 
 def _noise_reason(side: _Side, name: str) -> str | None:
     """Why this side's runs cannot measure the spread between repeats, or None when they can."""
-    if len(side.runs) < 2:
-        return f"{name} has {'one run' if side.runs else 'no run'} with samples in this selection; " \
-               "noise needs two or more repeats on each side"
+    if len(side.runs) < 3:   # store/stats.py MIN_REPEATS, the compared-metric tables' rule
+        n = len(side.runs)
+        runs = {0: "no run", 1: "one run", 2: "two runs"}.get(n, f"{n} runs")
+        return f"{name} has {runs} with samples in this selection; noise needs " \
+               "3 or more repeats on each side (fewer are too few to judge a change)"
     points = {side.cap.run_params.get(r, "{}") for r in side.runs}
     if len(points) > 1:
         return f"the runs of {name} are {len(points)} different parameter points, not repeats of one; " \

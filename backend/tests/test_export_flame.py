@@ -26,11 +26,14 @@ def api(tmp_path_factory):
     with running_server(tmp / "data", public_url=PUBLIC) as client:
         client.ids = [upload(client, perf_bundle(tmp, "before", A_RUNS)),  # type: ignore[attr-defined]
                       upload(client, perf_bundle(tmp, "after", B_RUNS))]
+        # three repeats a side (a third run like the first), enough to mark noise
+        client.ids3 = [upload(client, perf_bundle(tmp, "before 3", A_RUNS + A_RUNS[:1])),  # type: ignore[attr-defined]
+                       upload(client, perf_bundle(tmp, "after 3", B_RUNS + B_RUNS[:1]))]
         yield client
 
 
-def _export(api, states: list[str]) -> str:
-    a, b = api.ids
+def _export(api, states: list[str], ids: list[str] | None = None) -> str:
+    a, b = ids or api.ids
     doc = {"format_version": 1, "title": "ext4 vs XFS profiles", "captures": [a, b], "baseline": a,
            "cells": [{"type": "view", "kind": "flame", "state": s, "full": False} for s in states]}
     r = save(api, doc)
@@ -73,6 +76,18 @@ def test_the_difference_is_a_table_of_the_largest_changes(api):
         in " ".join(_cell(text, 4).split())
     assert f"{PUBLIC}/n/" in diff and "#cell-1" in diff
     check_golden("flame-export.txt", stable(text))
+
+
+def test_noise_marked_with_three_repeats_a_side(api):
+    # two repeats a side (above): too few to judge a change, no '~' and the reason said; three: '~'
+    two = " ".join(_cell(_export(api, ["v=diff"]), 1).split())
+    assert "no noise mark: the first capture has two runs with samples in this selection; noise needs 3 or more " \
+           "repeats on each side" in two and "~" not in two
+    three = _cell(_export(api, ["v=diff"], api.ids3), 1)
+    assert "'~' where the change is within the spread between repeats" in " ".join(three.split())
+    rows = {ln.split()[0]: ln.split() for ln in three.split("\n") if ln.startswith("    ")}
+    # vfs_read: A 25 %, 0 %, 25 % of each run's fio samples, B 0 %: the ranges touch at 0, noise
+    assert rows["vfs_read"][3].endswith("~") and not rows["xfs_ilock"][3].endswith("~")
 
 
 def test_flame_html_export_has_the_table(api):

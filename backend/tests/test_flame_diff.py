@@ -4,8 +4,9 @@ union of both sides' stacks, each run's totals walked per node, the function tab
 rows): the same tree columns in the same pre-order, names in the same order, the same noise flags,
 the same function rows (floats bit for bit) in the same order and count, the same sides and notes,
 in the JSON answer and in the columns answer; on the real stacks of datasets/stacks-xfs and
-stacks-ext4 (two repeats each: noise marked) under every kind of selection, and on stacks made to
-trap the sort, the name numbering, recursion, one-sided frames and the noise rule."""
+stacks-ext4 (four repeats each: noise marked) under every kind of selection, and on stacks made to
+trap the sort, the name numbering, recursion, one-sided frames and the noise rule; and the noise
+rule, repeats needed included, held to the compared-metric tables' (testdata/vectors/ratio-tone.json)."""
 
 from __future__ import annotations
 
@@ -120,19 +121,22 @@ def test_diff_is_the_python_answer_on_traps(tmp_path):
         # three repeats against two, each run's weights a little different
         a3 = capture(tmp_path, store, "a3", [scaled(common, 10) + only_a, scaled(common, 11) + only_a,
                                              scaled(common, 9) + only_a[:1]])
+        b3 = capture(tmp_path, store, "b3", [scaled(common, 10) + only_b, scaled(common, 12) + only_b[1:],
+                                             scaled(common, 11) + only_b])
         b2 = capture(tmp_path, store, "b2", [scaled(common, 10) + only_b, scaled(common, 12) + only_b[1:]])
         b1 = capture(tmp_path, store, "b1", [scaled(common, 10)])
-        for a, b in ((a3, b2), (b2, a3), (a3, b1), (b1, b1), (a3, a3)):
+        for a, b in ((a3, b3), (b3, a3), (a3, b2), (b2, a3), (a3, b1), (b1, b1), (a3, a3)):
             for limit in (0, 3, 100):
                 d = assert_same(store, a, b, limit=limit)
-        d = assert_same(store, a3, b2)
+        d = assert_same(store, a3, b3)
         assert d["noise_available"] and any(d["tree"]["noise_total"]) and not all(d["tree"]["noise_total"])
+        assert assert_same(store, a3, b2)["noise_available"] is False   # two repeats: too few
         names = d["tree"]["names"]
         assert names[0] == "all" and names.count("all") == 1
         assert d["tree"]["name"].count(0) == 3   # the root and the two frames named 'all'
         assert assert_same(store, a3, b1)["noise_available"] is False
-        assert_same(store, a3, b2, runs_a=("r000", "r002"), runs_b=("r001",))
-        assert_same(store, a3, b2, f=fv.Filters(from_ns=5_000_000))
+        assert_same(store, a3, b3, runs_a=("r000", "r002"), runs_b=("r001",))
+        assert_same(store, a3, b3, f=fv.Filters(from_ns=5_000_000))
     finally:
         store.close()
 
@@ -164,8 +168,7 @@ def test_noise_rule_is_the_tables_tone_rule():
     for case in TONE["cases"]:
         cell, base, tone = case["cell"], case["base"], case["tone"]
         if tone in ("", "few"):
-            # missing means; and fewer than min_repeats on a side, where the tables show '?' and the
-            # flame still marks noise from two repeats (not applied: the stacks datasets have two)
+            # missing means; fewer than min_repeats on a side: test_noise_needs_the_tables_repeats
             continue
         a, b = runs_of(base), runs_of(cell)
         cols = [f"{v} AS a{i}" for i, v in enumerate(a)] + [f"{v} AS b{i}" for i, v in enumerate(b)]
@@ -180,3 +183,46 @@ def test_noise_rule_is_the_tables_tone_rule():
             assert moved and not noise, case["name"]
         checked += 1
     assert checked >= 5
+
+
+def test_noise_needs_the_tables_repeats(tmp_path):
+    # Every case of the shared vectors as two real captures: n runs a side, each run's weight of
+    # frame 'x' the case's value in tenths, of a run of 10,000 (the rule compares shares' ranges and
+    # means: a common scale changes nothing). Where the tables say 'few' (fewer than
+    # min_repeats on a side: grey '?', too few to judge a change) the difference marks no noise and
+    # says why; with enough repeats it marks it, by the tables' rule ('same': noise or unchanged).
+    assert TONE["min_repeats"] == fv.MIN_REPEATS == 3
+    store = Store(tmp_path / "iolens.duckdb")
+    try:
+        made: dict[tuple[int, ...], str] = {}
+
+        def of(values: list[int]) -> str:
+            key = tuple(values)
+            if key not in made:
+                made[key] = capture(tmp_path, store, f"c{len(made)}", [[(["x"], v), (["y"], 10_000 - v)] for v in values])
+            return made[key]
+
+        seen = set()
+        for case in TONE["cases"]:
+            if case["tone"] == "":
+                continue
+            a, b = runs_of(case["base"]), runs_of(case["cell"])
+            d = answer(fv.diff(store, of(a), of(b)))
+            few = min(len(a), len(b)) < TONE["min_repeats"]
+            assert (case["tone"] == "few") == few, case["name"]
+            if few:
+                assert d["noise_available"] is False and d["tree"]["noise_total"] is None, case["name"]
+                side, n = ("first", len(a)) if len(a) < TONE["min_repeats"] else ("second", len(b))
+                assert d["noise_reason"].startswith(f"the {side} capture has {fv._runs_text(n)} with samples"), case["name"]
+                assert f"noise needs {TONE['min_repeats']} or more repeats on each side" in d["noise_reason"]
+            else:
+                assert d["noise_available"] is True and d["noise_reason"] is None, case["name"]
+                names = [d["tree"]["names"][i] for i in d["tree"]["name"]]
+                x = names.index("x")
+                noise = d["tree"]["noise_total"][x]
+                moved = sum(a) / len(a) != sum(b) / len(b)
+                assert (noise or not moved) if case["tone"] == "same" else (moved and not noise), case["name"]
+            seen.add(case["tone"])
+        assert {"few", "same"} <= seen and seen & {"better", "worse", "neutral"}
+    finally:
+        store.close()

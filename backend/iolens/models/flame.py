@@ -159,7 +159,8 @@ class FlameDiff(BaseModel):
     b: FlameDiffSide = Field(description="The second capture (after): the graph's widths.")
     filters: FlameFilters = Field(description="Applied to both sides (runs: see each side).")
     weight_unit: Literal["ns", "count"]
-    noise_available: bool = Field(description="Both sides have two or more repeats of one parameter point.")
+    noise_available: bool = Field(description="Both sides have 3 or more repeats of one parameter point "
+                                                 "(fewer are too few to judge a change).")
     noise_reason: str | None = Field(description="Why noise is not marked, when it is not.")
     tree: FlameDiffTree
     functions: list[FlameDiffFunction] = Field(

@@ -28,10 +28,12 @@ Conventions of every answer:
 - Shares are of the selection's total weight (the tree's root), in percent; changes between two
   captures are in percentage points (pp), each side normalised by its own total.
 
-Noise: where both sides of a difference have two or more runs of one parameter point (repeats),
-each node's and each function's share is computed per run; a change is marked as noise when the
-range [min, max] of one side's per-run shares overlaps the other's, the rule the fio comparison uses
-for '~' (fio_compare.py).
+Noise: where both sides of a difference have MIN_REPEATS (3) or more runs of one parameter point
+(repeats), each node's and each function's share is computed per run; a change is marked as noise
+when the range [min, max] of one side's per-run shares overlaps the other's, the rule the fio
+comparison uses for '~' (fio_compare.py). With fewer repeats on a side nothing is marked and
+noise_reason says why: the compared-metric tables' rule (store/stats.py MIN_REPEATS, their '?'),
+two repeats being too few to tell a change from noise (testdata/vectors/ratio-tone.json).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from .. import models
 from ..formats.perf_script import format_folded
 from ..store.db import Store
 from ..store.derived import OFFCPU_EVENT, OFFCPU_EVENTS
+from ..store.stats import MIN_REPEATS
 
 ROOT_NAME = "all"
 # A tree of more nodes than this is refused (ask for a narrower selection) rather than sent.
@@ -553,11 +556,16 @@ def _side(store: Store, cid: str, f: Filters, cap: CaptureStacks | None = None) 
                  sum(n for _w, n in with_stacks.values()), sum(x for *_r, x in rows))
 
 
+def _runs_text(n: int) -> str:
+    return {0: "no run", 1: "one run", 2: "two runs"}.get(n, f"{n} runs")
+
+
 def _noise_reason(side: _Side, name: str) -> str | None:
-    """Why this side's runs cannot measure the spread between repeats, or None when they can."""
-    if len(side.runs) < 2:
-        return f"{name} has {'one run' if side.runs else 'no run'} with samples in this selection; " \
-               "noise needs two or more repeats on each side"
+    """Why this side's runs cannot measure the spread between repeats, or None when they can: fewer
+    than MIN_REPEATS runs (the compared-metric tables' 'too few repeats'), or runs of several points."""
+    if len(side.runs) < MIN_REPEATS:
+        return f"{name} has {_runs_text(len(side.runs))} with samples in this selection; noise needs " \
+               f"{MIN_REPEATS} or more repeats on each side (fewer are too few to judge a change)"
     points = {side.cap.run_params.get(r, "{}") for r in side.runs}
     if len(points) > 1:
         return f"the runs of {name} are {len(points)} different parameter points, not repeats of one; " \

@@ -2052,7 +2052,7 @@ export interface components {
             functions_count: number;
             /**
              * Noise Available
-             * @description Both sides have two or more repeats of one parameter point.
+             * @description Both sides have 3 or more repeats of one parameter point (fewer are too few to judge a change).
              */
             noise_available: boolean;
             /**
