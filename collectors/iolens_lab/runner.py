@@ -41,6 +41,13 @@ GUEST_DEV = "/dev/nvme0n1"
 MARK = "iolens-lab:"
 _PANIC = re.compile(r"Kernel panic - not syncing|BUG: kernel NULL pointer|Oops: |general protection fault")
 COLLECTORS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Host folders the guest does not see: virtme-ng's init (1.42, virtme-init's mount_sys_filesystems and
+# virtme-ng-init alike) mounts an empty tmpfs over each of them before it mounts the --rwdir and
+# --rodir folders. A checkout under one (a clone in /var/tmp), or the Python that runs the collector,
+# is therefore shared with the guest explicitly, read-only, at the same path (guest_shares).
+GUEST_TMPFS = ("/var/tmp", "/var/log", "/var/cache", "/var/spool/rsyslog", "/var/lib/portables",
+               "/var/lib/machines", "/var/lib/private", "/var/lib/apt", "/var/lib/snapd/cookie",
+               "/var/lib/sudo", "/run", "/dev/shm")
 
 
 class LabError(RuntimeError):
@@ -305,12 +312,30 @@ def _guest_script(plan: LabPlan, prep: Prepared, work: str, todo: List[str], nam
     return "\n".join(lines) + "\n"
 
 
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def guest_shares(needed: Optional[List[str]] = None) -> List[str]:
+    """The host folders the guest needs (this checkout's collectors/, the Python running the lab:
+    its venv, its base installation, its executable's folder) that lie under a folder the guest's
+    init hides (GUEST_TMPFS): each to share with --rodir, the outermost of nested ones only."""
+    if needed is None:
+        needed = [COLLECTORS, sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))]
+    hidden = sorted({os.path.realpath(p) for p in needed
+                     if any(_under(os.path.realpath(p), t) for t in GUEST_TMPFS)})
+    return [p for p in hidden if not any(q != p and _under(p, q) for q in hidden)]
+
+
 def _vng_argv(plan: LabPlan, prep: Prepared, work: str, image: str, use_kvm: bool, dry: bool) -> List[str]:
     drive = (f"-drive file={image},if=none,id=nv0,format=raw,cache=none,aio=native "
              f"-device nvme,serial={plan.serial},drive=nv0")
     extra = " ".join(shlex.quote(x) for x in plan.qemu)
     argv = [vng_path(), "--run", prep.image, "--cpus", str(plan.cpus), "--memory", plan.memory,
-            "--rwdir", work, f"--qemu-opts={drive}{(' ' + extra) if extra else ''}", "--verbose"]
+            "--rwdir", work]
+    for d in guest_shares():
+        argv += ["--rodir", d]
+    argv += [f"--qemu-opts={drive}{(' ' + extra) if extra else ''}", "--verbose"]
     if dry:
         argv.insert(1, "--dry-run")
     if not use_kvm:

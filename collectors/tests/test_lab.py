@@ -323,6 +323,30 @@ def test_release_read_from_a_bzimage_header(tmp_path):
         kernel_release_of(str(tmp_path / "vmlinux"))
 
 
+def test_a_checkout_the_guest_would_not_see_is_shared_with_it(monkeypatch, tmp_path):
+    # virtme-ng's init mounts an empty tmpfs over /var/tmp (and /var/log, /var/cache, /run...) in the
+    # guest: a clone in /var/tmp, or the Python of its virtual environment, is shared read-only at
+    # the same path, or the guest finds no collector to run
+    from iolens_lab import runner
+
+    assert runner.guest_shares(["/var/tmp/x/collectors", "/var/tmp/x/.venv", "/usr", "/work/y/collectors"]) == [
+        "/var/tmp/x/.venv", "/var/tmp/x/collectors"]
+    assert runner.guest_shares(["/var/tmp/x", "/var/tmp/x/collectors", "/run/user/0/v"]) == ["/run/user/0/v", "/var/tmp/x"]
+    assert runner.guest_shares(["/var/tmpx/collectors", "/var/lib/dpkg", "/home/me/iolens/collectors"]) == []
+    assert runner.guest_shares(["/var/tmp"]) == ["/var/tmp"]
+
+    plan = labplan.load(SMOKE)
+    prep = runner.Prepared(kernel=plan.kernels[1], image=str(tmp_path / "vmlinuz"), release="6.12", config=None)
+    monkeypatch.setattr(runner, "vng_path", lambda: "vng")
+    monkeypatch.setattr(runner, "COLLECTORS", "/var/tmp/x/collectors")
+    argv = runner._vng_argv(plan, prep, str(tmp_path / "work"), str(tmp_path / "disk.img"), False, dry=False)
+    assert argv[argv.index("--rwdir") + 1] == str(tmp_path / "work")
+    assert "/var/tmp/x/collectors" in [argv[i + 1] for i, a in enumerate(argv) if a == "--rodir"]
+    monkeypatch.setattr(runner, "COLLECTORS", "/work/y/collectors")
+    argv = runner._vng_argv(plan, prep, str(tmp_path / "work"), str(tmp_path / "disk.img"), False, dry=False)
+    assert "/work/y/collectors" not in argv and argv[-2:] == ["--exec", f"sh {tmp_path / 'work'}/guest.sh"]
+
+
 def test_collector_progress_shown_without_echo():
     from iolens_lab.runner import _collector_line
 
