@@ -312,6 +312,45 @@ def _guest_script(plan: LabPlan, prep: Prepared, work: str, todo: List[str], nam
     return "\n".join(lines) + "\n"
 
 
+# virtio-fs needs the Rust virtiofsd (gitlab.com/virtio-fs/virtiofsd). virtme-ng 1.42 takes the first
+# virtiofsd of this list (after one in its own guest tools) that answers --version; run as root,
+# QEMU's old C daemon answers too (Debian 12's qemu-system-common: /usr/lib/qemu/virtiofsd, QEMU 7.2),
+# then refuses the Rust daemon's options ("fuse: invalid argument `/tmp/virtme...'"): vng waits 3.1 s
+# for a pid file that never comes, prints "failed to start virtiofsd, fallback to 9p", and does so for
+# the root and for every shared folder. Where the daemon vng would take is not the Rust one, the lab
+# asks for 9p at once (--force-9p): the same file systems the guest got, without the waits.
+VIRTIOFSD_PATHS = ("/usr/libexec/virtiofsd", "/usr/lib/virtiofsd/virtiofsd", "/usr/lib/virtiofsd",
+                   "/usr/lib/qemu/virtiofsd")
+_virtiofsd: Dict[str, tuple] = {}
+
+
+def virtiofsd_usable() -> tuple:
+    """(usable, why): whether the virtiofsd virtme-ng would start is the Rust daemon it needs."""
+    key = os.environ.get("PATH", "") + repr(VIRTIOFSD_PATHS)
+    if key in _virtiofsd:
+        return _virtiofsd[key]
+    found = (False, "no virtiofsd: 9p")
+    for path in (shutil.which("virtiofsd"), *VIRTIOFSD_PATHS):
+        if not path or not os.path.isfile(path) or not os.access(path, os.X_OK):
+            continue
+        try:
+            v = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30)
+            if v.returncode != 0:
+                continue
+            h = subprocess.run([path, "--help"], capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        version = (v.stdout.strip().splitlines() or ["?"])[0]
+        if "--shared-dir" in h.stdout + h.stderr:
+            found = (True, f"{path} ({version})")
+        else:
+            found = (False, f"{path} is QEMU's C virtiofsd ({version}), not the Rust daemon virtme-ng "
+                            "starts: 9p (--force-9p)")
+        break
+    _virtiofsd[key] = found
+    return found
+
+
 def _under(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
@@ -336,6 +375,8 @@ def _vng_argv(plan: LabPlan, prep: Prepared, work: str, image: str, use_kvm: boo
     for d in guest_shares():
         argv += ["--rodir", d]
     argv += [f"--qemu-opts={drive}{(' ' + extra) if extra else ''}", "--verbose"]
+    if not virtiofsd_usable()[0]:
+        argv.append("--force-9p")
     if dry:
         argv.insert(1, "--dry-run")
     if not use_kvm:

@@ -347,6 +347,35 @@ def test_a_checkout_the_guest_would_not_see_is_shared_with_it(monkeypatch, tmp_p
     assert "/work/y/collectors" not in argv and argv[-2:] == ["--exec", f"sh {tmp_path / 'work'}/guest.sh"]
 
 
+def test_9p_at_once_where_virtiofsd_is_qemus_old_c_daemon(monkeypatch, tmp_path):
+    # virtme-ng takes the first virtiofsd that answers --version; QEMU 7.2's C daemon answers (as
+    # root), then refuses the Rust daemon's options, and vng falls back to 9p after 3 s per share:
+    # the lab asks for 9p at once there, and leaves vng alone with the Rust daemon
+    from iolens_lab import runner
+
+    def fake(name: str, help_text: str) -> None:
+        d = tmp_path / name
+        d.mkdir()
+        (d / "virtiofsd").write_text(f"#!/bin/sh\ncase $1 in --version) echo 'virtiofsd {name}';; "
+                                     f"--help) echo '{help_text}';; esac\n")
+        (d / "virtiofsd").chmod(0o755)
+        monkeypatch.setenv("PATH", f"{d}:/usr/bin:/bin")
+
+    monkeypatch.setattr(runner, "VIRTIOFSD_PATHS", ())
+    monkeypatch.setattr(runner, "vng_path", lambda: "vng")
+    plan = labplan.load(SMOKE)
+    prep = runner.Prepared(kernel=plan.kernels[1], image=str(tmp_path / "vmlinuz"), release="6.12", config=None)
+    argv = lambda: runner._vng_argv(plan, prep, str(tmp_path), str(tmp_path / "d.img"), False, dry=False)  # noqa: E731
+    fake("c", "-o sandbox=namespace|chroot")
+    usable, why = runner.virtiofsd_usable()
+    assert not usable and "QEMU's C virtiofsd (virtiofsd c)" in why and "--force-9p" in argv()
+    fake("rust", "--shared-dir <SHARED_DIR>  Shared directory path")
+    assert runner.virtiofsd_usable() == (True, f"{tmp_path / 'rust' / 'virtiofsd'} (virtiofsd rust)")
+    assert "--force-9p" not in argv()
+    monkeypatch.setenv("PATH", str(tmp_path / "none"))
+    assert runner.virtiofsd_usable() == (False, "no virtiofsd: 9p") and "--force-9p" in argv()
+
+
 def test_collector_progress_shown_without_echo():
     from iolens_lab.runner import _collector_line
 
