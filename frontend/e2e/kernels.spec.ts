@@ -63,6 +63,17 @@ test('two kernels: incomparable set-ups, kernel options and workload first, the 
   expect(grid).toHaveLength(3);
   expect(await edges('table.kernel-facts')).toEqual(grid);
   expect(await edges('.host-diff table')).toEqual(grid);
+  // Numbers read beside their capture's name: a count's text starts at its column's left edge, as text
+  // values do (right-aligned, a Repeats figure or CONFIG_HZ sat up to 28rem from the name above it).
+  const textInset = (cell: ReturnType<Page['locator']>) =>
+    cell.evaluate((td) => {
+      const r = document.createRange();
+      r.selectNodeContents(td);
+      return Math.round(r.getBoundingClientRect().left - td.getBoundingClientRect().left);
+    });
+  const hz = table.locator('tr', { has: page.locator('th', { hasText: /^CONFIG_HZ$/ }) }).locator('td');
+  const repeats = page.locator('table.captures-head tr', { has: page.locator('th', { hasText: /^Repeats$/ }) }).locator('td');
+  for (const cell of [hz.nth(0), hz.nth(1), repeats.nth(0), repeats.nth(1)]) expect(await textInset(cell)).toBeLessThan(16);
   await page.getByRole('button', { name: /Show the whole \.config diff \(\d+ options\)/ }).click();
   const whole = facts.locator('.config-diff');
   await expect(whole.locator('tr', { has: page.locator('th', { hasText: /^CONFIG_XFS_FS$/ }) }).locator('td')).toHaveText(['m', 'y']);

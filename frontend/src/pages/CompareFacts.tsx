@@ -45,7 +45,7 @@ export function FactName({ name }: { name: string }) {
 }
 
 /**
- * A fact's value as shown: an integer (a count, HZ, a size) right-aligned, a byte count (a key ending
+ * A fact's value as shown: an integer (a count, HZ, a size) in tabular figures, a byte count (a key ending
  * in `_bytes`) with its unit (formatBytes; the exact count in the tooltip). A version such as 6.1 is text.
  */
 export function factValue(key: string, v: string): { text: string; num: boolean; raw?: string } {
