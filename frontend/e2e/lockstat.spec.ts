@@ -168,7 +168,7 @@ test('a capture made here without lock_stat says why and points to perf lock con
   await shot(page, 'lockstat-05-one-without');
 
   await page.goto(`/compare?v=1&captures=${here.id}&cell=lockstat`);
-  await expect(page.getByTestId('lockstat-empty')).toContainText('No lock_stat in these captures');
+  await expect(page.getByTestId('lockstat-empty')).toContainText('No lock_stat in 6.18 here, --lock-stat');
   await expect(page.getByTestId('lockstat-empty')).toContainText('--lock-stat-snapshot FILE');
   await shot(page, 'lockstat-06-none');
 });

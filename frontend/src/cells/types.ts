@@ -12,6 +12,8 @@ export interface NotebookContext {
   time?: SharedTime | null;
   /** Clears the shared time selection. */
   clearTime?: () => void;
+  /** The URL of this notebook with one more capture (an empty state's "add a capture that has it"). */
+  withCapture?: (id: string) => string;
 }
 
 export interface CellProps<S> {

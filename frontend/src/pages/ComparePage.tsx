@@ -72,7 +72,16 @@ export function NotebookView({ view, problems, saved }: { view: CompareView; pro
   const shared = sharedTimeOf(view.cells, view.baseline, (cap) => (cap === runsCap ? runIds : null))?.time ?? null;
   const timeKey = shared ? `${shared.capture}|${shared.run}|${shared.from}|${shared.to}` : '';
   const ctx: NotebookContext = useMemo(
-    () => ({ captures: view.captures, baseline: view.baseline, time: shared, clearTime: () => setView({ cells: clearSharedTime(current().cells) }) }),
+    () => ({
+      captures: view.captures,
+      baseline: view.baseline,
+      time: shared,
+      clearTime: () => setView({ cells: clearSharedTime(current().cells) }),
+      withCapture: (id: string) => {
+        const v = current();
+        return viewToUrl({ ...v, captures: v.captures.includes(id) ? v.captures : [...v.captures, id], ...(parentId ? { parent: parentId } : {}) });
+      },
+    }),
     // eslint-disable-next-line react-hooks/exhaustive-deps -- `shared` is new each render; timeKey is its value
     [view.captures, view.baseline, timeKey],
   );

@@ -6,6 +6,7 @@
 import { useMemo, useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { ApiError } from '../../api/client';
 import { useCaptureList } from '../../api/queries';
+import { EmptyState } from '../../components/EmptyState';
 import { ErrorBox } from '../../components/ErrorBox';
 import { ChartFrame, type LostNote, type StyleKey } from '../../charts/ChartFrame';
 import { LatencyHistogram } from '../../charts/LatencyHistogram';
@@ -46,7 +47,7 @@ import {
   type TimeGrid,
 } from '../../logic/blockSeries';
 import { TimeApplied } from '../timeline/TimeApplied';
-import type { CellProps } from '../types';
+import type { CellProps, NotebookContext } from '../types';
 import { useBlockRuns, useIops, useKept, useLatency, useLatencyHistogram, useQueueDepth, useScatter, useSizes, type Kept, type ViewParams } from './queries';
 import { CHART_NAMES, CHARTS, type BlockChart, type BlockState } from './state';
 import './block.css';
@@ -63,7 +64,7 @@ export function BlockCell({ ctx, state, setState }: CellProps<BlockState>) {
   if (runsQ.loading) return <p className="muted">Looking for block layer data…</p>;
   if (runsQ.error) return <ErrorBox error={runsQ.error} title="block layer runs" />;
   const runs = runsQ.data ?? [];
-  if (runs.length === 0) return <NoBlockData n={ctx.captures.length} />;
+  if (runs.length === 0) return <NoBlockData ctx={ctx} />;
   // the notebook's shared time selection (a timeline cell's brush) is the window shown, every run from its start
   const t = ctx.time;
   return (
@@ -78,36 +79,37 @@ export function BlockCell({ ctx, state, setState }: CellProps<BlockState>) {
   );
 }
 
-function NoBlockData({ n, some }: { n: number; some?: { label: string; color: string }[] }) {
-  if (some) {
-    return (
-      <p className="block-missing muted" data-testid="block-missing">
-        No block layer data in {some.map((s, i) => (
-          <span key={s.label}>
-            {i > 0 && ', '}
-            <i className="swatch" style={{ background: s.color }} />
-            {s.label}
-          </span>
-        ))}
-        : captured without <code>--block DEV</code>, so {some.length === 1 ? 'it is' : 'they are'} not drawn.
-      </p>
-    );
-  }
+/** Some of the captures have no block data (the others are drawn): which. */
+function BlockMissing({ some }: { some: { label: string; color: string }[] }) {
   return (
-    <div className="block-empty" data-testid="block-empty">
-      <h3>No block layer data in {n === 1 ? 'this capture' : `these ${n} captures`}</h3>
+    <p className="block-missing muted" data-testid="block-missing">
+      No block layer data in {some.map((s, i) => (
+        <span key={s.label}>
+          {i > 0 && ', '}
+          <i className="swatch" style={{ background: s.color }} />
+          {s.label}
+        </span>
+      ))}
+      : captured without <code>--block DEV</code>, so {some.length === 1 ? 'it is' : 'they are'} not drawn.
+    </p>
+  );
+}
+
+function NoBlockData({ ctx }: { ctx: NotebookContext }) {
+  return (
+    <EmptyState data="block" testId="block-empty" captures={ctx.captures} baseline={ctx.baseline} withCapture={ctx.withCapture}>
       <p>
-        Queue depth, IOPS and latency over time come from the block layer's events (issue and completion of every request), which the collector records
-        only when asked to, for one device:
+        Queue depth, IOPS and latency over time come from the block layer's events (issue and completion of every request), which the collector records only when asked
+        to, for one device: <code>DEV</code> is the device under the file system fio uses (<code>nvme0n1</code>, <code>/dev/vda</code>, <code>loop0</code> or{' '}
+        <code>259:0</code>; a partition records its whole disk).
       </p>
       <pre>iolens-collect run --label NAME --block DEV --fio JOBFILE -o NAME.iolens.tar.gz</pre>
-      <p className="muted">
-        <code>DEV</code> is the device under the file system fio uses (<code>nvme0n1</code>, <code>/dev/vda</code>, <code>loop0</code> or <code>259:0</code>; a
-        partition records its whole disk). As root, the collector uses blktrace where the kernel allows it, and perf's <code>block:block_rq_*</code> tracepoints
-        otherwise, and counts the same events with perf stat so that a recording that lost events says so. A capture made without <code>--block</code> cannot be
-        given block data afterwards: capture it again. See <code>docs/block.md</code>.
+      <p>
+        As root, the collector uses blktrace where the kernel allows it, and perf's <code>block:block_rq_*</code> tracepoints otherwise, and counts the same events with perf
+        stat so that a recording that lost events says so. A capture made without <code>--block</code> cannot be given block data afterwards: capture it again. See{' '}
+        <code>docs/block.md</code>.
       </p>
-    </div>
+    </EmptyState>
   );
 }
 
@@ -339,7 +341,7 @@ function BlockCharts({ captures, runs, state, setState }: ChartsProps) {
         <span className="spacer" />
         <ZoomBar range={range} full={full} interval={plan.interval_ns} zoomTo={zoomTo} />
       </div>
-      {missing.length > 0 && <NoBlockData n={missing.length} some={missing} />}
+      {missing.length > 0 && <BlockMissing some={missing} />}
       {warnings.lost.length > 0 && (
         <div className="block-lost" role="alert" data-testid="block-lost">
           <strong>⚠ Lost block events:</strong> {warnings.lost.map((w) => w.label).join(', ')}. The recording kept fewer events than happened, so I/O counts, IOPS and

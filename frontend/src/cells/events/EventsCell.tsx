@@ -1,4 +1,5 @@
 import { BandChart } from '../../charts/BandChart';
+import { EmptyState } from '../../components/EmptyState';
 import { ErrorBox } from '../../components/ErrorBox';
 import { captureColor } from '../../logic/colors';
 import type { CellProps } from '../types';
@@ -21,9 +22,9 @@ export function EventsCell({ ctx, state, setState, full }: CellProps<EventsState
   if (!sum.data) return null;
   if (!names.length)
     return (
-      <p className="muted">
-        No traced events in these captures. Record any tracepoint with <code>iolens-collect run --trace xfs:xfs_ail_insert</code> (repeatable, globs: <code>--trace 'writeback:*'</code>).
-      </p>
+      <EmptyState data="events" testId="events-empty" captures={ctx.captures} baseline={ctx.baseline} withCapture={ctx.withCapture}>
+        <code>--trace</code> is repeatable and takes globs (<code>'writeback:*'</code>) and filters (<code>'block:block_rq_issue:nr_sector &gt; 8'</code>).
+      </EmptyState>
     );
   const rows = sum.data.events.filter((e) => e.event === event);
   const fields = Object.keys(rows[0]?.fields ?? {});

@@ -1,4 +1,5 @@
 import { BandChart } from '../../charts/BandChart';
+import { EmptyState } from '../../components/EmptyState';
 import { ErrorBox } from '../../components/ErrorBox';
 import { captureColor } from '../../logic/colors';
 import { axisLabel, formatMetric } from '../../logic/sweep';
@@ -18,9 +19,9 @@ export function FioLogCell({ ctx, state, setState, full }: CellProps<FioLogState
   if (!d) return null;
   if (!d.logs.length)
     return (
-      <p className="muted">
-        No fio time-series logs in these captures. Capture them with <code>iolens-collect run --fio-logs 500</code> (or <code>logs = 500</code> in a sweep plan).
-      </p>
+      <EmptyState data="fiologs" testId="fiolog-empty" captures={ctx.captures} baseline={ctx.baseline} withCapture={ctx.withCapture}>
+        In a sweep, <code>logs = 500</code> in the plan does the same.
+      </EmptyState>
     );
   const points = [...new Set(Object.values(d.points).flat())];
   const series = d.series.map((s) => ({

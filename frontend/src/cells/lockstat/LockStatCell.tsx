@@ -1,4 +1,5 @@
 import { Fragment, useCallback, useMemo, useState, type MouseEvent } from 'react';
+import { EmptyState } from '../../components/EmptyState';
 import { ErrorBox } from '../../components/ErrorBox';
 import {
   buildCompareTable,
@@ -43,7 +44,25 @@ export function LockStatCell({ ctx, state, setState, openCell }: CellProps<LockS
   if (table.columns.length === 0) {
     return (
       <div className="lockstat-cell">
-        <NoLockStat table={table} all />
+        <EmptyState
+          data="lockstat"
+          testId="lockstat-empty"
+          captures={ctx.captures}
+          baseline={ctx.baseline}
+          wanted={table.missing.map((c) => c.id)}
+          // the collector's own note (it tried: no CONFIG_LOCK_STAT, not root...); 'made without' is the default reason
+          reasons={Object.fromEntries(table.missing.filter((c) => !/made without/.test(c.availability.reason ?? 'made without')).map((c) => [c.id, <Code key={c.id} text={reasonText(c.availability)} />]))}
+          withCapture={ctx.withCapture}
+        >
+          {!table.missing.every((c) => (c.availability.reason ?? '').includes('perf lock contention')) && (
+            <p>
+              <Code text={table.alternative} />
+            </p>
+          )}
+          <p>
+            A dump taken by hand can be attached instead: <code>--lock-stat-snapshot FILE</code>.
+          </p>
+        </EmptyState>
       </div>
     );
   }
@@ -97,10 +116,11 @@ function Code({ text }: { text: string }) {
   );
 }
 
-function NoLockStat({ table, all = false }: { table: CompareTableView; all?: boolean }) {
+/** Some of the captures have no lock_stat (the others are compared): which, and why. */
+function NoLockStat({ table }: { table: CompareTableView }) {
   return (
-    <div className={`lock-empty${all ? ' all' : ''}`} data-testid="lockstat-empty">
-      <h3>{all ? 'No lock_stat in these captures' : `Without lock_stat: ${table.missing.length === 1 ? 'one capture' : `${table.missing.length} captures`}`}</h3>
+    <div className="lock-empty" data-testid="lockstat-empty">
+      <h3>Without lock_stat: {table.missing.length === 1 ? 'one capture' : `${table.missing.length} captures`}</h3>
       <ul>
         {table.missing.map((c) => (
           <li key={c.id}>
@@ -116,13 +136,7 @@ function NoLockStat({ table, all = false }: { table: CompareTableView; all?: boo
           <Code text={table.alternative} />
         </p>
       )}
-      {all && (
-        <p className="muted">
-          To record it: <code>iolens-collect run --lock-stat …</code> on a kernel with <code>CONFIG_LOCK_STAT</code> (as root), or attach a dump taken by hand with{' '}
-          <code>--lock-stat-snapshot FILE</code>.
-        </p>
-      )}
-      {!all && table.missing.some((c) => c.isBaseline) && <p className="muted">The baseline has no lock_stat, so the table shows each capture's figures without differences.</p>}
+      {table.missing.some((c) => c.isBaseline) && <p className="muted">The baseline has no lock_stat, so the table shows each capture's figures without differences.</p>}
     </div>
   );
 }

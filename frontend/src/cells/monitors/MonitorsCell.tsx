@@ -1,5 +1,6 @@
 import { Fragment } from 'react';
 import { BandChart } from '../../charts/BandChart';
+import { EmptyState } from '../../components/EmptyState';
 import { ErrorBox } from '../../components/ErrorBox';
 import { captureColor } from '../../logic/colors';
 import { formatMonitor, formatRatio } from '../../logic/format';
@@ -33,9 +34,9 @@ export function MonitorsCell({ ctx, state, setState, full }: CellProps<MonitorsS
   if (!d) return null;
   if (!Object.values(d.available).some((s) => s.length))
     return (
-      <p className="muted">
-        No monitors in these captures. Record /proc/vmstat, meminfo, per-CPU time, XFS/ext4 counters and slab caches during each run with <code>iolens-collect run --monitors</code>.
-      </p>
+      <EmptyState data="monitors" testId="monitors-empty" captures={ctx.captures} baseline={ctx.baseline} withCapture={ctx.withCapture}>
+        <code>--monitor-interval MSEC</code> sets the sampling interval (default 1000 ms).
+      </EmptyState>
     );
   const caps = d.captures.filter((c) => d.available[c]?.length);
   const s = series.data;

@@ -4,6 +4,7 @@
 import { useMemo, useState } from 'react';
 import { useCaptureList } from '../../api/queries';
 import { frameFills } from '../../charts/flameCanvas';
+import { EmptyState } from '../../components/EmptyState';
 import { ErrorBox } from '../../components/ErrorBox';
 import { layoutTree, type FlameLayout } from '../../logic/flame';
 import { fmtInt, fmtPct, pctOf } from '../../logic/flameFormat';
@@ -27,8 +28,19 @@ export function OffcpuCell({ ctx, state, setState, openCell }: CellProps<OffcpuS
   const cap = state.cap ?? withStacks[0] ?? (list.data ? null : ctx.captures[0] ?? null);
   const q = useOffcpuSummary(cap);
   const set = (p: Partial<OffcpuState>) => setState({ ...state, ...p });
-  if (list.data && cap === null) {
-    return <p className="muted">No capture of this notebook has off-CPU stacks: record them with <code>iolens-collect run --offcpu</code>.</p>;
+  if (list.data && (cap === null || !has(cap))) {
+    // none has them, or the link names one that has not (cap=)
+    return (
+      <EmptyState
+        data="offcpu"
+        testId="offcpu-empty"
+        captures={ctx.captures}
+        baseline={ctx.baseline}
+        wanted={cap === null ? ctx.captures : [cap]}
+        onPick={(id) => setState({ ...state, cap: id, run: null, a: null, b: null })}
+        withCapture={ctx.withCapture}
+      />
+    );
   }
   if (q.error) return <ErrorBox error={q.error} title="off-CPU stacks" />;
   if (!q.data || cap === null) return <p className="muted">Loading off-CPU stacks…</p>;

@@ -72,7 +72,7 @@ export function SchedCell({ ctx, state, setState, openCell }: CellProps<SchedSta
   if (!table.columns.some((c) => c.hasTrace)) {
     return (
       <div className="sched-cell">
-        <NoTrace columns={table.columns} all />
+        <NoTrace columns={table.columns} all ctx={ctx} />
       </div>
     );
   }

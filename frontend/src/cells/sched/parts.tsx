@@ -1,6 +1,8 @@
 // Small pieces shared by the scheduler cell's views: capture headings, task names, the loss
 // warning, the empty state, inline bars.
 import type { ReactNode } from 'react';
+import { EmptyState } from '../../components/EmptyState';
+import type { NotebookContext } from '../types';
 import { SCHED_ROWS } from './queries';
 import { CAPTURE_COMMANDS, fmtShare, type LossNote, type SchedColumn, type SchedTask } from '../../logic/sched';
 
@@ -72,7 +74,8 @@ export function LossBanner({ notes }: { notes: readonly LossNote[] }) {
 }
 
 /** Captures without a scheduler trace, and how to record one. */
-export function NoTrace({ columns, all }: { columns: readonly SchedColumn[]; all: boolean }) {
+/** `ctx`: the notebook, for the empty state of `all` (the captures' colours, links to add one). */
+export function NoTrace({ columns, all, ctx }: { columns: readonly SchedColumn[]; all: boolean; ctx?: NotebookContext }) {
   const missing = columns.filter((c) => !c.hasTrace);
   if (!missing.length) return null;
   if (!all) {
@@ -90,27 +93,35 @@ export function NoTrace({ columns, all }: { columns: readonly SchedColumn[]; all
       </p>
     );
   }
+  // a warning of the server's other than 'no perf-sched artifact' (which the default says: recorded without --sched)
+  const why = (c: SchedColumn) => c.status?.warnings[0]?.replace(/^capture \S+ \([^)]*\) /, '');
+  const reasons = Object.fromEntries(
+    missing.flatMap((c) => {
+      const w = why(c);
+      return w && !w.includes('no perf-sched artifact') ? [[c.id, w]] : [];
+    }),
+  );
   return (
-    <div className="sched-empty" data-testid="sched-empty">
-      <h3>No scheduler trace in {missing.length === 1 ? 'this capture' : 'these captures'}</h3>
-      <ul>
-        {missing.map((c) => (
-          <li key={c.id}>
-            <CapName c={c} />: <span className="muted">{(c.status?.warnings[0] ?? 'no perf-sched artifact').replace(/^capture \S+ \([^)]*\) /, '')}</span>
-          </li>
-        ))}
-      </ul>
+    <EmptyState
+      data="sched"
+      testId="sched-empty"
+      captures={ctx?.captures ?? columns.map((c) => c.id)}
+      baseline={ctx?.baseline ?? columns.find((c) => c.isBaseline)?.id ?? ''}
+      wanted={missing.map((c) => c.id)}
+      reasons={reasons}
+      withCapture={ctx?.withCapture}
+    >
       <p>
-        Record one with <code>--sched</code>: the collector runs <code>perf record</code> of the sched tracepoints on all CPUs and <code>perf stat -A -I 1000</code> of the
-        same events during each repeat, and keeps both in the bundle. Pin the workload with <code>--cpus LIST</code> so that these views know its CPUs, and add{' '}
-        <code>--cgroup NAME --cpu-weight N</code> to run it in a cgroup of that weight (as root). Two captures of issue 4's case, outside and inside a cgroup of weight 1000:
+        The collector runs <code>perf record</code> of the sched tracepoints on all CPUs and <code>perf stat -A -I 1000</code> of the same events during each repeat, and keeps
+        both in the bundle. Pin the workload with <code>--cpus LIST</code> so that these views know its CPUs, and add <code>--cgroup NAME --cpu-weight N</code> to run it in a
+        cgroup of that weight (as root). Two captures of issue 4's case, outside and inside a cgroup of weight 1000:
       </p>
       <pre>{CAPTURE_COMMANDS}</pre>
-      <p className="muted">
+      <p>
         Then upload both bundles and compare them: this cell shows context switches per CPU over time, the task pairs that ping-pong, wakeup-to-run delays and run time per task. See
         docs/sched.md.
       </p>
-    </div>
+    </EmptyState>
   );
 }
 

@@ -1,0 +1,45 @@
+// @vitest-environment happy-dom
+// The one empty state of the cells (EmptyState.tsx): what is missing, in which captures, the collector
+// flag that records it, and the captures that have it (of the notebook: shown with a click; of the
+// library: added by a link).
+import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { afterEach, expect, test, vi } from 'vitest';
+import type { CapturePublic } from '../api/client';
+import { EmptyStateView } from './EmptyState';
+
+afterEach(cleanup);
+
+const cap = (id: string, label: string, kinds: string[], created_at = '2026-11-20T10:00:00Z') => ({ id, label, artifact_kinds: kinds, created_at }) as unknown as CapturePublic;
+const library = [cap('a', 'plain-xfs', ['fio-json']), cap('b', 'xfs-stacks', ['perf-script']), cap('c', 'ext4-stacks', ['perf-script']), cap('x', 'old-stacks', ['perf-script'])];
+
+test('one capture asked for without stacks: names it, the flag, the notebook capture that has them, and the library one to add', () => {
+  const pick = vi.fn();
+  render(<EmptyStateView data="stacks" testId="e" captures={['a', 'b']} baseline="a" wanted={['a']} onPick={pick} withCapture={(id) => `/compare?captures=a,b,${id}`} library={library} />);
+  const box = screen.getByTestId('e');
+  expect(within(box).getByRole('heading').textContent).toBe('No call stacks in plain-xfs');
+  expect(within(box).getByText('iolens-collect run --stacks …').tagName).toBe('CODE');
+  // the notebook's capture with stacks: a button that shows it
+  fireEvent.click(within(screen.getByTestId('empty-pick')).getByRole('button', { name: /xfs-stacks/ }));
+  expect(pick).toHaveBeenCalledWith('b');
+  // the library's, not in the notebook: links that add it
+  const links = within(screen.getByTestId('empty-add')).getAllByRole('link');
+  expect(links.map((l) => [l.textContent, l.getAttribute('href')])).toEqual([
+    ['ext4-stacks', '/compare?captures=a,b,c'],
+    ['old-stacks', '/compare?captures=a,b,x'],
+  ]);
+});
+
+test('none of the notebook has it: each capture listed with why (its own note, or the flag it lacked); nothing to pick', () => {
+  render(<EmptyStateView data="sched" testId="e" captures={['a', 'c']} baseline="a" reasons={{ c: 'perf was not allowed' }} onPick={() => {}} library={library} />);
+  const box = screen.getByTestId('e');
+  expect(within(box).getByRole('heading').textContent).toBe('No scheduler traces in these 2 captures');
+  const items = within(box).getAllByRole('listitem').map((li) => li.textContent);
+  expect(items).toEqual(['plain-xfsbaseline: recorded without --sched', 'ext4-stacks: perf was not allowed']);
+  expect(screen.queryByTestId('empty-pick')).toBeNull();
+  expect(screen.queryByTestId('empty-add')).toBeNull(); // no withCapture: no links
+});
+
+test("a difference view's other side is not offered", () => {
+  render(<EmptyStateView data="stacks" testId="e" captures={['a', 'b']} baseline="a" wanted={['a']} onPick={() => {}} exclude={['a', 'b']} library={library} />);
+  expect(screen.queryByTestId('empty-pick')).toBeNull();
+});
