@@ -130,6 +130,44 @@ test('a capture flame graph: zoom, breadcrumb, search, the link reopens the same
   expect(await folded.text()).toMatch(/^\S.* \d+\n/);
 });
 
+test('a link naming a capture without stacks: the empty state names it and the captures that have them, no error', async ({ page }) => {
+  const list = (await (await page.request.get('/api/captures')).json()) as { id: string; label: string; artifact_kinds?: string[] }[];
+  const plain = list.find((c) => !(c.artifact_kinds ?? []).some((k) => k === 'perf-script' || k === 'perf-offcpu'))!;
+  expect(plain, 'a capture without stacks (the bundles iolens.spec.ts uploads)').toBeTruthy();
+  const label = (id: string) => list.find((c) => c.id === id)!.label;
+  const cell = page.locator('section.cell[data-kind="flame"]');
+  const empty = cell.getByTestId('flame-empty');
+  // cap= names it (a link by hand): the server's 404 is not shown as an error
+  await page.goto(`/compare?v=1&captures=${plain.id},${ids[0]}&baseline=${plain.id}&cell=flame:cap=${plain.id}`);
+  await expect(empty.getByRole('heading')).toHaveText(`No call stacks in ${plain.label}`);
+  await expect(empty).toContainText('iolens-collect run --stacks');
+  await expect(cell.locator('.error-box')).toHaveCount(0);
+  await shot(page, 'flame-05a-no-stacks');
+  // the notebook's capture with stacks, one click away
+  await empty.getByTestId('empty-pick').getByRole('button', { name: label(ids[0]!) }).click();
+  await expect(cell.getByTestId('flame-canvas')).toBeVisible();
+  // a baseline without stacks reloaded while the capture list is slow: the flame answer of the
+  // baseline (asked for from the URL) comes first, a 404; the cell says so quietly, then shows the capture with stacks
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  await page.route('**/api/captures', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(`/compare?v=1&captures=${plain.id},${ids[0]}&baseline=${plain.id}&cell=flame`);
+  await expect(empty).toBeVisible();
+  await expect(cell.locator('.error-box')).toHaveCount(0);
+  release();
+  await expect(cell.getByTestId('flame-canvas')).toBeVisible();
+  await page.unroute('**/api/captures');
+  // none of the notebook has stacks: the library's captures that have them are links that add one
+  await page.goto(`/compare?v=1&captures=${plain.id}&baseline=${plain.id}&cell=flame`);
+  await expect(empty.getByRole('heading')).toHaveText(`No call stacks in ${plain.label}`);
+  await empty.getByTestId('empty-add').getByRole('link', { name: label(ids[1]!) }).click();
+  await expect(page).toHaveURL(new RegExp(`captures=${plain.id}(,|%2C)${ids[1]}&`));
+  await expect(cell.getByTestId('flame-canvas')).toBeVisible();
+});
+
 test('the page reads the columns answer; a cut one is an error that says so, not an empty graph', async ({ page }) => {
   // the real answer, as the page asks for it (format=columns), cut in half on its way
   const asked: string[] = [];

@@ -12,6 +12,7 @@
 import { Suspense, useRef } from 'react';
 import { useCaptureList } from '../../api/queries';
 import { copyText } from '../../components/copy';
+import { EmptyState } from '../../components/EmptyState';
 import { ExportMenu } from '../../components/ExportMenu';
 import { flash } from '../../components/Toast';
 import { captureColor } from '../../logic/colors';
@@ -46,6 +47,20 @@ export function FlameCell({ ctx, state, setState }: CellProps<FlameState>) {
   // The pair shows the workload's own tasks unless the user chose a command or "All tasks".
   const work = b ? pairComm(byId.get(a), byId.get(b)) : null;
   const pairState = state.comm === ALL_TASKS ? { ...state, comm: null } : state.comm === null && work ? { ...state, comm: work } : state;
+
+  // A capture named by the link (cap=, a=, b=) that has no stacks: the empty state names it and the
+  // captures that have them, which it shows with a click (a link by hand, or a reload of one).
+  const sidesWithout = diff ? [a, ...(b ? [b] : [])].filter((id) => !hasStacks(id)) : [];
+  const pick = (id: string) => {
+    if (!diff) set({ cap: id === first ? null : id, zoom: [], runs: null, tid: null, window: null });
+    else if (sidesWithout.includes(a)) set({ a: id, b: b === id ? null : b, zoom: [] });
+    else set({ b: id, zoom: [] });
+  };
+  const noStacks = (wanted: string[]) => (
+    <EmptyState data="stacks" testId="flame-empty" captures={ctx.captures} baseline={ctx.baseline} wanted={wanted} onPick={pick} exclude={diff ? [a, ...(b ? [b] : [])] : []} withCapture={ctx.withCapture}>
+      Or attach <code>perf script</code> text to a capture as an artifact of kind <code>perf-script</code>.
+    </EmptyState>
+  );
 
   // the notebook's shared time selection (a timeline cell's brush), applied to one capture's graph
   const shared = useSharedTime(ctx, cap, diff, state);
@@ -120,14 +135,8 @@ export function FlameCell({ ctx, state, setState }: CellProps<FlameState>) {
         />
       </div>
       {shared.notice}
-      {withStacks.length === 0 && list.data ? (
-        <div className="flame-empty" data-testid="flame-empty">
-          <h3>No call stacks in these captures</h3>
-          <p className="muted">
-            Record them with <code>iolens-collect run --stacks …</code> (perf record -g during each repeat), or attach <code>perf script</code> text as an artifact of kind{' '}
-            <code>perf-script</code>.
-          </p>
-        </div>
+      {list.data && (withStacks.length === 0 || (!diff && !hasStacks(cap)) || (diff && sidesWithout.length > 0)) ? (
+        noStacks(withStacks.length === 0 ? ctx.captures : diff ? sidesWithout : [cap])
       ) : diff ? (
         b ? (
           list.data === undefined && !list.error ? (
@@ -146,7 +155,7 @@ export function FlameCell({ ctx, state, setState }: CellProps<FlameState>) {
             <RangeDiffView id={cap} state={shared.state} set={set} />
           </Suspense>
         ) : (
-          <SingleView id={cap} state={shared.state} set={set} />
+          <SingleView id={cap} state={shared.state} set={set} noStacks={noStacks([cap])} />
         )
       )}
     </div>

@@ -1,5 +1,6 @@
 // One capture's flame graph: its selection, search, the graph, and the top functions.
-import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { ApiError } from '../../api/client';
 import { frameFills } from '../../charts/flameCanvas';
 import { ErrorBox } from '../../components/ErrorBox';
 import { GREY, matchedWeight, MATCH, searchMatches, type FlameLayout, type FunctionRow } from '../../logic/flame';
@@ -19,7 +20,9 @@ import { TimePanel } from './TimePanel';
 import { topInSlices } from './topSlices';
 import type { FlameState } from './state';
 
-export function SingleView({ id, state, set }: { id: string; state: FlameState; set: (p: Partial<FlameState>) => void }) {
+/** `noStacks`: shown instead of an error when the server says the capture has no stacks (a 404: a
+ *  link naming a capture without them, answered before the capture list said so). */
+export function SingleView({ id, state, set, noStacks }: { id: string; state: FlameState; set: (p: Partial<FlameState>) => void; noStacks?: ReactNode }) {
   const q = useStale(useFlame(id, state));
   const data = q.data;
   const view = useMemo(() => (data ? cachedView(data, state.order, state.transforms) : null), [data, state.order, state.transforms]);
@@ -39,7 +42,7 @@ export function SingleView({ id, state, set }: { id: string; state: FlameState; 
   // the function the transform keys act on: the sandwich's (or the time order's last clicked box), else the zoomed frame
   const current = state.show === 'sandwich' || state.show === 'time' ? state.fn : lay && zoom > 0 && lay.depth[zoom]! >= fnDepth ? lay.names.get(lay.name[zoom]!)! : null;
 
-  if (q.error) return <ErrorBox error={q.error} title="flame graph" />;
+  if (q.error) return q.error instanceof ApiError && q.error.status === 404 && noStacks ? noStacks : <ErrorBox error={q.error} title="flame graph" />;
   if (!data || !view || !lay || !fill) return <p className="muted flame-loading">Loading call stacks…</p>;
   const unit = data.weight_unit;
   const total = lay.total[0]!;
