@@ -120,10 +120,15 @@ test("the monitors: each capture's mean with its runs in the head, the change ag
     const cells = (await rows.nth(i).locator('td').allInnerTexts()).map((t) => t.trim());
     expect(cells).toHaveLength(5);
     // the app's number forms (logic/format.ts formatMonitor): sizes with binary prefixes, '%' and '/s' scaled, the rest count-like
-    for (const v of [cells[2]!, cells[3]!]) expect(v, `row ${i}: ${cells.join(' | ')}`).toMatch(/^(–|-?[\d,]+(\.\d+)?[kMGT]?(\/s| %)?|-?[\d,]+(\.\d+)? (B|KiB|MiB|GiB|TiB))$/);
+    for (const v of [cells[2]!, cells[3]!]) expect(v, `row ${i}: ${cells.join(' | ')}`).toMatch(/^(–|-?[\d,]+(\.\d+)?[kMGT]?(\/s| %)?|-?[\d,]+(\.\d+)? (B|KiB|MiB|GiB|TiB)(\/s)?)$/);
     if (cells[1] === 'bytes') for (const v of [cells[2]!, cells[3]!]) expect(v, `row ${i}`).toMatch(/^(–|[\d,.]+ (B|KiB|MiB|GiB|TiB))$/);
     if (cells[1] === '/s') for (const v of [cells[2]!, cells[3]!]) expect(v, `row ${i}`).toMatch(/^(–|[\d,.]+[kMGT]?\/s)$/);
     expect(cells[4], `row ${i}`).toMatch(/^(|[+±-]\d+\.\d %|×[\d.,]+)$/);
   }
   await shot(page, 'events-04-monitors');
+  // ext4's *_kbytes counters per second (unit KiB/s) as a byte rate, not a plain count ('10.54 MiB/s', was '10.8k')
+  await page.goto(`/compare?v=1&captures=${caps[0]!.id},${caps[1]!.id}&baseline=${caps[0]!.id}&cell=monitors:src=ext4`);
+  const kib = table.locator('tbody tr', { has: page.locator('td', { hasText: /^KiB\/s$/ }) });
+  await expect(kib.first()).toBeVisible();
+  for (const v of (await kib.first().locator('td.num:not(.muted)').allInnerTexts()).map((t) => t.trim())) expect(v).toMatch(/^\d+(\.\d+)? (B|KiB|MiB|GiB)\/s$/);
 });

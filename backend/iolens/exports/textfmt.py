@@ -231,14 +231,22 @@ def format_bytes(n: int) -> str:
     return f"{_fixed(v, 0 if v >= 100 else 1 if v >= 10 else 2)} {units[i]}"
 
 
+# monitor units of a byte quantity: (factor to bytes, a rate)
+_MONITOR_BYTES = {"bytes": (1, False), "KiB": (1024, False), "bytes/s": (1, True), "KiB/s": (1024, True)}
+
+
 def format_monitor(v: float | None, unit: str) -> str:
     """A monitor's value (the monitors export) as the app's monitors cell shows it (src/logic/format.ts
-    formatMonitor; testdata/vectors/number-format.json `monitors`): 'bytes' as a size with binary prefixes
-    (whole bytes), '%' and '/s' as format_value, any other unit count-like (format_plain), the unit apart."""
+    formatMonitor; testdata/vectors/number-format.json `monitors`): a byte size ('bytes', 'KiB') with binary
+    prefixes (whole bytes), a byte rate ('bytes/s', 'KiB/s') as format_value's 'B/s', '%' and '/s' as
+    format_value, any other unit count-like (format_plain), the unit apart."""
     if v is None or not math.isfinite(v):
         return "-"
-    if unit == "bytes":
-        return format_bytes(math.floor(v + 0.5))  # as Math.round: halves up
+    if unit in _MONITOR_BYTES:
+        factor, rate = _MONITOR_BYTES[unit]
+        if rate:
+            return format_value(v * factor, "B/s")
+        return format_bytes(math.floor(v * factor + 0.5))  # as Math.round: halves up
     if unit in ("%", "/s"):
         return format_value(v, unit)
     return format_plain(v)

@@ -211,18 +211,33 @@ export function formatBytes(n: number | null | undefined): string {
   return i === 0 ? `${v} B` : `${fixed(v, v >= 100 ? 0 : v >= 10 ? 1 : 2)} ${units[i]}`;
 }
 
+/** Monitor units of a byte quantity: the factor to bytes, and whether it is a rate. */
+const MONITOR_BYTES: Readonly<Record<string, { factor: number; rate: boolean }>> = {
+  bytes: { factor: 1, rate: false },
+  KiB: { factor: 1024, rate: false },
+  'bytes/s': { factor: 1, rate: true },
+  'KiB/s': { factor: 1024, rate: true },
+};
+
 /**
  * A monitor's value (the monitors cell: /proc/vmstat, meminfo, per-CPU time, XFS/ext4, slab counters, a mean of
- * runs) in the unit the collector gave it: 'bytes' as a size with binary prefixes (formatBytes, whole bytes:
- * '14.7 MiB'), '%' and '/s' as formatValue ('12.3 %', '1.734k/s'), any other unit count-like (formatPlain:
+ * runs) in the unit the collector gave it: a byte size ('bytes', 'KiB') with binary prefixes (formatBytes, whole
+ * bytes: '14.7 MiB'), a byte rate ('bytes/s', 'KiB/s': an ext4 *_kbytes counter) as formatValue's 'B/s'
+ * ('10.5 MiB/s'), '%' and '/s' as formatValue ('12.3 %', '1.734k/s'), any other unit count-like (formatPlain:
  * '7,100' reads '7.1k', '0.3091'), the unit in its own column. The text exports keep the same rule
  * (backend/iolens/exports/textfmt.py format_monitor): testdata/vectors/number-format.json `monitors`.
  */
 export function formatMonitor(v: number | null | undefined, unit: string): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return '–';
-  if (unit === 'bytes') return formatBytes(Math.round(v));
+  const b = MONITOR_BYTES[unit];
+  if (b) return b.rate ? formatValue(v * b.factor, 'B/s') : formatBytes(Math.round(v * b.factor));
   if (unit === '%' || unit === '/s') return formatValue(v, unit);
   return formatPlain(v);
+}
+
+/** Whether formatMonitor's text says the unit (a tooltip adds it otherwise: '0.309 USER_HZ/s'). */
+export function monitorShowsUnit(unit: string): boolean {
+  return unit === '' || unit === '%' || unit === '/s' || unit in MONITOR_BYTES;
 }
 
 /** A timestamp as shown in tables, always UTC: '2026-11-22 02:50'. Unparseable input is returned as is. */

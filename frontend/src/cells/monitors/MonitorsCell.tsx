@@ -3,7 +3,7 @@ import { BandChart } from '../../charts/BandChart';
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorBox } from '../../components/ErrorBox';
 import { captureColor } from '../../logic/colors';
-import { formatMonitor, formatRatio } from '../../logic/format';
+import { formatMonitor, formatRatio, monitorShowsUnit } from '../../logic/format';
 import type { CellProps } from '../types';
 import { useMonitorSeries, useMonitors } from './queries';
 import { SOURCES, type MonitorsState } from './state';
@@ -114,7 +114,7 @@ export function MonitorsCell({ ctx, state, setState, full }: CellProps<MonitorsS
             label: x.label,
             color: captureColor(Math.max(0, ctx.captures.indexOf(x.capture))),
             dash: '',
-            points: x.points.map((p) => ({ x: p.t_s, mean: p.mean, lo: p.lo, hi: p.hi, title: `${x.label} at ${p.t_s.toFixed(2)} s: ${formatMonitor(p.mean, s.unit)}${s.unit && s.unit !== 'bytes' && s.unit !== '%' && s.unit !== '/s' ? ` ${s.unit}` : ''} (mean of ${p.n} run${p.n === 1 ? '' : 's'})` })),
+            points: x.points.map((p) => ({ x: p.t_s, mean: p.mean, lo: p.lo, hi: p.hi, title: `${x.label} at ${p.t_s.toFixed(2)} s: ${formatMonitor(p.mean, s.unit)}${monitorShowsUnit(s.unit) ? '' : ` ${s.unit}`} (mean of ${p.n} run${p.n === 1 ? '' : 's'})` })),
           }))}
           bands
           yLabel={(v) => formatMonitor(v, s.unit)}
