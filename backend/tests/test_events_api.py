@@ -128,6 +128,18 @@ def test_the_cil_seed_analysis_on_the_xfs_dataset(tmp_path):
         sql = client.get("/api/sql", params={"captures": ids[0], "sql": "SELECT new_lsn >> 32 AS cycle, count(*) AS n "
                                              "FROM trace_xfs__xfs_ail_insert GROUP BY ALL ORDER BY n DESC LIMIT 1"})
         assert sql.status_code == 200 and sql.json()["rows"][0][1] > 0
+        # the export's events per run in the app's number rule (textfmt.format_value, count-like), as the
+        # cell shows them (src/cells/events/state.ts perRunText): 4,966 insertions over 3 runs read 1.655k
+        assert sorted(round(e["per_run"], 1) for e in summary) == [1655.0, 1655.3]
+        doc = {"format_version": 1, "title": "ail", "captures": ids, "baseline": ids[0],
+               "cells": [{"type": "view", "kind": "events", "state": "e=xfs:xfs_ail_insert", "full": False}]}
+        r = client.post("/api/notebooks", json={"document": doc, "parent": None})
+        assert r.status_code == 201, r.text
+        rows = [line.split() for line in client.get(f"/api/notebooks/{r.json()['id']}/export").text.split("\n")
+                if line.strip().startswith("xfs:xfs_ail_insert ")]
+        # the summary (event, capture, per run, runs), then the count by the event alone (per run, first, last)
+        assert [row[-2:] for row in rows[:2]] == [["1.655k", "3"], ["1.655k", "3"]], rows
+        assert [row[1] for row in rows if len(row) == 4 and row[-1] != "3"] == ["1.655k", "1.655k"], rows
 
 
 def test_events_cell_in_the_text_report(served):

@@ -53,13 +53,15 @@ test("the summary: each capture's events, per run, per second, and perf stat's c
   await expect(rows).toHaveCount(2);
   const cells = async (i: number) => (await rows.nth(i).locator('td').allInnerTexts()).map((t) => t.trim());
   // the dataset's figures (RECIPE.md): 4,966 and 4,965 insertions over 3 runs, every one counted by perf stat
-  expect(await cells(0)).toEqual([caps[0]!.label, '3', '4,966', expect.stringMatching(/^1,655\.3$/), expect.stringMatching(/^\d{3}\.\d$/), '4,966', 'trace_xfs__xfs_ail_insert']);
-  expect(await cells(1)).toEqual([caps[1]!.label, '3', '4,965', expect.stringMatching(/^1,655\.0$/), expect.stringMatching(/^\d{3}\.\d$/), '4,965', 'trace_xfs__xfs_ail_insert']);
+  // exact totals beside perf stat's count; the mean per run and the rate in the app's number rule (events/state.ts)
+  expect(await cells(0)).toEqual([caps[0]!.label, '3', '4,966', '1.655k', expect.stringMatching(/^\d{3}\/s$/), '4,966', 'trace_xfs__xfs_ail_insert']);
+  expect(await cells(1)).toEqual([caps[1]!.label, '3', '4,965', '1.655k', expect.stringMatching(/^\d{3}\/s$/), '4,965', 'trace_xfs__xfs_ail_insert']);
+  await expect(rows.nth(0).locator('td').nth(3)).toHaveAttribute('title', /^1655\.3\d* events per run$/);
   await expect(cell.locator('.notice')).toHaveCount(0); // nothing lost
   // the count by the event alone: one row, per run as in the summary
   const values = cell.getByRole('table', { name: `${EVENT} per event` });
   await expect(values.locator('tbody tr')).toHaveCount(1);
-  await expect(values.locator('tbody tr td').nth(1)).toHaveText('1,655.3');
+  await expect(values.locator('tbody tr td').nth(1)).toHaveText('1.655k');
   // the rate over time, a line per capture
   const chart = cell.getByRole('img', { name: `${EVENT} events per second` });
   await expect(chart).toBeVisible();
@@ -88,15 +90,15 @@ test('count by new_lsn: LSNs as cycle/block, the top values and the rest, kept i
   const top = rows.first();
   await expect(top.locator('td').first()).toHaveText('1/2');
   await expect(top.locator('td').first().locator('span')).toHaveAttribute('title', '4294967298');
-  await expect(top.locator('td').nth(1)).toHaveText('8.7');
-  await expect(top.locator('td').nth(1)).toHaveAttribute('title', '26 events over 3 run(s)');
+  await expect(top.locator('td').nth(1)).toHaveText('8.667'); // the app's count-like form (4 significant digits)
+  await expect(top.locator('td').nth(1)).toHaveAttribute('title', '26 events over 3 run(s): 8.66667 per run');
   await expect(top.locator('td').nth(2)).toHaveText(/^\d+\.\d{3} s$/); // first, since its run's start
   await expect(top.locator('td').nth(4)).toHaveText('–'); // not among the 256k capture's top values
   for (let i = 0; i < 10; i++) await expect(rows.nth(i).locator('td').first()).toHaveText(/^\d+\/\d+$/);
   const rest = rows.last();
   await expect(rest.locator('td').first()).toHaveText('the rest (summed)');
-  await expect(rest.locator('td').nth(1)).toHaveText('1,634.7');
-  await expect(rest.locator('td').nth(4)).toHaveText('1,634.7');
+  await expect(rest.locator('td').nth(1)).toHaveText('1.635k');
+  await expect(rest.locator('td').nth(4)).toHaveText('1.635k');
   // the link holds the state: a reload shows the same
   await page.reload();
   await expect(cell.getByLabel('Count by field')).toHaveValue('new_lsn');
@@ -131,4 +133,28 @@ test("the monitors: each capture's mean with its runs in the head, the change ag
   const kib = table.locator('tbody tr', { has: page.locator('td', { hasText: /^KiB\/s$/ }) });
   await expect(kib.first()).toBeVisible();
   for (const v of (await kib.first().locator('td.num:not(.muted)').allInnerTexts()).map((t) => t.trim())) expect(v).toMatch(/^\d+(\.\d+)? (B|KiB|MiB|GiB)\/s$/);
+});
+
+test('a capture without traced events, monitors, fio logs or off-CPU stacks: each cell says so the same way, with the flag and the captures that have them', async ({ page }) => {
+  test.skip(caps.length < 2, 'needs the upload');
+  const list = (await (await page.request.get('/api/captures')).json()) as { id: string; label: string; artifact_kinds?: string[] }[];
+  const plain = list.find((c) => !(c.artifact_kinds ?? []).some((k) => ['perf-trace', 'monitor', 'fio-log', 'perf-offcpu'].includes(k)))!;
+  expect(plain, 'a capture with none of them (the bundles iolens.spec.ts uploads)').toBeTruthy();
+  await page.goto(`/compare?v=1&captures=${plain.id}&baseline=${plain.id}&cell=events&cell=monitors&cell=fiolog&cell=offcpu`);
+  for (const [kind, noun, flag] of [
+    ['events', 'traced events', '--trace'],
+    ['monitors', 'monitors', '--monitors'],
+    ['fiolog', 'fio logs over time', '--fio-logs'],
+    ['offcpu', 'off-CPU stacks', '--offcpu'],
+  ] as const) {
+    const empty = page.locator(`section.cell[data-kind="${kind}"] .empty-note`);
+    await expect(empty.getByRole('heading'), kind).toHaveText(`No ${noun} in ${plain.label}`);
+    await expect(empty.locator('.empty-next code').first(), kind).toContainText(`iolens-collect run ${flag}`);
+  }
+  // the library's captures with traced events (this spec's two) are links that add one to the notebook
+  const add = page.locator('section.cell[data-kind="events"]').getByTestId('empty-add');
+  await add.getByRole('link', { name: caps[0]!.label }).click();
+  await expect(page).toHaveURL(new RegExp(`captures=${plain.id}(,|%2C)${caps[0]!.id}&`));
+  await expect(page.locator('section.cell[data-kind="events"] table.events-summary tbody tr')).toHaveCount(1);
+  await shot(page, 'events-05-empty');
 });

@@ -5,27 +5,12 @@ its field, with the first and last time. State: `e=SYS:NAME;f=FIELD;top=N` (src/
 from __future__ import annotations
 
 import html
-import math
 
 from .. import models
 from ..views import events as events_view
 from . import svg_misc
 from . import textfmt as tf
 from .context import ExportContext, parse_state
-
-
-def _num(v: float | None) -> str:
-    """An event count per run (the monitors export had this form before it took format_monitor)."""
-    if v is None or not math.isfinite(v):
-        return "-"
-    a = abs(v)
-    if a >= 1e9:
-        return f"{v / 1e9:.2f}G"
-    if a >= 1e6:
-        return f"{v / 1e6:.2f}M"
-    if a >= 1e4:
-        return f"{v / 1e3:.1f}k"
-    return f"{v:.1f}" if a < 100 and v != int(v) else f"{v:,.0f}"
 
 
 class EventsExport:
@@ -62,7 +47,7 @@ class EventsExport:
         for ev in summary.events:
             lost = "  LOST" if ev.lost else ""
             lines.append(f"    {tf.fit(ev.event, 30):<30} {tf.fit(ctx.name(ev.capture), 14):<14} "
-                         f"{_num(ev.per_run):>8} {ev.runs:>5}{lost}")
+                         f"{tf.format_value(ev.per_run, ''):>8} {ev.runs:>5}{lost}")
         if any(ev.lost for ev in summary.events):
             lines += tf.wrap("LOST: the recording holds fewer events than perf stat counted; its counts are too low.",
                              indent="    ")
@@ -78,7 +63,7 @@ class EventsExport:
                 name = "(the rest)" if r.rest else (r.value if r.value is not None else by.event)
                 first = "-" if r.first_s is None else f"{r.first_s:.3f}"
                 last = "-" if r.last_s is None else f"{r.last_s:.3f}"
-                lines.append(f"      {tf.fit(name, 30):<30} {_num(r.per_run):>10} {first:>10} {last:>10}"[:72])
+                lines.append(f"      {tf.fit(name, 30):<30} {tf.format_value(r.per_run, ''):>10} {first:>10} {last:>10}"[:72])
         return lines
 
     def html(self, ctx: ExportContext, data: tuple[models.EventsSummary, models.EventsByField | None]) -> str:
@@ -88,7 +73,7 @@ class EventsExport:
             return ('<p class="muted">No traced events in these captures: record them with <code>iolens-collect run '
                     '--trace SYS:EVENT</code>.</p>')
         rows = "".join(f"<tr><td><code>{e(ev.event)}</code></td><td>{e(ctx.label(ev.capture))}</td>"
-                       f"<td class=num>{ev.per_run:,.0f}</td><td class=num>{ev.runs}</td>"
+                       f"<td class=num>{e(tf.format_value(ev.per_run, ''))}</td><td class=num>{ev.runs}</td>"
                        f"<td>{'<span class=tone-worse>&#9888; events lost</span>' if ev.lost else 'complete'}</td></tr>"
                        for ev in summary.events)
         return (svg_misc.events(ctx, summary, by)

@@ -2,11 +2,15 @@ import { BandChart } from '../../charts/BandChart';
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorBox } from '../../components/ErrorBox';
 import { captureColor } from '../../logic/colors';
+import { formatRaw } from '../../logic/format';
 import type { CellProps } from '../types';
 import { useEventsByField, useEventsRate, useEventsSummary } from './queries';
-import { columnFormat, showValue, type EventsState } from './state';
+import { perRunText, perSecondText, showValue, type EventsState } from './state';
 
-const fmtCount = (n: number) => (Number.isInteger(n) ? n.toLocaleString('en-US') : n.toLocaleString('en-US', { maximumFractionDigits: 1 }));
+// Totals are exact counts of events (set against perf stat's count: '4,966 of 4,966'); means per run and
+// rates in the app's number rule (state.ts perRunText, perSecondText: '1.655k', '552/s'), exact on hover.
+const fmtCount = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
+const exact = (n: number | null | undefined, unit: string) => (n === null || n === undefined ? undefined : `${formatRaw(n)} ${unit}`);
 const fmtS = (s: number | null | undefined) => (s === null || s === undefined ? '–' : `${s.toFixed(3)} s`);
 
 
@@ -34,8 +38,6 @@ export function EventsCell({ ctx, state, setState, full }: CellProps<EventsState
   for (const c of d?.captures ?? []) for (const r of c.rows) if (!r.rest && !values.includes(r.value ?? null)) values.push(r.value ?? null);
   const hasRest = (d?.captures ?? []).some((c) => c.rows.some((r) => r.rest));
   // one precision per column, so the digits line up
-  const perRunFmt = columnFormat(rows.map((r) => r.per_run));
-  const perSFmt = columnFormat(rows.map((r) => r.per_s));
   return (
     <div className="events-cell">
       <div className="cell-toolbar">
@@ -92,8 +94,12 @@ export function EventsCell({ ctx, state, setState, full }: CellProps<EventsState
               <td style={{ color: captureColor(ctx.captures.indexOf(r.capture)) }}>{r.label}</td>
               <td className="num">{r.runs}</td>
               <td className="num">{fmtCount(r.events)}</td>
-              <td className="num">{perRunFmt(r.per_run)}</td>
-              <td className="num">{perSFmt(r.per_s)}</td>
+              <td className="num" title={exact(r.per_run, 'events per run')}>
+                {perRunText(r.per_run)}
+              </td>
+              <td className="num" title={exact(r.per_s, 'events per second')}>
+                {perSecondText(r.per_s)}
+              </td>
               <td className="num">{r.counted === null || r.counted === undefined ? '–' : fmtCount(r.counted)}</td>
               <td className="mono">{r.table}</td>
             </tr>
@@ -134,10 +140,9 @@ export function EventsCell({ ctx, state, setState, full }: CellProps<EventsState
                   <td className="mono">{v === '\u0000rest' ? <span className="muted">the rest (summed)</span> : v === null ? d.event : <span title={v}>{showValue(d.field ?? null, v)}</span>}</td>
                   {d.captures.map((c) => {
                     const r = c.rows.find((x) => (v === '\u0000rest' ? x.rest : !x.rest && (x.value ?? null) === v));
-                    const perRun = columnFormat(c.rows.map((x) => x.per_run));
                     return [
-                      <td key={`${c.capture}n`} className="num" title={r ? `${fmtCount(r.count)} events over ${c.runs} run(s)${r.rest ? `, ${r.values} values` : ''}` : undefined}>
-                        {r ? perRun(r.per_run) : '–'}
+                      <td key={`${c.capture}n`} className="num" title={r ? `${fmtCount(r.count)} events over ${c.runs} run(s): ${formatRaw(r.per_run)} per run${r.rest ? `, ${r.values} values` : ''}` : undefined}>
+                        {r ? perRunText(r.per_run) : '–'}
                       </td>,
                       <td key={`${c.capture}f`} className="num muted">
                         {fmtS(r?.first_s)}
@@ -163,10 +168,10 @@ export function EventsCell({ ctx, state, setState, full }: CellProps<EventsState
             label: s.label,
             color: captureColor(Math.max(0, ctx.captures.indexOf(s.capture))),
             dash: '',
-            points: s.per_s.map((v, i) => ({ x: i * rate.data!.bucket_s, mean: v, lo: v, hi: v, title: `${s.label} at ${(i * rate.data!.bucket_s).toFixed(2)} s: ${fmtCount(v)} events/s` })),
+            points: s.per_s.map((v, i) => ({ x: i * rate.data!.bucket_s, mean: v, lo: v, hi: v, title: `${s.label} at ${(i * rate.data!.bucket_s).toFixed(2)} s: ${perSecondText(v)} (${formatRaw(v)} events/s)` })),
           }))}
           bands={false}
-          yLabel={(v) => fmtCount(v)}
+          yLabel={perSecondText}
           xTitle="time since the run started"
           ariaLabel={`${event} events per second`}
           note={`${event} events per second, buckets of ${(rate.data.bucket_s * 1000).toFixed(0)} ms, mean over each capture's runs`}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { columnFormat, decodeEvents, defaultEventsState, encodeEvents, showValue } from './state';
+import { decodeEvents, defaultEventsState, encodeEvents, perRunText, perSecondText, showValue } from './state';
 
 describe('events cell state', () => {
   it('round-trips and keeps the default empty', () => {
@@ -26,12 +26,10 @@ describe('field values', () => {
   });
 });
 
-describe('columnFormat', () => {
-  it('gives a column one precision, so its digits line up', () => {
-    const mixed = columnFormat([1655.3, 1655, null]);
-    expect([1655.3, 1655].map(mixed)).toEqual(['1,655.3', '1,655.0']);
-    expect(mixed(null)).toBe('–');
-    const whole = columnFormat([1655, 12, 3.02]);
-    expect([1655, 12, 3.02].map(whole)).toEqual(['1,655', '12', '3']);
+describe('events numbers', () => {
+  it("reads means per run and rates in the app's number rule (logic/format.ts), not a format of its own", () => {
+    expect([1655.333, 1655, 12.5, 0].map(perRunText)).toEqual(['1.655k', '1.655k', '12.5', '0']);
+    expect([551.8, 40810, 0.11].map(perSecondText)).toEqual(['552/s', '40.81k/s', '0.1/s']);
+    expect([perRunText(null), perSecondText(undefined)]).toEqual(['–', '–']);
   });
 });

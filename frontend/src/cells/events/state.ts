@@ -1,5 +1,6 @@
 // The events cell's state: which traced event, which field to count by, how many values to show.
 // URL form: "e=xfs:xfs_ail_insert;f=new_lsn;top=20" (every part optional; the default is '').
+import { formatValue } from '../../logic/format';
 
 export interface EventsState {
   event: string | null; // sys:name; null: the first event the captures traced
@@ -49,16 +50,12 @@ export function showValue(field: string | null, v: string): string {
   return `${(n >> 32n).toString()}/${(n & 0xffffffffn).toString()}`;
 }
 
-/**
- * One precision for a column of counts, so its digits line up: no decimals when every value is whole
- * (to one decimal), else one decimal on every value (`1,655.0` beside `1,655.3`, not `1,655`).
- * Absent values read '–'.
- */
-export function columnFormat(values: readonly (number | null | undefined)[]): (n: number | null | undefined) => string {
-  const finite = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
-  const digits = finite.some((v) => Math.round(Math.abs(v) * 10) % 10 !== 0) ? 1 : 0;
-  return (n) =>
-    n === null || n === undefined || !Number.isFinite(n)
-      ? '–'
-      : n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }).replace('-', '\u2212');
+/** A mean of events per run in the app's number rule (logic/format.ts, count-like): '1.655k', '12.5'; absent '–'. */
+export function perRunText(n: number | null | undefined): string {
+  return n === null || n === undefined ? '–' : formatValue(n, '');
+}
+
+/** Events per second in the app's number rule ('/s', SI prefixes): '552/s', '40.81k/s'; absent '–'. */
+export function perSecondText(n: number | null | undefined): string {
+  return n === null || n === undefined ? '–' : formatValue(n, '/s');
 }
