@@ -135,21 +135,23 @@ test("the monitors: each capture's mean with its runs in the head, the change ag
   for (const v of (await kib.first().locator('td.num:not(.muted)').allInnerTexts()).map((t) => t.trim())) expect(v).toMatch(/^\d+(\.\d+)? (B|KiB|MiB|GiB)\/s$/);
 });
 
-test('a capture without traced events, monitors, fio logs or off-CPU stacks: each cell says so the same way, with the flag and the captures that have them', async ({ page }) => {
+test('a capture without traced events, monitors, fio logs, off-CPU stacks or a sweep: each cell says so the same way, with the flag and the captures that have them', async ({ page }) => {
   test.skip(caps.length < 2, 'needs the upload');
   const list = (await (await page.request.get('/api/captures')).json()) as { id: string; label: string; artifact_kinds?: string[] }[];
-  const plain = list.find((c) => !(c.artifact_kinds ?? []).some((k) => ['perf-trace', 'monitor', 'fio-log', 'perf-offcpu'].includes(k)))!;
+  const plain = list.find((c) => !(c.artifact_kinds ?? []).some((k) => ['perf-trace', 'monitor', 'fio-log', 'perf-offcpu', 'sweep-plan'].includes(k)))!;
   expect(plain, 'a capture with none of them (the bundles iolens.spec.ts uploads)').toBeTruthy();
-  await page.goto(`/compare?v=1&captures=${plain.id}&baseline=${plain.id}&cell=events&cell=monitors&cell=fiolog&cell=offcpu`);
+  await page.goto(`/compare?v=1&captures=${plain.id}&baseline=${plain.id}&cell=events&cell=monitors&cell=fiolog&cell=offcpu&cell=sweepline`);
+  await expect(page.getByText(`1 capture · baseline ${plain.label}`)).toBeVisible(); // not '1 captures'
   for (const [kind, noun, flag] of [
     ['events', 'traced events', '--trace'],
     ['monitors', 'monitors', '--monitors'],
     ['fiolog', 'fio logs over time', '--fio-logs'],
     ['offcpu', 'off-CPU stacks', '--offcpu'],
+    ['sweepline', 'swept parameters', 'sweep'],
   ] as const) {
     const empty = page.locator(`section.cell[data-kind="${kind}"] .empty-note`);
     await expect(empty.getByRole('heading'), kind).toHaveText(`No ${noun} in ${plain.label}`);
-    await expect(empty.locator('.empty-next code').first(), kind).toContainText(`iolens-collect run ${flag}`);
+    await expect(empty.locator('.empty-next code').first(), kind).toContainText(`iolens-collect ${flag === 'sweep' ? '' : 'run '}${flag}`);
   }
   // the library's captures with traced events (this spec's two) are links that add one to the notebook
   const add = page.locator('section.cell[data-kind="events"]').getByTestId('empty-add');

@@ -29,7 +29,7 @@ export const DATA_KINDS: Readonly<Record<DataKey, DataKind>> = {
   fiologs: { noun: 'fio logs over time', artifacts: ['fio-log'], flag: '--fio-logs MSEC', command: 'iolens-collect run --fio-logs 500 …', what: 'fio’s bandwidth, IOPS and latency logs, averaged over MSEC ms' },
   events: { noun: 'traced events', artifacts: ['perf-trace'], flag: '--trace SYS:EVENT', command: "iolens-collect run --trace xfs:xfs_ail_insert --trace 'writeback:*' …", what: 'perf record of any tracepoint, every field typed' },
   monitors: { noun: 'monitors', artifacts: ['monitor'], flag: '--monitors', command: 'iolens-collect run --monitors …', what: 'samples of /proc/vmstat, meminfo, per-CPU time, XFS/ext4 counters and slab caches during each repeat' },
-  sweep: { noun: 'swept parameters', artifacts: ['sweep-plan'], flag: 'sweep PLAN', command: 'iolens-collect sweep PLAN -o NAME.iolens.tar.gz', what: 'the fio job over a matrix of parameters (a plan file)' },
+  sweep: { noun: 'swept parameters', artifacts: ['sweep-plan'], flag: 'sweep PLAN', command: 'iolens-collect sweep PLAN -o NAME.iolens.tar.gz', what: 'the fio job over a matrix of parameters from a plan file' },
 };
 
 type Caps = Pick<CapturePublic, 'id' | 'artifact_kinds'>;

@@ -237,7 +237,7 @@ export function NotebookView({ view, problems, saved }: { view: CompareView; pro
         </button>
       </div>
       <p className="nb-subtitle muted">
-        {view.captures.length} captures · baseline {baseLabel}
+        {view.captures.length} capture{view.captures.length === 1 ? '' : 's'} · baseline {baseLabel}
       </p>
 
       {problems.length > 0 && dismissed !== problemKey && (

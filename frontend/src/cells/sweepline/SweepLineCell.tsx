@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import { BandChart } from '../../charts/BandChart';
+import { EmptyState } from '../../components/EmptyState';
 import { ErrorBox } from '../../components/ErrorBox';
 import { axisLabel, buildLines } from '../../logic/sweep';
 import { MetricSelect } from '../sweep/MetricSelect';
@@ -15,7 +16,13 @@ export function SweepLineCell({ ctx, state, setState, full }: CellProps<SweepLin
   if (q.loading) return <p className="muted">Computing the sweep statistics…</p>;
   if (q.error) return <ErrorBox error={q.error} title="sweep chart" />;
   if (!q.data || !data) return null;
-  if (data instanceof Error) return <p className="muted">No line to draw: {data.message}.</p>;
+  // buildLines' one refusal: no parameter is swept (captures of `iolens-collect run`, one point each)
+  if (data instanceof Error)
+    return (
+      <EmptyState data="sweep" testId="sweepline-empty" captures={ctx.captures} baseline={ctx.baseline} withCapture={ctx.withCapture}>
+        No line to draw: {data.message}. The sweep matrix cell compares their one point.
+      </EmptyState>
+    );
   const m = q.data.metric;
   const setFixed = (name: string, v: string | null) => setState({ ...state, fixed: { ...state.fixed, [name]: v } });
   return (
