@@ -42,6 +42,19 @@ others() {  # the busiest processes over half a second (top's second sample), to
         | sed 's/, $//' | head -c 300
 }
 
+machine_line() {  # the RECIPE's line on what else ran: a quiet moment (1-minute load under 1.5,
+                  # nothing above 2% of a CPU) or a busy one, with the figures either way
+    if [ -z "$busy" ] && awk '{exit !($1 < 1.5)}' <<<"$before"; then
+        echo "- **A quiet moment on a shared machine**: nothing else above 2% of a CPU just before (top)."
+        echo "  Load average (1, 5, 15 min) before the capture: $before; after: $after (the longer averages"
+        echo "  are other engineers' earlier builds and test suites). Expect less noise than beside them."
+    else
+        echo "- **Not an idle machine**: other engineers' test suites (browsers, node, pytest) ran on it at the"
+        echo "  same time. Load average (1, 5, 15 min) before the capture: $before; after: $after. Other"
+        echo "  processes above 2% of a CPU just before (top): ${busy:-none}. Expect noise between repeats and captures."
+    fi
+}
+
 stacks_table() {  # stacks_table BUNDLE: for --stacks captures, per run: fio's IOPS, the samples of
                   # all CPUs and fio's, and those converting unwritten extents (nothing otherwise)
     python3 - "$1" <<'PY'
@@ -102,9 +115,7 @@ A real capture, made by \`datasets/make-probes.sh\` on $today (UTC). Bundle: $si
 - kernel: $kernel ($(uname -v)); cgroups: $(grep -q ' - cgroup cgroup .*cpu' /proc/self/mountinfo && echo "v1 cpu hierarchy (hybrid host)" || echo v2)
 - fio: $(fio --version), $(perf --version), collector: iolens-collect $(collector_version)
 - device: $devline
-- **Not an idle machine**: other engineers' test suites (browsers, node, pytest) ran on it at the
-  same time. Load average (1, 5, 15 min) before the capture: $before; after: $after. Other
-  processes above 2% of a CPU just before (top): ${busy:-none}. Expect noise between repeats and captures.
+$(machine_line)
 
 ## Commands (as root)
 \`\`\`sh
