@@ -60,7 +60,7 @@ def test_counts_match_the_raw_samples(served, rows):
         assert h["filters"]["event"] == event
         got = Counter({(i // rows, i % rows): n for i, n in enumerate(h["counts"]) if n})
         assert got == want, run
-        assert h["total_samples"] == sum(want.values()) > 1000
+        assert h["total_samples"] == sum(want.values()) > 500  # each run: 833-1,269 samples of ~1,340 (2 CPUs, 199 Hz, 3.4 s)
         assert h["max_count"] == max(want.values())
         assert h["cols"] == max(c for c, _ in want) + 1
 

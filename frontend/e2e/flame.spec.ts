@@ -115,7 +115,7 @@ test('a capture flame graph: zoom, breadcrumb, search, the link reopens the same
   await cell.getByLabel('Runs').selectOption({ index: 1 });
   await expect(page).toHaveURL(/[:;]runs=r00[01]/);
   await expect(cell.getByTestId('flame-summary')).toContainText(/run r00[01]/);
-  await cell.getByLabel('CPU').selectOption({ index: 1 });
+  await cell.getByLabel('CPU', { exact: true }).selectOption({ index: 1 });
   await expect(page).toHaveURL(/;cpu=\d/);
   await shot(page, 'flame-05-run-cpu');
 
