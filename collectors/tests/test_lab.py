@@ -329,7 +329,7 @@ def test_a_checkout_the_guest_would_not_see_is_shared_with_it(monkeypatch, tmp_p
     # the same path, or the guest finds no collector to run
     from iolens_lab import runner
 
-    assert runner.guest_shares(["/var/tmp/x/collectors", "/var/tmp/x/.venv", "/usr", "/work/y/collectors"]) == [
+    assert runner.guest_shares(["/var/tmp/x/collectors", "/var/tmp/x/.venv", "/usr", "/opt/checkout/collectors"]) == [
         "/var/tmp/x/.venv", "/var/tmp/x/collectors"]
     assert runner.guest_shares(["/var/tmp/x", "/var/tmp/x/collectors", "/run/user/0/v"]) == ["/run/user/0/v", "/var/tmp/x"]
     assert runner.guest_shares(["/var/tmpx/collectors", "/var/lib/dpkg", "/home/me/iolens/collectors"]) == []
@@ -342,9 +342,9 @@ def test_a_checkout_the_guest_would_not_see_is_shared_with_it(monkeypatch, tmp_p
     argv = runner._vng_argv(plan, prep, str(tmp_path / "work"), str(tmp_path / "disk.img"), False, dry=False)
     assert argv[argv.index("--rwdir") + 1] == str(tmp_path / "work")
     assert "/var/tmp/x/collectors" in [argv[i + 1] for i, a in enumerate(argv) if a == "--rodir"]
-    monkeypatch.setattr(runner, "COLLECTORS", "/work/y/collectors")
+    monkeypatch.setattr(runner, "COLLECTORS", "/opt/checkout/collectors")
     argv = runner._vng_argv(plan, prep, str(tmp_path / "work"), str(tmp_path / "disk.img"), False, dry=False)
-    assert "/work/y/collectors" not in argv and argv[-2:] == ["--exec", f"sh {tmp_path / 'work'}/guest.sh"]
+    assert "/opt/checkout/collectors" not in argv and argv[-2:] == ["--exec", f"sh {tmp_path / 'work'}/guest.sh"]
 
 
 def test_9p_at_once_where_virtiofsd_is_qemus_old_c_daemon(monkeypatch, tmp_path):
