@@ -93,8 +93,9 @@ serve: build
 # waiting than computing) and the kernel lab's test (a qemu guest booted twice: it waits on the guest
 # more than it computes); after uv sync, the Rust core's own tests (on the dependencies uv sync built),
 # backend/tests in three pytest runs (one pytest alone was the long pole: 15 min of a 16 min run, most
-# of its end on one core while the other idled) and the browser tests after the build (they wait on
-# the page about half the time).
+# of its end on one core while the other idled) and the browser tests after the build (the largest
+# CPU item: alone, their lane counted 204 s while the machine was busy 692 s, /proc/stat, 2026-11-28:
+# the browser's processes are not in the lane's figure).
 # Each suite's output is printed whole when it ends, with its wall and CPU time, and so are uv sync's,
 # npm ci's and the build's. Every suite runs (-k) and any failure fails `make test`. IOLENS_BUILT=1:
 # the build is part of this make run.
