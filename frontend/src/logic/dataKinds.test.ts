@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CapturePublic } from '../api/client';
+import { vectors } from '../testdata/vectors';
 import { DATA_KINDS, emptyFacts, hasData } from './dataKinds';
 
 const cap = (id: string, kinds: string[], created_at = '2026-11-20T10:00:00Z'): CapturePublic => ({ id, label: `L-${id}`, artifact_kinds: kinds, created_at }) as unknown as CapturePublic;
@@ -17,18 +18,11 @@ describe('data kinds', () => {
     expect(hasData({ artifact_kinds: undefined }, 'monitors')).toBe(false);
   });
 
-  it("names the collector's real flags (iolens-collect run --help)", () => {
-    expect(Object.fromEntries(Object.entries(DATA_KINDS).map(([k, d]) => [k, d.flag]))).toEqual({
-      stacks: '--stacks',
-      offcpu: '--offcpu',
-      sched: '--sched',
-      block: '--block DEV',
-      lockstat: '--lock-stat',
-      fiologs: '--fio-logs MSEC',
-      events: '--trace SYS:EVENT',
-      monitors: '--monitors',
-      sweep: 'sweep PLAN',
-    });
+  it("names the collector's real flags (testdata/vectors/collector-flags.json, checked against its parser)", () => {
+    const v = vectors<{ cases: { data: string; flag: string }[] }>('collector-flags');
+    expect(Object.fromEntries(Object.entries(DATA_KINDS).map(([k, d]) => [k, d.flag]))).toEqual(
+      Object.fromEntries(v.cases.map((c) => [c.data, c.flag])),
+    );
     for (const d of Object.values(DATA_KINDS)) expect(d.command).toContain(d.flag.split(' ')[0]);
   });
 
