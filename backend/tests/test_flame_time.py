@@ -209,6 +209,28 @@ def test_folded_export_applies_the_transforms(xfs):
     assert lines != sorted(lines)
 
 
+def test_runs_of_unknown_frames_collapse_to_one_with_the_same_totals(xfs):
+    """fio's user stacks end in chains of `[unknown]` frames (perf's frame-pointer unwinder in code
+    built without frame pointers), up to perf's depth limit: drec:[unknown] makes each run one frame."""
+    client, cid, _ = xfs
+    plain = parse_folded(client.get(f"/api/captures/{cid}/flame/folded").text)
+    x = "drec:%5Bunknown%5D"
+    got = parse_folded(client.get(f"/api/captures/{cid}/flame/folded", params={"transforms": x}).text)
+    # made here without the rule: each run of [unknown] after the command name kept once
+    want: dict[str, int] = {}
+    for k, v in plain.items():
+        fr = k.split(";")
+        kept = fr[:2] + [f for p, f in enumerate(fr[2:], 2) if not (f == "[unknown]" and fr[p - 1] == "[unknown]")]
+        want[";".join(kept)] = want.get(";".join(kept), 0) + v
+    assert got == want
+    assert sum(got.values()) == sum(plain.values())
+    depth = max(len(k.split(";")) for k in plain)
+    assert depth >= 100 and max(len(k.split(";")) for k in got) < 40, (depth, max(len(k.split(";")) for k in got))
+    assert not any(";[unknown];[unknown]" in k for k in got)
+    svg = client.get(f"/api/captures/{cid}/flame/svg", params={"transforms": x, "width": 800}).text
+    assert "collapse direct recursion of [unknown]" in svg
+
+
 def test_svg_export_applies_the_order_and_transforms(xfs):
     client, cid, _ = xfs
     q = {"order": "heavy", "transforms": "focus:do_syscall_64,drop:nothing_here", "width": 800}

@@ -182,3 +182,45 @@ test('transforms: focus, drop, merge, collapse recursion, in the link, removable
   await page.mouse.move(0, 0);
   await shot(page, 'stacks-05-merge-rec');
 });
+
+test("runs of [unknown] frames (fio's user stacks): offered, collapsed into one, the tooltip says how many, in the link, removable", async ({ page }) => {
+  await page.goto(url);
+  await expect(cell(page).getByTestId('flame-canvas')).toBeVisible();
+  const summary = cell(page).getByTestId('flame-summary');
+  const frames = async () => Number(/([\d,]+) frames/.exec((await summary.textContent())!)![1]!.replace(/,/g, ''));
+  const before = await frames();
+  // not on by default (perf report, inferno, speedscope show every frame): offered, with the depth it saves
+  const offer = cell(page).getByTestId('collapse-unknown');
+  await expect(offer).toContainText(/up to \d+ deep/);
+  expect(Number(/up to (\d+) deep/.exec((await offer.textContent())!)![1])).toBeGreaterThan(20);
+  await offer.click();
+  await expect(page).toHaveURL(/x=drec:/);
+  await expect(offer).toHaveCount(0);
+  await expect(cell(page).getByTestId('transforms')).toContainText('Collapse direct recursion of [unknown]');
+  await expect(summary).toContainText('after the transforms: 100.0%');
+  expect(await frames()).toBeLessThan(before);
+  await page.mouse.move(0, 0);
+  await shot(page, 'stacks-06-unknown-collapsed');
+  // the sandwich of a function fio calls through such a chain: its callers' [unknown] frame says how many it stands for
+  await page.goto(`${page.url()};s=sandwich;fn=fio_gettime`);
+  await expect(cell(page).getByTestId('flame-canvas-callers')).toBeVisible();
+  await cell(page).getByTestId('flame-canvas-callers').scrollIntoViewIfNeeded();
+  const box = (await cell(page).getByTestId('flame-canvas-callers').boundingBox())!;
+  const tip = page.getByTestId('flame-tooltip');
+  let found = '';
+  for (const fx of [0.5, 0.2, 0.8, 0.05, 0.35, 0.65, 0.95]) {
+    await page.mouse.move(box.x + fx * box.width, box.y + box.height - 16 - 8);
+    if ((await tip.locator('.tt-name').count()) && (await tip.locator('.tt-name').textContent()) === '[unknown]') {
+      found = (await tip.getByTestId('tt-span').textContent()) ?? '';
+      break;
+    }
+  }
+  expect(found).toMatch(/^Collapsed\d+( to \d+)? frames in a row, as recorded/);
+  await shot(page, 'stacks-07-unknown-sandwich');
+  // the link keeps it; removing it brings the offer back
+  await page.reload();
+  await expect(cell(page).getByTestId('transforms')).toContainText('[unknown]');
+  await cell(page).getByRole('button', { name: 'Remove: Collapse direct recursion of [unknown]' }).click();
+  await expect(page).not.toHaveURL(/x=/);
+  await expect(cell(page).getByTestId('collapse-unknown')).toBeVisible();
+});

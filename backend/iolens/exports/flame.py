@@ -30,6 +30,7 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..store.rules.flame_stacks import OPS
 from ..views import flame as flame_view
 from ..views.workload import pair_comm, workload_comm  # noqa: F401 - the rule lives in views
 from . import selection, svg_flame
@@ -141,7 +142,7 @@ class FlameExport:
             out["zoom"] = [_dec(f) for f in st["z"].split(",")]
         for item in filter(None, st.get("x", "").split(",")):
             op, _, name = item.partition(":")
-            if op in ("focus", "merge", "drop", "rec") and name:
+            if op in OPS and name:
                 out["transforms"].append({"op": op, "name": _dec(name)})
         return out
 

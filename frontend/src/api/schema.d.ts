@@ -6591,7 +6591,7 @@ export interface operations {
             query?: {
                 /** @description Siblings by name (inferno's order) or heaviest first (left heavy), as the flame cell's o= field. */
                 order?: "name" | "heavy";
-                /** @description Transforms applied in order, the flame cell's x= text: OP:NAME items separated by ',', OP one of focus, merge, drop, rec, NAME percent-encoded (store/rules/flame_stacks.py). */
+                /** @description Transforms applied in order, the flame cell's x= text: OP:NAME items separated by ',', OP one of focus, merge, drop, rec, drec, NAME percent-encoded (store/rules/flame_stacks.py). */
                 transforms?: string | null;
                 /** @description Send as an attachment (Content-Disposition). */
                 download?: boolean;
@@ -6773,7 +6773,7 @@ export interface operations {
                 width?: number;
                 /** @description Siblings by name (inferno's order) or heaviest first (left heavy), as the flame cell's o= field. */
                 order?: "name" | "heavy";
-                /** @description Transforms applied in order, the flame cell's x= text: OP:NAME items separated by ',', OP one of focus, merge, drop, rec, NAME percent-encoded (store/rules/flame_stacks.py). */
+                /** @description Transforms applied in order, the flame cell's x= text: OP:NAME items separated by ',', OP one of focus, merge, drop, rec, drec, NAME percent-encoded (store/rules/flame_stacks.py). */
                 transforms?: string | null;
                 /** @description Send as an attachment (Content-Disposition). */
                 download?: boolean;

@@ -10,7 +10,7 @@ export const SHORTCUTS: readonly { key: string; what: string }[] = [
   { key: '1 / 2', what: 'Flame graph: siblings by name / left heavy (heaviest first)' },
   { key: '3 / 4', what: 'Flame graph: sandwich of a function (callers and callees) / inverted call tree' },
   { key: '5', what: 'Flame graph: time order of one thread or CPU (+ / - zoom, ← → pan, 0 the whole run)' },
-  { key: 'f m d r', what: 'On the zoomed frame or the sandwich function: focus, merge into callers, drop its samples, collapse recursion' },
+  { key: 'f m d r R', what: 'On the zoomed frame or the sandwich function: focus, merge into callers, drop its samples, collapse recursion, collapse direct recursion only (R: shift r)' },
   { key: '?', what: 'Show these shortcuts' },
   { key: 'Esc', what: 'Close a dialog, leave the filter; zoom out one level (flame graph)' },
 ];

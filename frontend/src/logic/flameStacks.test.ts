@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { foldedFromText, layoutTree, topFunctions, treeFromFolded } from './flame';
-import { applyTransforms, callerRows, reorderTree, sandwich, sortRows, stacksFromTree, stacksWeight, treeFromStacks, type Stacks, type StackTree } from './flameStacks';
+import { applyTransforms, callerRows, unknownRun, reorderTree, sandwich, sortRows, stacksFromTree, stacksWeight, treeFromStacks, type Stacks, type StackTree } from './flameStacks';
 
 // The folded stacks of datasets/stacks-xfs as captured on 2026-11-22 (its two runs merged, as the
 // flame API merges them; the bundle is in the history, commit 5221f60, before the recapture with
@@ -144,6 +144,42 @@ describe('stacks of a real capture (datasets/stacks-xfs of 2026-11-22)', () => {
     expect(stacksWeight(rec)).toBe(stacksWeight(xfs));
     expect(callerRows(rec, []).find((r) => rec.names[r.name] === f)).toMatchObject({ total: before.total, self: before.self });
     for (let k = 0; k + 1 < rec.start.length; k++) expect([...rec.frames.subarray(rec.start[k]!, rec.start[k + 1]!)].filter((x) => x === id(rec, f)).length).toBeLessThan(2);
+  });
+
+  it("runs of [unknown] (fio's user stacks, perf's frame-pointer chains) collapse: totals unchanged, depth drops, spans add up", () => {
+    const U = '[unknown]';
+    const depthOf = (s: Stacks) => Math.max(...Array.from({ length: s.start.length - 1 }, (_, k) => s.start[k + 1]! - s.start[k]!));
+    // the chains as the folded lines have them: up to 126 in a row, to perf's depth limit
+    let longest = 0;
+    for (const l of lines)
+      for (let i = 1, run = 0; i < l.frames.length; i++) longest = Math.max(longest, (run = l.frames[i] === U ? run + 1 : 0));
+    expect(longest).toBe(126);
+    expect(unknownRun(treeOf(folded))).toBe(126);
+    const { stacks: c, missing } = applyTransforms(xfs, [{ op: 'drec', name: U }]);
+    expect(missing).toEqual([]);
+    expect(stacksWeight(c)).toBe(stacksWeight(xfs));
+    expect(depthOf(xfs)).toBe(128);
+    expect(depthOf(c)).toBe(29);
+    const u = id(c, U);
+    for (let k = 0; k + 1 < c.start.length; k++) {
+      const a = c.start[k]!;
+      const b = c.start[k + 1]!;
+      for (let p = a + 2; p < b; p++) expect(c.frames[p] === u && c.frames[p - 1] === u).toBe(false);
+      // each stack's frames stand for as many recorded frames as it had (one stack out per stack in)
+      let n = 0;
+      for (let p = a; p < b; p++) n += c.span![p]!;
+      expect(n).toBe(xfs.start[k + 1]! - xfs.start[k]!);
+    }
+    // the tree: a node of a collapsed chain says how many frames it stands for
+    const t = treeFromStacks(c, 'name');
+    expect(Math.max(...t.span!.max)).toBe(126);
+    expect(Math.min(...t.span!.min)).toBe(1);
+    // the sandwich's callers of a function under a chain: one [unknown] frame, not 126
+    const sw = sandwich(c, 'fio_gettime')!;
+    expect(sw.total).toBe(sum((fr) => fr.slice(1).includes('fio_gettime')));
+    const callersDepth = depthOf(sw.callers);
+    expect(callersDepth).toBeLessThan(6);
+    expect(depthOf(sandwich(xfs, 'fio_gettime')!.callers)).toBeGreaterThan(100);
   });
 });
 

@@ -11,6 +11,11 @@
 //     merge  its frames go; their samples become their callers' own
 //     drop   samples with the function anywhere go
 //     rec    recursion collapsed: between its outermost and innermost call, frames go (A F B F C -> A F C)
+//     drec   direct recursion collapsed: a run of consecutive frames of the function becomes one
+//            (A F F F B F C -> A F B F C); Firefox Profiler's "collapse direct recursion only". On
+//            `[unknown]` it collapses the chains perf's frame-pointer unwinder makes in code built
+//            without frame pointers (fio's user stacks: up to 126 of them, to perf's depth limit).
+//            Each frame left keeps how many frames it stands for (`span`), for the tooltips.
 // - Inverted rows (`callerRows`): for a chain of functions, leaf first (F, then F's caller G, ...),
 //   one row per caller C of the chain: self = samples whose stack ends in C;...;G;F, total =
 //   samples with C;...;G;F anywhere in the stack (each sample once). The empty chain gives one row
@@ -21,7 +26,7 @@
 import { ROOT_NAME, structure } from './flame';
 
 export type FlameOrder = 'name' | 'heavy';
-export type TransformOp = 'focus' | 'merge' | 'drop' | 'rec';
+export type TransformOp = 'focus' | 'merge' | 'drop' | 'rec' | 'drec';
 export interface Transform {
   op: TransformOp;
   name: string;
@@ -32,6 +37,7 @@ export const TRANSFORM_LABEL: Record<TransformOp, string> = {
   merge: 'Merge into callers',
   drop: 'Drop samples with',
   rec: 'Collapse recursion of',
+  drec: 'Collapse direct recursion of',
 };
 
 /** The tree as columns in pre-order (the API's FlameTree), with each node's own samples. */
@@ -54,6 +60,9 @@ export interface Stacks {
   comm: boolean;
   /** Name of the root (ROOT_NAME, or the function of a sandwich half). */
   root: string;
+  /** How many frames of the stacks as recorded each frame stands for (parallel to frames; absent:
+   *  one each). Set by a `drec` transform, kept by the others and by the sandwich's halves. */
+  span?: Int32Array;
 }
 
 /** The stacks of a tree: one per node with a weight or samples of its own. */
@@ -86,10 +95,12 @@ export interface BuiltTree {
   depth: Int32Array;
   self: Float64Array;
   samples: Float64Array;
+  /** Of stacks with spans: the fewest and most frames as recorded each node stands for. */
+  span?: { min: Int32Array; max: Int32Array };
 }
 
 /** Pre-order columns of a tree given as parent links (parent index below the child's), siblings in `order`. */
-function emit(names: string[], nameOf: ArrayLike<number>, parentOf: ArrayLike<number>, self: ArrayLike<number>, samples: ArrayLike<number>, order: FlameOrder): BuiltTree {
+function emit(names: string[], nameOf: ArrayLike<number>, parentOf: ArrayLike<number>, self: ArrayLike<number>, samples: ArrayLike<number>, order: FlameOrder, span?: { min: ArrayLike<number>; max: ArrayLike<number> }): BuiltTree {
   const n = nameOf.length;
   const total = Float64Array.from(self);
   for (let i = n - 1; i > 0; i--) total[parentOf[i]!]! += total[i]!;
@@ -108,6 +119,8 @@ function emit(names: string[], nameOf: ArrayLike<number>, parentOf: ArrayLike<nu
   const cmp = order === 'heavy' ? (a: number, b: number) => total[b]! - total[a]! || byName(a, b) : byName;
   for (let i = 0; i < n; i++) if (count[i]! > 1) kids.subarray(first[i]!, first[i + 1]!).sort(cmp);
   const out: BuiltTree = { names, name: new Int32Array(n), depth: new Int32Array(n), self: new Float64Array(n), samples: new Float64Array(n) };
+  const outSpan = span ? { min: new Int32Array(n), max: new Int32Array(n) } : undefined;
+  if (outSpan) out.span = outSpan;
   const stack: number[] = [0];
   const depthOf = new Int32Array(n);
   let k = 0;
@@ -117,6 +130,10 @@ function emit(names: string[], nameOf: ArrayLike<number>, parentOf: ArrayLike<nu
     out.depth[k] = depthOf[i]!;
     out.self[k] = self[i]!;
     out.samples[k] = samples[i]!;
+    if (outSpan) {
+      outSpan.min[k] = span!.min[i]!;
+      outSpan.max[k] = span!.max[i]!;
+    }
     k++;
     for (let j = first[i + 1]! - 1; j >= first[i]!; j--) {
       const c = kids[j]!;
@@ -141,6 +158,9 @@ export function treeFromStacks(s: Stacks, order: FlameOrder): BuiltTree {
   const self: number[] = [0];
   const samples: number[] = [0];
   const child: Map<number, number>[] = [new Map()];
+  const sp = s.span;
+  const spanMin: number[] = [1];
+  const spanMax: number[] = [1];
   for (let k = 0; k + 1 < s.start.length; k++) {
     let node = 0;
     for (let p = s.start[k]!; p < s.start[k + 1]!; p++) {
@@ -154,16 +174,43 @@ export function treeFromStacks(s: Stacks, order: FlameOrder): BuiltTree {
         samples.push(0);
         child.push(new Map());
         child[node]!.set(f, c);
+        if (sp) {
+          spanMin.push(sp[p]!);
+          spanMax.push(sp[p]!);
+        }
+      } else if (sp) {
+        if (sp[p]! < spanMin[c]!) spanMin[c] = sp[p]!;
+        if (sp[p]! > spanMax[c]!) spanMax[c] = sp[p]!;
       }
       node = c;
     }
     self[node]! += s.weight[k]!;
     samples[node]! += s.samples[k]!;
   }
-  return emit(names, nameOf, parentOf, self, samples, order);
+  return emit(names, nameOf, parentOf, self, samples, order, sp ? { min: spanMin, max: spanMax } : undefined);
 }
 
 // --- transforms ------------------------------------------------------------------------------
+
+/** The frame perf names a return address it cannot symbolise (and stackcollapse/inferno keep). */
+export const UNKNOWN = '[unknown]';
+
+/** The longest run of consecutive `[unknown]` frames in a tree's stacks (0: none; 1: no run to
+ *  collapse): perf's frame-pointer unwinder walking code built without frame pointers. One pass. */
+export function unknownRun(t: { names: { indexOf(n: string): number }; name: ArrayLike<number>; depth: ArrayLike<number> }): number {
+  const u = t.names.indexOf(UNKNOWN);
+  if (u < 0) return 0;
+  const run: number[] = [0];
+  let most = 0;
+  for (let i = 1; i < t.depth.length; i++) {
+    const d = t.depth[i]!;
+    const r = t.name[i] === u ? run[d - 1]! + 1 : 0;
+    run[d] = r;
+    if (r > most) most = r;
+  }
+  return most;
+}
+
 
 /** Apply the transforms in order; `missing` lists the ones whose function is not in the stacks. */
 export function applyTransforms(s: Stacks, list: readonly Transform[]): { stacks: Stacks; missing: Transform[] } {
@@ -191,6 +238,13 @@ export function applyTransforms(s: Stacks, list: readonly Transform[]): { stacks
 
 function transform(s: Stacks, op: TransformOp, f: number): Stacks {
   const frames: number[] = [];
+  // how many recorded frames each kept frame stands for: kept when the stacks have it, made by drec
+  const sp = s.span;
+  const span: number[] | null = sp || op === 'drec' ? [] : null;
+  const keep = (p: number) => {
+    frames.push(s.frames[p]!);
+    if (span) span.push(sp ? sp[p]! : 1);
+  };
   const start: number[] = [0];
   const weight: number[] = [];
   const samples: number[] = [];
@@ -207,20 +261,27 @@ function transform(s: Stacks, op: TransformOp, f: number): Stacks {
       }
     if (op === 'focus') {
       if (firstAt < 0) continue;
-      for (let p = firstAt; p < b; p++) frames.push(s.frames[p]!);
+      for (let p = firstAt; p < b; p++) keep(p);
     } else if (op === 'drop') {
       if (firstAt >= 0) continue;
-      for (let p = a; p < b; p++) frames.push(s.frames[p]!);
+      for (let p = a; p < b; p++) keep(p);
     } else if (op === 'merge') {
-      for (let p = a; p < b; p++) if (p < a + lo || s.frames[p] !== f) frames.push(s.frames[p]!);
+      for (let p = a; p < b; p++) if (p < a + lo || s.frames[p] !== f) keep(p);
+    } else if (op === 'rec') {
+      for (let p = a; p < b; p++) if (firstAt < 0 || p <= firstAt || p > lastAt) keep(p);
     } else {
-      for (let p = a; p < b; p++) if (firstAt < 0 || p <= firstAt || p > lastAt) frames.push(s.frames[p]!);
+      // drec: a frame of f right after a frame of f (from its first call on) joins that one
+      for (let p = a; p < b; p++)
+        if (p <= firstAt || s.frames[p] !== f || s.frames[p - 1] !== f) keep(p);
+        else span![span!.length - 1]! += sp ? sp[p]! : 1;
     }
     start.push(frames.length);
     weight.push(s.weight[k]!);
     samples.push(s.samples[k]!);
   }
-  return { ...s, frames: Int32Array.from(frames), start: Int32Array.from(start), weight: Float64Array.from(weight), samples: Float64Array.from(samples), comm: s.comm && op !== 'focus' };
+  const out: Stacks = { ...s, frames: Int32Array.from(frames), start: Int32Array.from(start), weight: Float64Array.from(weight), samples: Float64Array.from(samples), comm: s.comm && op !== 'focus' };
+  if (span) out.span = Int32Array.from(span);
+  return out;
 }
 
 // --- inverted rows and sandwich ----------------------------------------------------------------
@@ -325,8 +386,9 @@ export function sandwich(s: Stacks, fname: string): Sandwich | null {
   const f = s.names.indexOf(fname);
   if (f < 0) return null;
   const lo = s.comm ? 1 : 0;
-  const up = { frames: [] as number[], start: [0], weight: [] as number[], samples: [] as number[] };
-  const down = { frames: [] as number[], start: [0], weight: [] as number[], samples: [] as number[] };
+  const sp = s.span;
+  const up = { frames: [] as number[], start: [0], weight: [] as number[], samples: [] as number[], span: [] as number[] };
+  const down = { frames: [] as number[], start: [0], weight: [] as number[], samples: [] as number[], span: [] as number[] };
   let self = 0;
   let total = 0;
   let selfN = 0;
@@ -350,17 +412,23 @@ export function sandwich(s: Stacks, fname: string): Sandwich | null {
       self += w;
       selfN += n;
     }
-    for (let p = lastAt - 1; p >= a; p--) up.frames.push(s.frames[p]!);
+    for (let p = lastAt - 1; p >= a; p--) {
+      up.frames.push(s.frames[p]!);
+      if (sp) up.span.push(sp[p]!);
+    }
     up.start.push(up.frames.length);
     up.weight.push(w);
     up.samples.push(n);
-    for (let p = firstAt + 1; p < b; p++) down.frames.push(s.frames[p]!);
+    for (let p = firstAt + 1; p < b; p++) {
+      down.frames.push(s.frames[p]!);
+      if (sp) down.span.push(sp[p]!);
+    }
     down.start.push(down.frames.length);
     down.weight.push(w);
     down.samples.push(n);
   }
   if (totalN === 0 && total === 0) return null;
-  const half = (h: typeof up): Stacks => ({ names: s.names, frames: Int32Array.from(h.frames), start: Int32Array.from(h.start), weight: Float64Array.from(h.weight), samples: Float64Array.from(h.samples), comm: false, root: fname });
+  const half = (h: typeof up): Stacks => ({ names: s.names, frames: Int32Array.from(h.frames), start: Int32Array.from(h.start), weight: Float64Array.from(h.weight), samples: Float64Array.from(h.samples), comm: false, root: fname, ...(sp ? { span: Int32Array.from(h.span) } : {}) });
   return { self, total, selfSamples: selfN, totalSamples: totalN, callers: half(up), callees: half(down) };
 }
 

@@ -58,7 +58,7 @@ FormatQ = Annotated[Literal["json", "columns"] | None, Query(
                 "sends Accept */*): json or columns. Default: by Accept.")]
 TransformsQ = Annotated[str | None, Query(
     description="Transforms applied in order, the flame cell's x= text: OP:NAME items separated by ',', OP one of "
-                "focus, merge, drop, rec, NAME percent-encoded (store/rules/flame_stacks.py).")]
+                "focus, merge, drop, rec, drec, NAME percent-encoded (store/rules/flame_stacks.py).")]
 
 router = APIRouter()
 

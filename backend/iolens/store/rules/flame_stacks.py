@@ -12,6 +12,8 @@ server, so an export draws what the cell shows. Both test the same vectors
     merge  its frames go; their samples become their callers' own
     drop   samples with the function anywhere go
     rec    recursion collapsed: between its outermost and innermost call, frames go (A F B F C -> A F C)
+    drec   direct recursion collapsed: a run of consecutive frames of it becomes one (A F F F B -> A F B);
+           on `[unknown]`, the chains perf's frame-pointer unwinder makes in code without frame pointers
 - Their text (the cell's `x=` field and the exports' `transforms` parameter): `OP:NAME` items
   separated by ',', NAME percent-encoded (a function name may hold ',' or ':').
 - Order: 'name' sorts siblings by name (inferno's); 'heavy' puts the heaviest sibling first, left
@@ -25,12 +27,12 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import quote, unquote
 
-TransformOp = Literal["focus", "merge", "drop", "rec"]
-OPS: tuple[TransformOp, ...] = ("focus", "merge", "drop", "rec")
+TransformOp = Literal["focus", "merge", "drop", "rec", "drec"]
+OPS: tuple[TransformOp, ...] = ("focus", "merge", "drop", "rec", "drec")
 Order = Literal["name", "heavy"]
 MAX_TRANSFORMS = 50
 TRANSFORM_LABEL: dict[str, str] = {"focus": "Focus on", "merge": "Merge into callers", "drop": "Drop samples with",
-                                   "rec": "Collapse recursion of"}
+                                   "rec": "Collapse recursion of", "drec": "Collapse direct recursion of"}
 MAX_NAME = 2000
 
 
@@ -118,8 +120,12 @@ def _one(s: Stack, t: Transform, lo: int) -> Stack | None:
         return None if at else s
     if t.op == "merge":
         return s[:lo] + tuple(x for x in s[lo:] if x != f) if at else s
+    if not at:
+        return s
+    if t.op == "drec":  # a frame of f right after a frame of f (from its first call on) goes
+        return s[:at[0] + 1] + tuple(x for p, x in enumerate(s[at[0] + 1:], at[0] + 1) if x != f or s[p - 1] != f)
     # rec: keep up to the outermost call, then what follows the innermost
-    return s[:at[0] + 1] + s[at[-1] + 1:] if at else s
+    return s[:at[0] + 1] + s[at[-1] + 1:]
 
 
 def ordered(stacks: Mapping[Stack, Sequence[int]], order: Order, col: int = 0) -> list[Stack]:

@@ -8,16 +8,18 @@ import { fmtInt, fmtPct, fmtWeight, pctOf } from '../../logic/flameFormat';
 import { sandwich, TRANSFORM_LABEL, treeFromStacks, type FlameOrder, type Stacks } from '../../logic/flameStacks';
 import { FlameChart } from './FlameChart';
 import type { FlameState } from './state';
+import { spanText } from './layouts';
 import { addTransform, OPS } from './StacksBar';
 
 interface Half {
   lay: FlameLayout;
   samples: Float64Array;
+  span: { min: Int32Array; max: Int32Array } | null;
 }
 
 function half(s: Stacks, order: FlameOrder): Half {
   const t = treeFromStacks(s, order);
-  return { lay: layoutTree(t), samples: subtreeSums(Array.from(t.depth), Array.from(t.samples)) };
+  return { lay: layoutTree(t), samples: subtreeSums(Array.from(t.depth), Array.from(t.samples)), span: t.span ?? null };
 }
 
 export function SandwichView({ stacks, fn, order, unit, match, state, set, onMenu }: { stacks: Stacks; fn: string | null; order: FlameOrder; unit: string; match: Uint8Array | null; state: FlameState; set: (p: Partial<FlameState>) => void; onMenu: (name: string, x: number, y: number) => void }) {
@@ -97,6 +99,12 @@ function HalfChart({ title, what, h, root, all, unit, icicle, match, slot, onMen
             <td className="num">{fmtInt(h.samples[n]!)} samples</td>
             <td className="num">{fmtWeight(lay.total[n]!, unit)}</td>
           </tr>
+          {h.span && h.span.max[n]! > 1 && (
+            <tr data-testid="tt-span">
+              <th>Collapsed</th>
+              <td colSpan={4}>{spanText(h.span.min[n]!, h.span.max[n]!)}</td>
+            </tr>
+          )}
         </tbody>
       </table>
       <div className="tt-hint muted">{n === z ? (z > 0 ? 'click the root to zoom out' : 'the function') : 'click to zoom · right click for its sandwich'}</div>

@@ -8,7 +8,7 @@ import { fmtInt, fmtPct, fmtWeight, pctOf } from '../../logic/flameFormat';
 import { exactPattern } from '../../logic/flameSelect';
 import { FlameChart } from './FlameChart';
 import { InvertedView } from './InvertedView';
-import { cachedView } from './layouts';
+import { cachedUnknownRun, cachedView, spanText } from './layouts';
 import { Bar, Breadcrumb, FIRST_ROWS, ModeToggle, useStale, useZoom } from './parts';
 import { useFlame, type FlameGraphData } from './queries';
 import { SearchBox } from './SearchBox';
@@ -64,9 +64,15 @@ export function SingleView({ id, state, set, noStacks }: { id: string; state: Fl
           <tr>
             <th>Self</th>
             <td className="num">{fmtPct(pctOf(lay.self[n]!, total))}</td>
-            <td className="num">{fmtInt(data.tree.self_samples[n]!)} samples</td>
+            <td className="num">{fmtInt(view.selfSamples[n]!)} samples</td>
             <td className="num">{fmtWeight(lay.self[n]!, unit)}</td>
           </tr>
+          {view.span && view.span.max[n]! > 1 && (
+            <tr data-testid="tt-span">
+              <th>Collapsed</th>
+              <td colSpan={3}>{spanText(view.span.min[n]!, view.span.max[n]!)}</td>
+            </tr>
+          )}
           {zoom > 0 && n !== zoom && (
             <tr>
               <th>Of zoom</th>
@@ -103,7 +109,7 @@ export function SingleView({ id, state, set, noStacks }: { id: string; state: Fl
         {state.show !== 'time' && <ModeToggle state={state} set={set} />}
       </div>
       {state.show !== 'time' && <Summary data={data} nodes={lay.n} loading={q.loading} shown={state.transforms.length > 0 ? total : null} />}
-      <StacksBar state={state} set={set} missing={view.missing} current={current} />
+      <StacksBar state={state} set={set} missing={view.missing} current={current} unknownRun={cachedUnknownRun(data)} />
       {menu && <FunctionMenu name={menu.name} x={menu.x} y={menu.y} state={state} set={set} onClose={closeMenu} />}
       {state.show === 'time' ? (
         <TimeOrderView id={id} state={state} set={set} onMenu={onMenu} />

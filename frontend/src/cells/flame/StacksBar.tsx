@@ -2,10 +2,15 @@
 // siblings, the transforms (chips, removable), the menu of a frame or a function, and their keys:
 // speedscope's 1/2/3 (flame graph by name, left heavy, sandwich), 4 (inverted) and 5 (time order), and Firefox
 // Profiler's transform keys on the current function (the sandwich's, or the zoomed frame):
-// f focus, m merge, d drop, r collapse recursion.
+// f focus, m merge, d drop, r collapse recursion, R (shift r) collapse direct recursion only. When
+// the stacks hold runs of `[unknown]` frames, a button offers collapsing them (drec:[unknown]); it
+// is not on by default: perf report, inferno, flamegraph.pl and speedscope all show every frame, the
+// folded export is inferno's text, and the transform costs a pass over every stack at first paint
+// (docs/flame-graphs.md).
 import { useEffect } from 'react';
 import { useShortcut } from '../../components/shortcuts';
 import { TRANSFORM_LABEL, type Transform, type TransformOp } from '../../logic/flameStacks';
+import { UNKNOWN } from './layouts';
 import type { FlameState, StacksView } from './state';
 
 const VIEWS: { v: StacksView; label: string; key: string; title: string }[] = [
@@ -15,13 +20,14 @@ const VIEWS: { v: StacksView; label: string; key: string; title: string }[] = [
   { v: 'time', label: 'Time order', key: '5', title: 'One thread or CPU against time: consecutive samples with the same frames merged into boxes (5)' },
 ];
 
-export const OPS: TransformOp[] = ['focus', 'merge', 'drop', 'rec'];
-const OP_KEY: Record<TransformOp, string> = { focus: 'f', merge: 'm', drop: 'd', rec: 'r' };
+export const OPS: TransformOp[] = ['focus', 'merge', 'drop', 'rec', 'drec'];
+const OP_KEY: Record<TransformOp, string> = { focus: 'f', merge: 'm', drop: 'd', rec: 'r', drec: 'R' };
 const OP_TITLE: Record<TransformOp, string> = {
   focus: 'Keep only the samples with this function, from its outermost call: it becomes the root',
   merge: 'Remove its frames: its own samples count for its callers',
   drop: 'Remove every sample with this function in its stack',
   rec: 'Between its outermost and innermost call, remove the frames (A F B F C becomes A F C)',
+  drec: 'A run of consecutive frames of this function becomes one frame (A F F F B becomes A F B); the tooltip says how many it stands for',
 };
 
 export function addTransform(state: FlameState, op: TransformOp, name: string): Partial<FlameState> {
@@ -33,7 +39,8 @@ export function addTransform(state: FlameState, op: TransformOp, name: string): 
   return patch;
 }
 
-export function StacksBar({ state, set, missing, current }: { state: FlameState; set: (p: Partial<FlameState>) => void; missing: Transform[]; current: string | null }) {
+/** `unknownRun`: the longest run of `[unknown]` frames in the stacks (unknownRun in layouts.ts). */
+export function StacksBar({ state, set, missing, current, unknownRun = 0 }: { state: FlameState; set: (p: Partial<FlameState>) => void; missing: Transform[]; current: string | null; unknownRun?: number }) {
   useShortcut('1', () => set({ show: 'graph', order: 'name' }));
   useShortcut('2', () => set({ show: 'graph', order: 'heavy' }));
   useShortcut('3', () => set({ show: 'sandwich', ...(state.fn === null && current ? { fn: current } : {}) }));
@@ -43,6 +50,8 @@ export function StacksBar({ state, set, missing, current }: { state: FlameState;
   useShortcut('m', () => current && set(addTransform(state, 'merge', current)), !!current);
   useShortcut('d', () => current && set(addTransform(state, 'drop', current)), !!current);
   useShortcut('r', () => current && set(addTransform(state, 'rec', current)), !!current);
+  useShortcut('R', () => current && set(addTransform(state, 'drec', current)), !!current);
+  const offerUnknown = unknownRun > 1 && !state.transforms.some((t) => t.op === 'drec' && t.name === UNKNOWN);
   const remove = (k: number) => set({ transforms: state.transforms.filter((_, j) => j !== k), zoom: [] });
   return (
     <div className="stacks-bar" data-testid="stacks-bar">
@@ -62,6 +71,17 @@ export function StacksBar({ state, set, missing, current }: { state: FlameState;
             Left heavy
           </button>
         </div>
+      )}
+      {offerUnknown && (
+        <button
+          type="button"
+          className="toggle unknown-offer"
+          data-testid="collapse-unknown"
+          title={`These stacks hold runs of up to ${unknownRun} [unknown] frames in a row: perf's frame-pointer unwinder walking code built without frame pointers (fio's), up to perf's depth limit. Collapse each run into one [unknown] frame (its tooltip says how many it stands for); totals do not change. A transform like the others: in the link, the saved notebook and the exports.`}
+          onClick={() => set(addTransform(state, 'drec', UNKNOWN))}
+        >
+          Collapse runs of <code>{UNKNOWN}</code> <span className="muted">(up to {unknownRun} deep)</span>
+        </button>
       )}
       {state.transforms.length > 0 && (
         <div className="transforms" role="list" aria-label="Transforms" data-testid="transforms">

@@ -1,5 +1,7 @@
 import { layoutTree, subtreeTotals, type FlameLayout } from '../../logic/flame';
-import { applyTransforms, reorderTree, stacksFromTree, treeFromStacks, type FlameOrder, type Stacks, type Transform } from '../../logic/flameStacks';
+import { applyTransforms, reorderTree, stacksFromTree, treeFromStacks, unknownRun, type FlameOrder, type Stacks, type Transform } from '../../logic/flameStacks';
+
+export { UNKNOWN } from '../../logic/flameStacks';
 import { diffLayout, type DiffLayout } from '../../logic/flameDiff';
 import type { FlameDiffData, FlameGraphData } from './queries';
 
@@ -36,6 +38,23 @@ export interface ShownStacks {
   missing: Transform[];
   /** The first frame below the root is a function (focused), not a command name. */
   focused: boolean;
+  /** Per node of lay, after a `drec` transform: the fewest and most recorded frames it stands for. */
+  span: { min: Int32Array; max: Int32Array } | null;
+  /** Self samples of each node of lay. */
+  selfSamples: ArrayLike<number>;
+}
+
+/** A frame left by a collapse of direct recursion: how many frames as recorded it stands for. */
+export function spanText(min: number, max: number): string {
+  return min === max ? `${max} frames in a row, as recorded` : `${min} to ${max} frames in a row, as recorded (by stack)`;
+}
+
+const runs = new WeakMap<object, number>();
+/** unknownRun of an answer's tree, kept per answer. */
+export function cachedUnknownRun(data: FlameGraphData): number {
+  let r = runs.get(data);
+  if (r === undefined) runs.set(data, (r = unknownRun(data.tree)));
+  return r;
 }
 
 const views = new WeakMap<object, Map<string, ShownStacks>>();
@@ -56,13 +75,13 @@ export function cachedView(data: FlameGraphData, order: FlameOrder, transforms: 
     const built = order === 'name' ? null : reorderTree(cols(), order);
     const lay = built ? layoutTree(built) : cachedLayout(data);
     let samples: Float64Array | null = null;
-    v = { lay, samples: () => (samples ??= subtreeTotals(lay, built ? built.samples : t.self_samples)), stacks: baseStacks, missing: [], focused: false };
+    v = { lay, samples: () => (samples ??= subtreeTotals(lay, built ? built.samples : t.self_samples)), stacks: baseStacks, missing: [], focused: false, span: null, selfSamples: built ? built.samples : t.self_samples };
   } else {
     const { stacks, missing } = applyTransforms(baseStacks(), transforms);
     const built = treeFromStacks(stacks, order);
     const lay = layoutTree(built);
     let samples: Float64Array | null = null;
-    v = { lay, samples: () => (samples ??= subtreeTotals(lay, built.samples)), stacks: () => stacks, missing, focused: !stacks.comm };
+    v = { lay, samples: () => (samples ??= subtreeTotals(lay, built.samples)), stacks: () => stacks, missing, focused: !stacks.comm, span: built.span ?? null, selfSamples: built.samples };
   }
   if (byKey.size > 8) byKey.clear();
   byKey.set(key, v);

@@ -27,6 +27,7 @@ const full: FlameState = {
     { op: 'merge', name: 'a:b,c;d' },
     { op: 'drop', name: 'std::map<int, int>::find' },
     { op: 'rec', name: '[unknown]' },
+    { op: 'drec', name: '[unknown]' },
   ],
   window: [250_000_000, 1_750_000_000],
   heatmap: 50,

@@ -26,7 +26,7 @@
 //                   (absent: the flame graph)
 //   tw=FROM-TO      time order: the window shown, ns since the run's first sample (absent: all)
 //   fn=NAME         the sandwich's function
-//   x=OP:NAME,...   transforms in order, OP one of focus, merge, drop, rec (logic/flameStacks.ts)
+//   x=OP:NAME,...   transforms in order, OP one of focus, merge, drop, rec, drec (logic/flameStacks.ts)
 //   hm=50           the subsecond-offset heatmap shown, with this many rows a second (absent: hidden)
 //   tb=FROM-TO      a second time range (ns, as t): the flame view shows range t (A) against tb (B)
 //                   of the same capture as a difference (TO empty: to the end)
@@ -35,7 +35,7 @@ import type { FlameOrder, Transform, TransformOp } from '../../logic/flameStacks
 
 export type FlameView = 'flame' | 'diff';
 export type StacksView = 'graph' | 'inverted' | 'sandwich' | 'time';
-const OPS: TransformOp[] = ['focus', 'merge', 'drop', 'rec'];
+const OPS: TransformOp[] = ['focus', 'merge', 'drop', 'rec', 'drec'];
 
 export interface FlameState {
   view: FlameView;

@@ -13,8 +13,10 @@ interface Case {
   root_weight: number;
   comm: boolean;
   missing: [string, string][];
+  stacks?: 'stacks_unknown';
+  spans?: number[][];
 }
-const v = vectors<{ stacks: Record<string, number>; cases: Case[] }>('flame-transforms');
+const v = vectors<{ stacks: Record<string, number>; stacks_unknown: Record<string, number>; cases: Case[] }>('flame-transforms');
 
 function stacksOf(map: Record<string, number>): Stacks {
   const names = ['all'];
@@ -53,12 +55,21 @@ describe('transforms (testdata/vectors/flame-transforms.json)', () => {
   it.each(v.cases.map((c) => [c.name, c] as const))('%s', (_, c) => {
     const state = decodeFlame(c.x ? `x=${c.x}` : '');
     if (state instanceof Error) throw state;
-    const { stacks, missing } = applyTransforms(stacksOf(v.stacks), state.transforms);
+    const { stacks, missing } = applyTransforms(stacksOf(v[c.stacks ?? 'stacks']), state.transforms);
     expect(foldedLines(stacks, c.order)).toEqual(c.folded);
     let root = 0;
     for (let k = 0; k + 1 < stacks.start.length; k++) if (stacks.start[k] === stacks.start[k + 1]) root += stacks.weight[k]!;
     expect(root).toBe(c.root_weight);
     expect(stacks.comm).toBe(c.comm);
     expect(missing.map((t) => [t.op, t.name])).toEqual(c.missing);
+    if (c.spans) {
+      // each folded line's frames: how many recorded frames each stands for
+      const byLine = new Map<string, number[]>();
+      for (let k = 0; k + 1 < stacks.start.length; k++) {
+        const fr = Array.from(stacks.frames.subarray(stacks.start[k]!, stacks.start[k + 1]!));
+        byLine.set(fr.map((f) => stacks.names[f]).join(';'), Array.from(stacks.span!.subarray(stacks.start[k]!, stacks.start[k + 1]!)));
+      }
+      expect(c.folded.map((l) => byLine.get(l.slice(0, l.lastIndexOf(' '))))).toEqual(c.spans);
+    }
   });
 });
