@@ -18,14 +18,6 @@ const baseURL = external ?? `http://127.0.0.1:${PORT}`;
 if (!process.env.IOLENS_E2E_TMP) process.env.IOLENS_E2E_TMP = fs.mkdtempSync(path.join(os.tmpdir(), 'iolens-e2e-'));
 const tmp = process.env.IOLENS_E2E_TMP;
 const dist = path.resolve(here, 'dist');
-// Debian's chromium-headless-shell (Chromium's own headless build, the one Playwright runs for headless
-// tests by default) where installed (scripts/install-system-deps.sh installs it), else the full
-// browser in its headless mode. Same Blink and V8, same version in Debian; the shell has no browser UI
-// around the page, so its processes cost less: ten fresh contexts loading a notebook page took 15 s of
-// CPU in the shell and 40 s in the full browser, and the whole suite (90 tests; every process counted,
-// the browser's, the server's and Playwright's) 415 s against 657 s (2026-11-28, load 8-14, niced).
-// IOLENS_CHROMIUM picks another binary.
-const chromium = ['/usr/bin/chromium-headless-shell', '/usr/bin/chromium'].find((p) => fs.existsSync(p)) ?? '/usr/bin/chromium';
 
 export default defineConfig({
   testDir: './e2e',
@@ -56,7 +48,7 @@ export default defineConfig({
     trace: { mode: 'retain-on-failure', screenshots: false },
     screenshot: 'only-on-failure',
     launchOptions: {
-      executablePath: process.env.IOLENS_CHROMIUM ?? chromium,
+      executablePath: process.env.IOLENS_CHROMIUM ?? '/usr/bin/chromium',
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
     },
   },

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install the Debian packages that iolens's tests and demo need: fio (captures), linux-perf
-# (perf record/stat), chromium and its headless shell (browser tests), and for the kernel lab (docs/lab.md) qemu, the
+# (perf record/stat), chromium (browser tests), and for the kernel lab (docs/lab.md) qemu, the
 # file system tools and blktrace that run in its guests. LAB_BUILD=1 adds what building kernels
 # needs (compiler, flex, bison, libelf, ccache, Debian's linux-source-6.12). As root it installs
 # them; otherwise it prints the exact command to run. Safe to run again: it only installs what is
@@ -32,9 +32,6 @@ rust_ok || need+=(rustc-web cargo-web rustfmt-web rust-web-clippy)
 command -v fio >/dev/null 2>&1 || need+=(fio)
 command -v perf >/dev/null 2>&1 || need+=(linux-perf)
 [ -x /usr/bin/chromium ] || need+=(chromium)
-# the browser tests run Chromium's headless shell where installed (frontend/playwright.config.ts):
-# the same Chromium without the browser's UI, a third of the full browser's CPU per fresh page
-[ -x /usr/bin/chromium-headless-shell ] || need+=(chromium-headless-shell)
 command -v qemu-system-x86_64 >/dev/null 2>&1 || need+=(qemu-system-x86)
 command -v mkfs.xfs >/dev/null 2>&1 || need+=(xfsprogs)
 command -v mkfs.ext4 >/dev/null 2>&1 || need+=(e2fsprogs)
