@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -210,6 +211,15 @@ def test_noise_needs_the_tables_repeats(tmp_path):
             d = answer(fv.diff(store, of(a), of(b)))
             few = min(len(a), len(b)) < TONE["min_repeats"]
             assert (case["tone"] == "few") == few, case["name"]
+            # the graph's colours follow the same rule: with too few repeats no frame is red or blue
+            # (every fill a grey, its channels within a few units), the legend says why
+            svg = fv.diff_svg(store, of(a), of(b))
+            fills = [tuple(int(h[k:k + 2], 16) for k in (0, 2, 4)) for h in re.findall(r'<rect [^>]*fill="#([0-9a-f]{6})"', svg)]
+            hued = [c for c in fills if max(c) - min(c) > 20]
+            if few:
+                assert not hued and "too few to tell a change from noise" in svg, case["name"]
+            elif case["tone"] in ("better", "worse", "neutral"):
+                assert hued and "too few" not in svg, case["name"]
             if few:
                 assert d["noise_available"] is False and d["tree"]["noise_total"] is None, case["name"]
                 side, n = ("first", len(a)) if len(a) < TONE["min_repeats"] else ("second", len(b))

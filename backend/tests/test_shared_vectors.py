@@ -146,6 +146,13 @@ def test_flame_diff_colours(case):
     assert list(diff_rgb(case["delta"], case["max_abs"])) == case["rgb"]
 
 
+@pytest.mark.parametrize("case", FLAME["few_colours"]["cases"])
+def test_flame_diff_colours_with_too_few_repeats(case):
+    from iolens.store.rules.flame import few_rgb
+
+    assert list(few_rgb(case["delta"], case["max_abs"])) == case["rgb"]
+
+
 @pytest.mark.parametrize("case", [pytest.param(c, id=c["name"]) for c in FLAME["visible_rects"]["cases"]])
 def test_flame_visible_rects(case):
     from iolens.store.rules.flame import Layout, visible

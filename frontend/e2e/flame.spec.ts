@@ -32,6 +32,16 @@ const shot = async (page: Page, name: string) => {
 };
 
 /** Move over the canvas along a row until the tooltip names a frame; returns its name. */
+/** Pixels of the flame canvas in a hue (red, blue: channels more than 40 apart), not a grey. */
+const huedPixels = (page: Page) =>
+  page.getByTestId('flame-canvas').evaluate((el) => {
+    const c = el as HTMLCanvasElement;
+    const px = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < px.length; i += 4) if (Math.max(px[i]!, px[i + 1]!, px[i + 2]!) - Math.min(px[i]!, px[i + 1]!, px[i + 2]!) > 40) n++;
+    return n;
+  });
+
 async function frameAt(page: Page, depthFromBottom: number, xs = [0.5, 0.3, 0.7, 0.15, 0.85, 0.05]): Promise<{ name: string; x: number; y: number }> {
   const canvas = page.getByTestId('flame-canvas');
   await canvas.scrollIntoViewIfNeeded();
@@ -220,12 +230,18 @@ test('the differential flame graph of two captures, swapped, with its table of c
   await expect(page).toHaveURL(/cell=flame:v=diff/);
   await expect(cell.getByTestId('flame-canvas')).toBeVisible();
   await expect(cell.getByTestId('flame-diff-summary')).toContainText('each side normalised by its own total');
-  await expect(cell.getByTestId('flame-diff-legend')).toContainText('blue shrank');
-  // the shipped pair (datasets/stacks-*) has four repeats a side: changes within their spread are
-  // marked; the recordings made without it have two, too few to judge a change: no marks, and why
+  // the shipped pair (datasets/stacks-*) has four repeats a side: changes red and blue, those within
+  // their spread marked; the recordings made without it have two, too few to judge a change (the
+  // compared-metric tables' grey ?): grey, and the legend says why
   const shippedPair = shipped();
-  if (shippedPair) await expect(cell.getByTestId('flame-diff-legend')).toContainText('within the spread between repeats (4 and 4 runs)');
-  else await expect(cell.getByTestId('flame-diff-legend')).toContainText('no noise marks: the first capture has two runs with samples in this selection; noise needs 3 or more repeats');
+  if (shippedPair) {
+    await expect(cell.getByTestId('flame-diff-legend')).toContainText('blue shrank');
+    await expect(cell.getByTestId('flame-diff-legend')).toContainText('within the spread between repeats (4 and 4 runs)');
+    await expect.poll(() => huedPixels(page)).toBeGreaterThan(100);
+  } else {
+    await expect(cell.getByTestId('flame-diff-few')).toContainText('fewer than 3 repeats on a side are too few to tell a change from noise');
+    expect(await huedPixels(page)).toBe(0);
+  }
   const rows = cell.getByTestId('flame-diff-table').locator('tbody tr');
   await expect(rows.first()).toBeVisible();
   await expect(rows.first().locator('td.delta').first()).toHaveText(/^[+−]\d+\.\d+ pp$|^0 pp$/);

@@ -41,6 +41,16 @@ async function drag(page: Page, from: [number, number], to: [number, number], sh
   if (shift) await page.keyboard.up('Shift');
 }
 
+/** Pixels of the flame canvas in a hue (red, blue: channels more than 40 apart), not a grey. */
+const huedPixels = (page: Page) =>
+  page.getByTestId('flame-canvas').evaluate((el) => {
+    const c = el as HTMLCanvasElement;
+    const px = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < px.length; i += 4) if (Math.max(px[i]!, px[i + 1]!, px[i + 2]!) - Math.min(px[i]!, px[i + 1]!, px[i + 2]!) > 40) n++;
+    return n;
+  });
+
 const samplesShown = async (page: Page) => Number(((await page.getByTestId('flame-summary').locator('strong').first().textContent()) ?? '').replace(/,/g, ''));
 
 test.beforeAll(async ({ request }) => {
@@ -80,6 +90,13 @@ test('heatmap: select a range, the flame graph shows that range; a second range 
   await expect(page.getByTestId('flame-diff-summary')).toContainText(`B 2.000–3.000 s (${wantB.toLocaleString('en-US')} samples`);
   await expect(page.getByTestId('flame-diff-summary')).toContainText(`A 0.200–1.500 s (${want.toLocaleString('en-US')} samples`);
   await expect(page.getByTestId('flame-diff-table')).toBeVisible();
+  // one run a side: too few repeats to judge a change (the compared-metric tables' rule): no frame
+  // red or blue, the changes grey with a '?', and the legend says why
+  await expect(page.getByTestId('flame-diff-few')).toContainText('has one run');
+  await expect(page.getByTestId('flame-diff-few')).toContainText('fewer than 3 repeats on a side are too few to tell a change from noise');
+  await expect(page.getByTestId('flame-diff-table').locator('.few-mark').first()).toBeVisible();
+  await expect(page.getByTestId('flame-diff-table').locator('td.grew, td.shrank')).toHaveCount(0);
+  expect(await huedPixels(page)).toBe(0);
   await shot(page, 'timerange-range-diff');
 
   // the permalink keeps both ranges

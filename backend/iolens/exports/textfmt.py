@@ -11,7 +11,7 @@ import textwrap
 import unicodedata
 from collections.abc import Callable
 
-from ..store.stats import MIN_REPEATS
+from ..store.stats import MIN_REPEATS, too_few_repeats  # noqa: F401 - too_few_repeats: the rule lives in stats
 
 WIDTH = 72
 
@@ -290,12 +290,6 @@ def format_ratio(ratio: float | None) -> str:
         return "x" + (text.rstrip("0").rstrip(".") if "." in text else text)
     sign = "+" if pct > 0 else "-" if pct < 0 else "+-"
     return f"{sign}{abs(pct):.1f} %"
-
-
-def too_few_repeats(n: int, n_base: int) -> bool:
-    """A change between captures of n and n_base repeats is too uncertain to colour: fewer than
-    MIN_REPEATS on a side (store/stats.py, the sweep matrix's "too few repeats")."""
-    return n < MIN_REPEATS or n_base < MIN_REPEATS
 
 
 def tone(cell: dict, base: dict, better: str) -> str:

@@ -33,10 +33,20 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["MIN_REPEATS", "ALPHA", "betainc", "t_cdf", "t_sf2", "t_ppf", "Summary", "summarize", "Welch",
+__all__ = ["MIN_REPEATS", "too_few_repeats", "ALPHA", "betainc", "t_cdf", "t_sf2", "t_ppf", "Summary", "summarize", "Welch",
            "welch"]
 
 MIN_REPEATS = 3
+
+
+def too_few_repeats(n: int, n_base: int) -> bool:
+    """A change between captures of n and n_base repeats is too uncertain to colour: fewer than
+    MIN_REPEATS on a side (the sweep matrix's "too few repeats", the compared-metric tables' grey
+    '?', the difference flame graph's grey frames; src/logic/ratio.ts tooFewRepeats, vectors
+    testdata/vectors/ratio-tone.json)."""
+    return n < MIN_REPEATS or n_base < MIN_REPEATS
+
+
 ALPHA = 0.05
 _EPS = 1e-15
 _TINY = 1e-300

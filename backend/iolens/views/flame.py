@@ -48,7 +48,7 @@ from .. import models
 from ..formats.perf_script import format_folded
 from ..store.db import Store
 from ..store.derived import OFFCPU_EVENT, OFFCPU_EVENTS
-from ..store.stats import MIN_REPEATS
+from ..store.stats import MIN_REPEATS, too_few_repeats
 
 ROOT_NAME = "all"
 # A tree of more nodes than this is refused (ask for a narrower selection) rather than sent.
@@ -888,21 +888,32 @@ def diff_svg(store: Store, a: str, b: str, f: Filters = Filters(), *, runs_a: tu
     max_abs = max((abs(x) for i, x in enumerate(delta) if lay.total[i] > 0 and not (noise and noise[i])),
                   default=0.0)
     names = t.names
+    # fewer than MIN_REPEATS runs on a side: grey, as the compared-metric tables' '?' (stats.too_few_repeats)
+    few = too_few_repeats(len(d.a.runs), len(d.b.runs))
+    rgb = rules.few_rgb if few else rules.diff_rgb
+    q = " ?" if few else ""
 
     def colour(i: int) -> str:
-        return rules.GREY if t.depth[i] == 0 else rules.hex_rgb(rules.diff_rgb(delta[i], max_abs))
+        return rules.GREY if t.depth[i] == 0 else rules.hex_rgb(rgb(delta[i], max_abs))
 
     def tooltip(i: int) -> str:
         sa, sb = _pct(t.self_a[i], ta), _pct(t.self_b[i], tb)
         xa, xb = _pct(la.total[i], ta), _pct(lay.total[i], tb)
         mark = " (within the spread between repeats)" if noise and noise[i] else ""
-        return (f"{names[t.name[i]]}\nself {sa:.2f}% -> {sb:.2f}% ({sb - sa:+.2f} pp)\n"
-                f"total {xa:.2f}% -> {xb:.2f}% ({xb - xa:+.2f} pp){mark}")
+        return (f"{names[t.name[i]]}\nself {sa:.2f}% -> {sb:.2f}% ({sb - sa:+.2f} pp{q})\n"
+                f"total {xa:.2f}% -> {xb:.2f}% ({xb - xa:+.2f} pp{q}){mark}")
 
     _check_regex(search)
-    legend = [(rules.hex_rgb(rules.diff_rgb(max_abs, max_abs)), f"grew ({colour_by} share, up to +{max_abs:.2f} pp)"),
-              (rules.hex_rgb(rules.diff_rgb(-max_abs, max_abs)), "shrank"),
-              (rules.hex_rgb(rules.NEUTRAL), "unchanged")]
+    if few:
+        legend = [(rules.hex_rgb(rules.few_rgb(max_abs, max_abs)),
+                   f"changed ({colour_by} share, up to {max_abs:.2f} pp either way), grey ?: {len(d.a.runs)} and "
+                   f"{len(d.b.runs)} runs, fewer than {MIN_REPEATS} repeats on a side are too few to tell a change "
+                   "from noise (the compared-metric tables' rule)"),
+                  (rules.hex_rgb(rules.NEUTRAL), "unchanged")]
+    else:
+        legend = [(rules.hex_rgb(rules.diff_rgb(max_abs, max_abs)), f"grew ({colour_by} share, up to +{max_abs:.2f} pp)"),
+                  (rules.hex_rgb(rules.diff_rgb(-max_abs, max_abs)), "shrank"),
+                  (rules.hex_rgb(rules.NEUTRAL), "unchanged")]
     if noise is not None:
         legend.append(("url(#noise)", "within the spread between repeats"))
     spec = fs.SvgSpec(

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { foldedFromText, treeFromFolded } from './flame';
 import { vectors } from '../testdata/vectors';
-import { GREY } from './flame';
-import { diffColours, diffFill, diffLayout, diffNodeInfo, diffRgb, FADED, formatPp, sortDiffFunctions } from './flameDiff';
+import { GREY, hex } from './flame';
+import { colouredChange, diffColours, diffFill, diffLayout, diffNodeInfo, diffRgb, FADED, fewRgb, formatPp, sortDiffFunctions } from './flameDiff';
 
 // Before: 10 samples; after: 8 samples (widths). xfs_ilock appears, iomap shrinks.
 const BEFORE = `
@@ -79,6 +79,34 @@ describe('differential layout', () => {
 describe('diff colours (testdata/vectors/flame.json, as the SVG export)', () => {
   const cases = vectors<{ diff_colours: { cases: { delta: number; max_abs: number; rgb: number[] }[] } }>('flame').diff_colours.cases;
   it.each(cases.map((c) => [c.delta, c.max_abs, c] as const))('%s of %s', (_, __, c) => expect(diffRgb(c.delta, c.max_abs)).toEqual(c.rgb));
+});
+
+describe('too few repeats: grey, not red or blue (testdata/vectors/flame.json few_colours, ratio-tone.json)', () => {
+  const cases = vectors<{ few_colours: { cases: { delta: number; max_abs: number; rgb: number[] }[] } }>('flame').few_colours.cases;
+  it.each(cases.map((c) => [c.delta, c.max_abs, c] as const))('%s of %s', (_, __, c) => expect(fewRgb(c.delta, c.max_abs)).toEqual(c.rgb));
+
+  // the tables' rule: a case they colour grey '?' (tone 'few') is a difference whose frames are grey
+  const tone = vectors<{ min_repeats: number; cases: { name: string; cell: { n: number; mean: number | null }; base: { n: number; mean: number | null }; tone: string }[] }>('ratio-tone');
+  it.each(tone.cases.filter((c) => c.tone !== '').map((c) => [c.name, c] as const))('%s', (_, c) => {
+    expect(colouredChange(c.base.n, c.cell.n)).toBe(c.tone !== 'few');
+  });
+
+  it('a difference of one run a side: every frame grey, the same for a growth as for a shrink', () => {
+    const t = { names: ['all', 'fio', 'grew', 'shrank'], name: [0, 1, 2, 3], depth: [0, 1, 2, 2], self_a: [0, 0, 10, 30], self_b: [0, 0, 30, 10] };
+    const d = diffLayout(t);
+    for (const few of [true, false]) {
+      const c = diffColours(d, 'self', few);
+      const fill = diffFill(d, c, null, 'hatch');
+      const [grew, shrank] = [2, 3].map((n) => fill(n));
+      if (few) {
+        expect(grew).toBe(shrank);
+        expect(grew).toBe(hex(fewRgb(20, 20)));
+      } else {
+        expect(grew).toBe(hex(diffRgb(20, 20)));
+        expect(shrank).toBe(hex(diffRgb(-20, 20)));
+      }
+    }
+  });
 });
 
 describe('function table', () => {

@@ -2,14 +2,19 @@
 // each frame's share of its capture's samples (percentage points, each side normalised by its own
 // total), red where it grew, blue where it shrank, intensity |change| / the largest |change| of
 // the tree. A change within the spread between repeats (the API's noise flags) is grey and
-// hatched. Tests in flameDiff.test.ts; the colours are the backend SVG's
+// hatched. With fewer than MIN_REPEATS runs on a side (ratio.ts tooFewRepeats: the compared-metric
+// tables' grey '?', vectors testdata/vectors/ratio-tone.json) no change is coloured red or blue:
+// frames are grey, darker by |change| (fewRgb), whether it grew or shrank. Tests in flameDiff.test.ts; the colours are the backend SVG's
 // (backend/iolens/store/rules/flame.py), both tested on testdata/vectors/flame.json.
 import { GREY, hex, layoutTree, type FlameLayout, type Rgb } from './flame';
+import { tooFewRepeats } from './ratio';
 import type { Names } from './flameNames';
 
 export const NEUTRAL: Rgb = [238, 235, 231];
 export const GREW: Rgb = [214, 69, 61];
 export const SHRANK: Rgb = [59, 111, 196];
+/** A change not coloured red or blue: too few repeats to judge it (fewRgb). */
+export const FEW: Rgb = [122, 127, 135];
 export const NOISE = '#d3d6db';
 export const NOISE_LINE = '#aeb3ba';
 /** A frame that does not match the search. */
@@ -22,6 +27,18 @@ export function diffRgb(delta: number, maxAbs: number): Rgb {
   const t = maxAbs > 0 ? Math.min(1, Math.abs(delta) / maxAbs) : 0;
   const target = delta > 0 ? GREW : SHRANK;
   return [0, 1, 2].map((k) => Math.floor(NEUTRAL[k]! + (target[k]! - NEUTRAL[k]!) * t + 0.5)) as Rgb;
+}
+
+/** A change between sides with too few repeats to judge it: grey, darker by |delta| / maxAbs. */
+export function fewRgb(delta: number, maxAbs: number): Rgb {
+  const t = maxAbs > 0 ? Math.min(1, Math.abs(delta) / maxAbs) : 0;
+  return [0, 1, 2].map((k) => Math.floor(NEUTRAL[k]! + (FEW[k]! - NEUTRAL[k]!) * t + 0.5)) as Rgb;
+}
+
+/** Whether a difference of sides with these runs colours its changes red and blue: not with fewer
+ *  than MIN_REPEATS runs on a side (the compared-metric tables' grey '?', ratio.ts tooFewRepeats). */
+export function colouredChange(runsA: number, runsB: number): boolean {
+  return !tooFewRepeats(runsA, runsB);
 }
 
 /** The API's FlameDiffTree (the fields this module reads). */
@@ -76,9 +93,11 @@ export interface DiffColours {
   noise: Uint8Array | null;
   /** The largest |delta| of a frame drawn (width in b > 0) that is not noise. */
   maxAbs: number;
+  /** Too few repeats on a side: changes grey (fewRgb), not red and blue. */
+  few: boolean;
 }
 
-export function diffColours(d: DiffLayout, by: ColourBy): DiffColours {
+export function diffColours(d: DiffLayout, by: ColourBy, few = false): DiffColours {
   const { lay } = d;
   const delta = new Float64Array(lay.n);
   const noise = by === 'self' ? d.noiseSelf : d.noiseTotal;
@@ -90,7 +109,7 @@ export function diffColours(d: DiffLayout, by: ColourBy): DiffColours {
     delta[i] = v;
     if (lay.total[i]! > 0 && !(noise && noise[i]) && Math.abs(v) > maxAbs) maxAbs = Math.abs(v);
   }
-  return { delta, noise, maxAbs };
+  return { delta, noise, maxAbs, few };
 }
 
 /** What a node's tooltip says in a difference. */
@@ -144,7 +163,7 @@ export function diffFill<P>(d: DiffLayout, colours: DiffColours, match: Uint8Arr
     if (colours.noise && colours.noise[n] && Math.abs(colours.delta[n]!) > 0) return noiseFill;
     const key = Math.round(colours.delta[n]! * 1e4);
     let c = cache.get(key);
-    if (!c) cache.set(key, (c = hex(diffRgb(colours.delta[n]!, colours.maxAbs))));
+    if (!c) cache.set(key, (c = hex((colours.few ? fewRgb : diffRgb)(colours.delta[n]!, colours.maxAbs))));
     return c;
   };
 }

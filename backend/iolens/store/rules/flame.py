@@ -26,6 +26,7 @@ GREW = (214, 69, 61)
 SHRANK = (59, 111, 196)
 NOISE = "#d3d6db"
 MERGED = "#c9ccd1"
+FEW = (122, 127, 135)   # a change not coloured red or blue: too few repeats to judge it
 GREY = "#d5d9de"      # the root and the command names
 MATCH = "#b44fcf"
 
@@ -60,6 +61,13 @@ def diff_rgb(delta: float, max_abs: float) -> tuple[int, int, int]:
     t = min(1.0, abs(delta) / max_abs) if max_abs > 0 else 0.0
     target = GREW if delta > 0 else SHRANK
     return tuple(int(b + (x - b) * t + 0.5) for b, x in zip(NEUTRAL, target))  # type: ignore[return-value]
+
+
+def few_rgb(delta: float, max_abs: float) -> tuple[int, int, int]:
+    """A change between sides with too few repeats to judge it (stats.too_few_repeats, the tables'
+    grey '?'): grey, darker by |delta| / max_abs, the same whether it grew or shrank."""
+    t = min(1.0, abs(delta) / max_abs) if max_abs > 0 else 0.0
+    return tuple(int(b + (x - b) * t + 0.5) for b, x in zip(NEUTRAL, FEW))  # type: ignore[return-value]
 
 
 @dataclass

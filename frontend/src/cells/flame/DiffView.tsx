@@ -1,10 +1,13 @@
 // The differential flame graph of two captures: widths from the second, colour by the change of
-// each frame's share, noise hatched; its legend and the table of the largest changes.
+// each frame's share, noise hatched; its legend and the table of the largest changes. With fewer
+// than MIN_REPEATS runs on a side nothing is red or blue: grey frames and grey '?' changes, the
+// compared-metric tables' rule (logic/ratio.ts tooFewRepeats).
 import { useMemo, useState } from 'react';
 import { noisePattern, type Fill } from '../../charts/flameCanvas';
 import { ErrorBox } from '../../components/ErrorBox';
 import { commsOf, hex, matchedWeight, searchMatches } from '../../logic/flame';
-import { diffColours, diffFill, diffNodeInfo, diffRgb, formatPp, NEUTRAL, NOISE, sortDiffFunctions } from '../../logic/flameDiff';
+import { colouredChange, diffColours, diffFill, diffNodeInfo, diffRgb, fewRgb, formatPp, NEUTRAL, NOISE, sortDiffFunctions } from '../../logic/flameDiff';
+import { MIN_REPEATS } from '../../logic/ratio';
 import { changeTone, fmtInt, fmtPct, pctOf, shortLabel } from '../../logic/flameFormat';
 import { exactPattern, secondsText } from '../../logic/flameSelect';
 import { FlameChart } from './FlameChart';
@@ -19,7 +22,9 @@ export function DiffView({ a, b, state, workComm = null, set, rangeB = null, sid
   const data = q.data;
   const d = useMemo(() => (data ? cachedDiffLayout(data) : null), [data]);
   const lay = d?.lay ?? null;
-  const colours = useMemo(() => (d ? diffColours(d, state.colour) : null), [d, state.colour]);
+  // too few repeats on a side: the changes grey with a '?', as the compared-metric tables
+  const few = data ? !colouredChange(data.a.runs.length, data.b.runs.length) : false;
+  const colours = useMemo(() => (d ? diffColours(d, state.colour, few) : null), [d, state.colour, few]);
   // the search as typed, every keystroke, until it is committed (SearchBox)
   const [typed, setTyped] = useState<string | null>(null);
   const shown = typed ?? state.search;
@@ -56,13 +61,19 @@ export function DiffView({ a, b, state, workComm = null, set, rangeB = null, sid
               <th>Self</th>
               <td className="num">{fmtPct(x.selfA)}</td>
               <td className="num">{fmtPct(x.selfB)}</td>
-              <td className={`num ${changeTone(x.selfB - x.selfA)}`}>{formatPp(x.selfB - x.selfA)}</td>
+              <td className={`num ${few ? 'tone-few' : changeTone(x.selfB - x.selfA)}`}>
+                {formatPp(x.selfB - x.selfA)}
+                {few && <span className="few-mark">?</span>}
+              </td>
             </tr>
             <tr>
               <th>Total</th>
               <td className="num">{fmtPct(x.totalA)}</td>
               <td className="num">{fmtPct(x.totalB)}</td>
-              <td className={`num ${changeTone(x.totalB - x.totalA)}`}>{formatPp(x.totalB - x.totalA)}</td>
+              <td className={`num ${few ? 'tone-few' : changeTone(x.totalB - x.totalA)}`}>
+                {formatPp(x.totalB - x.totalA)}
+                {few && <span className="few-mark">?</span>}
+              </td>
             </tr>
             <tr>
               <th>Samples</th>
@@ -145,14 +156,37 @@ export function DiffView({ a, b, state, workComm = null, set, rangeB = null, sid
       ))}
       <Breadcrumb lay={lay} zoom={zoom} onZoom={zoomTo} />
       <FlameChart lay={lay} zoom={zoom} icicle={state.mode === 'icicle'} fill={fill} tooltip={tooltip} onZoom={zoomTo} />
-      <DiffLegend maxAbs={colours.maxAbs} data={data} by={state.colour} />
-      <DiffTable rows={data.functions} count={data.functions_count} by={state.by === 'total' ? 'total' : 'self'} onBy={(by) => set({ by })} la={la} lb={lb} noise={data.noise_available} onPick={(name) => set({ search: exactPattern(name) })} />
+      <DiffLegend maxAbs={colours.maxAbs} data={data} by={state.colour} few={few} la={la} lb={lb} />
+      <DiffTable rows={data.functions} count={data.functions_count} by={state.by === 'total' ? 'total' : 'self'} onBy={(by) => set({ by })} la={la} lb={lb} noise={data.noise_available} few={few} onPick={(name) => set({ search: exactPattern(name) })} />
     </>
   );
 }
 
-function DiffLegend({ maxAbs, data, by }: { maxAbs: number; data: FlameDiffData; by: 'self' | 'total' }) {
-  const stops = [-1, -0.5, 0, 0.5, 1].map((t) => hex(diffRgb(t * maxAbs, maxAbs)));
+function DiffLegend({ maxAbs, data, by, few, la, lb }: { maxAbs: number; data: FlameDiffData; by: 'self' | 'total'; few: boolean; la: string; lb: string }) {
+  const stops = [-1, -0.5, 0, 0.5, 1].map((t) => hex((few ? fewRgb : diffRgb)(t * maxAbs, maxAbs)));
+  const runs = (n: number) => (n === 1 ? 'one run' : n === 2 ? 'two runs' : `${n} runs`);
+  if (few)
+    return (
+      <div className="flame-legend muted" data-testid="flame-diff-legend" data-few="true">
+        <span className="ramp-box">
+          <span className="ramp-label">{formatPp(-maxAbs)}</span>
+          <span className="ramp" style={{ background: `linear-gradient(to right, ${stops.join(', ')})` }} />
+          <span className="ramp-label">{formatPp(maxAbs)}</span>
+          <span>
+            change of {by} share, <span className="tone-few">grey ?</span>: not coloured red or blue
+          </span>
+        </span>
+        <span className="flame-few" data-testid="flame-diff-few">
+          <strong>{shortLabel(la)}</strong> has {runs(data.a.runs.length)}, <strong>{shortLabel(lb)}</strong> {runs(data.b.runs.length)} in this selection: fewer than {MIN_REPEATS} repeats on a side are too few to tell a
+          change from noise (the compared-metric tables' grey ?). The tooltips and the table give each change; record {MIN_REPEATS} or more repeats of each (<code>iolens-collect run --repeat {MIN_REPEATS}</code>) to see which
+          changes stand out.
+        </span>
+        <span>
+          <i className="sw" style={{ background: hex(NEUTRAL) }} /> unchanged
+        </span>
+        <span>frames only in the first capture have no width: swap ⇄ to see them</span>
+      </div>
+    );
   return (
     <div className="flame-legend muted" data-testid="flame-diff-legend">
       <span className="ramp-box">
@@ -178,7 +212,7 @@ function DiffLegend({ maxAbs, data, by }: { maxAbs: number; data: FlameDiffData;
   );
 }
 
-function DiffTable({ rows, count, by, onBy, la, lb, noise, onPick }: { rows: FlameDiffFunction[]; count: number; by: 'self' | 'total'; onBy: (b: 'self' | 'total') => void; la: string; lb: string; noise: boolean; onPick: (n: string) => void }) {
+function DiffTable({ rows, count, by, onBy, la, lb, noise, few, onPick }: { rows: FlameDiffFunction[]; count: number; by: 'self' | 'total'; onBy: (b: 'self' | 'total') => void; la: string; lb: string; noise: boolean; few: boolean; onPick: (n: string) => void }) {
   const [all, setAll] = useState(false);
   const sorted = useMemo(() => sortDiffFunctions(rows, by), [rows, by]);
   const shown = all ? sorted : sorted.slice(0, FIRST_ROWS);
@@ -197,7 +231,7 @@ function DiffTable({ rows, count, by, onBy, la, lb, noise, onPick }: { rows: Fla
             Total
           </button>
         </div>
-        <span className="muted small">share of each capture's samples; change in percentage points{noise ? ' · ~ within the spread between repeats' : ''}</span>
+        <span className="muted small">share of each capture's samples; change in percentage points{noise ? ' · ~ within the spread between repeats' : ''}{few ? ` · grey ?: too few repeats to judge a change (fewer than ${MIN_REPEATS} on a side)` : ''}</span>
       </div>
       <table className="data-table flame-table diff-fn-table" data-testid="flame-diff-table">
         <thead>
@@ -236,10 +270,16 @@ function DiffTable({ rows, count, by, onBy, la, lb, noise, onPick }: { rows: Fla
               </td>
               <td className="num">{fmtPct(r.self_a)}</td>
               <td className="num">{fmtPct(r.self_b)}</td>
-              <td className={`num delta ${by === 'self' ? 'key' : ''} ${r.noise_self ? '' : changeTone(r.delta_self)}`}>{formatPp(r.delta_self)}</td>
+              <td className={`num delta ${by === 'self' ? 'key' : ''} ${few ? 'tone-few' : r.noise_self ? '' : changeTone(r.delta_self)}`}>
+                {formatPp(r.delta_self)}
+                {few && <span className="few-mark">?</span>}
+              </td>
               <td className="num">{fmtPct(r.total_a)}</td>
               <td className="num">{fmtPct(r.total_b)}</td>
-              <td className={`num delta ${by === 'total' ? 'key' : ''} ${r.noise_total ? '' : changeTone(r.delta_total)}`}>{formatPp(r.delta_total)}</td>
+              <td className={`num delta ${by === 'total' ? 'key' : ''} ${few ? 'tone-few' : r.noise_total ? '' : changeTone(r.delta_total)}`}>
+                {formatPp(r.delta_total)}
+                {few && <span className="few-mark">?</span>}
+              </td>
             </tr>
           ))}
         </tbody>
