@@ -73,7 +73,7 @@ async function load(url) {
   const main = events.find((e) => e.ph === 'M' && e.name === 'thread_name' && e.pid === nav.pid && e.args.name === 'CrRendererMain');
   const end = nav.ts + paint * 1000;
   const mine = events.filter((e) => e.pid === nav.pid && e.tid === main.tid && e.ph === 'X' && e.ts >= nav.ts && e.ts <= end).sort((a, b) => a.ts - b.ts);
-  const r = { paint, draw, read, lay: layout, api, scripts, render: NaN, cpu: 0, compile: 0, layout: 0, style: 0, gc: 0 };
+  const r = { paint, draw, read, lay: layout, api, scripts, render: NaN, renderCpu: NaN, cpu: 0, compile: 0, layout: 0, style: 0, gc: 0 };
   const cpu = (e) => (e.tdur ?? e.dur) / 1000;
   let until = 0; // tasks nest: count the outermost
   for (const e of mine) {
@@ -81,7 +81,10 @@ async function load(url) {
       r.cpu += cpu(e);
       until = e.ts + e.dur;
       // React's first render: the task in which the first frame is drawn
-      if (draw !== null && e.ts <= nav.ts + draw * 1000 && nav.ts + draw * 1000 <= e.ts + e.dur) r.render = (e.ts - nav.ts) / 1000;
+      if (draw !== null && e.ts <= nav.ts + draw * 1000 && nav.ts + draw * 1000 <= e.ts + e.dur) {
+        r.render = (e.ts - nav.ts) / 1000;
+        r.renderCpu = cpu(e);
+      }
     }
     if (e.name === 'V8.CompileCode' || e.name === 'v8.compile' || e.name === 'v8.compileModule') r.compile += cpu(e);
     else if (e.name === 'Layout') r.layout += cpu(e);
@@ -102,7 +105,7 @@ for (const [j, url] of urls.entries()) {
   const all = (k) => out[j].map((x) => x[k].toFixed(0)).join(', ');
   console.log(`${url}\n  paint ${m('paint')} ms (${all('paint')}), first frame drawn at ${m('draw')} ms`);
   console.log(`  main thread CPU until paint ${m('cpu')} ms (${all('cpu')}): compile ${m('compile')}, layout ${m('layout')}, style ${m('style')}, GC ${m('gc')}`);
-  console.log(`  scripts in ${m('scripts')} ms, API answers in ${m('api')} ms (${all('api')}), React's first render from ${m('render')} ms (${all('render')})`);
+  console.log(`  scripts in ${m('scripts')} ms, API answers in ${m('api')} ms (${all('api')}), React's first render from ${m('render')} ms (${all('render')}), its task's CPU ${m('renderCpu')} ms (${all('renderCpu')})`);
   console.log(`  the cell's answer read ${m('read')} ms (${all('read')}), flame layout ${m('lay')} ms (${all('lay')})`);
 }
 await browser.close();
