@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from bundles import add_file, fio_capture, write_bundle
+from flame_diff_reference import _side as reference_side
 from server import running_server
 
 from iolens.ingest import ingest_file
@@ -260,7 +261,7 @@ def reference_functions(store: Store, a: str, b: str, limit: int) -> list[tuple]
     """The function table as it was made before the speed-up: every function's row, each ranking
     sorted in full, cut at `limit`, the union ordered by the larger change."""
     event = fv._capture(store, a).default_event
-    sa, sb = fv._side(store, a, fv.Filters(event=event)), fv._side(store, b, fv.Filters(event=event))
+    sa, sb = reference_side(store, a, fv.Filters(event=event)), reference_side(store, b, fv.Filters(event=event))
     ta, tb = sum(sa.run_weight.values()), sum(sb.run_weight.values())
     fa_, fb_ = fv._functions(fv._function_rows(store, a, sa.filters)), fv._functions(fv._function_rows(store, b, sb.filters))
     rows = []

@@ -1,4 +1,4 @@
-"""The difference flame graph made in one DuckDB query (views/flame.py diff, _diff_sql) is the
+"""The difference flame graph made by native code (views/flame.py diff, iolens_native.FlameDiffInput) is the
 answer the Python implementation gave before it (flame_diff_reference.old_diff: build_tree over the
 union of both sides' stacks, each run's totals walked per node, the function table from each side's
 rows): the same tree columns in the same pre-order, names in the same order, the same noise flags,
@@ -157,14 +157,14 @@ def runs_of(cell: dict) -> list[int]:
 
 
 def test_noise_rule_is_the_tables_tone_rule():
-    # The flame difference's noise rule (flame._noise_sql, run by DuckDB) is the compared-metric
-    # tables' (testdata/vectors/ratio-tone.json, ratio.ts / textfmt.tone): on each case with enough
-    # repeats, 'same' (ranges overlap, touching counts, or equal means) is a change within the noise
-    # or no change at all; better / worse / neutral is a change outside it. Each run's value is a
-    # share: v tenths of a run total of 1000 is v / 10 percent.
-    import duckdb
+    # The flame difference's noise rule (is_noise in backend/native/iolens_native/src/flame_diff.rs,
+    # iolens_native.flame_noise) is the compared-metric tables' (testdata/vectors/ratio-tone.json,
+    # ratio.ts / textfmt.tone): on each case with enough repeats, 'same' (ranges overlap, touching
+    # counts, or equal means) is a change within the noise or no change at all; better / worse /
+    # neutral is a change outside it. Each run's value is a share: v tenths of a run total of 1000 is
+    # v / 10 percent.
+    import iolens_native
 
-    con = duckdb.connect()
     checked = 0
     for case in TONE["cases"]:
         cell, base, tone = case["cell"], case["base"], case["tone"]
@@ -172,12 +172,8 @@ def test_noise_rule_is_the_tables_tone_rule():
             # missing means; fewer than min_repeats on a side: test_noise_needs_the_tables_repeats
             continue
         a, b = runs_of(base), runs_of(cell)
-        cols = [f"{v} AS a{i}" for i, v in enumerate(a)] + [f"{v} AS b{i}" for i, v in enumerate(b)]
-        rule = fv._noise_sql([f"a{i}" for i in range(len(a))], ["1000"] * len(a),
-                             [f"b{i}" for i in range(len(b))], ["1000"] * len(b))
-        changed = f"abs(({' + '.join(f'a{i}' for i in range(len(a)))}) / {len(a)}.0 - " \
-                  f"({' + '.join(f'b{i}' for i in range(len(b)))}) / {len(b)}.0) > 0"
-        noise, moved = con.execute(f"SELECT {rule}, {changed} FROM (SELECT {', '.join(cols)})").fetchone()
+        noise = iolens_native.flame_noise(a, [1000] * len(a), b, [1000] * len(b))
+        moved = sum(a) * len(b) != sum(b) * len(a)
         if tone == "same":
             assert noise or not moved, case["name"]
         else:
@@ -236,3 +232,43 @@ def test_noise_needs_the_tables_repeats(tmp_path):
         assert {"few", "same"} <= seen and seen & {"better", "worse", "neutral"}
     finally:
         store.close()
+
+
+def test_native_input_sums_samples_per_stack_and_checks_its_columns():
+    # FlameDiffInput's own rules, on relations made by hand: samples summed per run and stack id;
+    # a sample without a stack (NULL) counted apart; a stack id no stack row has, and the stacks
+    # of a run without selected samples, left out (the inner join of the SQL it replaced); a
+    # relation of the wrong shape named in the error.
+    import duckdb
+
+    import iolens_native
+
+    con = duckdb.connect()
+
+    def rel(sql: str):
+        return con.cursor().sql(sql)
+
+    samples = ("SELECT * FROM (VALUES ('r0', 0, 5), ('r0', 1, 7), ('r0', 0, 1), ('r0', NULL, 2), ('r0', 9, 100)) "
+               "t(run_id, stack_id, weight)")
+    stacks = "SELECT * FROM (VALUES ('r0', 0, 'c;a'), ('r0', 1, 'c;a;a'), ('r1', 0, 'c;zz')) t(run_id, stack_id, folded_stack)"
+    typed_samples = f"SELECT run_id, stack_id::INTEGER AS stack_id, weight::BIGINT AS weight FROM ({samples})"
+    typed_stacks = f"SELECT run_id, stack_id::INTEGER AS stack_id, folded_stack FROM ({stacks})"
+    none_samples, none_stacks = typed_samples + " WHERE false", typed_stacks + " WHERE false"
+    inp = iolens_native.FlameDiffInput(rel(typed_samples), rel(typed_stacks), rel(none_samples), rel(none_stacks))
+    assert inp.runs(0) == [("r0", 13, 3, 1)] and inp.runs(1) == []
+    names, name, depth, self_a, self_b, samp_a, samp_b, noise_s, noise_t, functions, count = inp.diff([], [], 13, 0, 10, 100)
+    assert names == ["all", "c", "a"]
+    assert list(fv._u32(name)) == [0, 1, 2, 2] and list(fv._u32(depth)) == [0, 1, 2, 3]
+    assert list(fv._i64(self_a)) == [0, 0, 6, 7] and list(fv._i64(samp_a)) == [0, 0, 2, 1]
+    assert list(fv._i64(self_b)) == [0, 0, 0, 0] and noise_s is None and noise_t is None
+    # 'a' is in both stacks (recursive in one: counted once), self in both
+    assert count == 1 and functions == [("a", 100.0, 0.0, 100.0, 0.0, -100.0, -100.0, 3, 0, None, None)]
+    assert inp.diff([], [], 13, 0, 10, 3) is None   # more nodes than max_nodes
+    with pytest.raises(ValueError, match="noise_a and noise_b: both or neither"):
+        inp.diff(["r0"], [], 13, 0, 10, 100)
+    with pytest.raises(ValueError, match="the samples: 2 columns"):
+        iolens_native.FlameDiffInput(rel("SELECT 'r0' AS run_id, 0::INTEGER AS stack_id"), rel(typed_stacks),
+                                     rel(none_samples), rel(none_stacks))
+    with pytest.raises(ValueError, match="stack_id of type Int64, expected INTEGER"):
+        iolens_native.FlameDiffInput(rel(typed_samples), rel("SELECT 'r0' AS run_id, 0::BIGINT AS s, 'x' AS f"),
+                                     rel(none_samples), rel(none_stacks))

@@ -27,11 +27,13 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import duckdb
 
 from .schema import DOMAINS, domain_sql
+
+T = TypeVar("T")
 
 log = logging.getLogger("iolens.store")
 
@@ -224,6 +226,24 @@ class Store:
         elapsed = (time.perf_counter() - start) * 1000
         log.debug("query %.1f ms: %s", elapsed, " ".join(sql.split())[:200])
         return QueryResult(columns, rows, elapsed)
+
+    def read_arrow(self, queries: Sequence[tuple[str, Sequence[Any] | dict[str, Any]]], consume: Callable[..., T]) -> T:
+        """Run read queries (sql, parameters) and hand their results to `consume`, one argument
+        each, as objects of the Arrow PyCapsule interface (`__arrow_c_stream__`: DuckDB's
+        relations, each on its own cursor), for native code that reads the rows as Arrow batches
+        instead of Python tuples (views/flame.py diff); returns what `consume` returns. A failure
+        of a query (DuckDB's error, raised here or by the reader) is a StoreError."""
+        start = time.perf_counter()
+        curs = [self._con.cursor() for _ in queries]
+        try:
+            return consume(*(cur.sql(sql, params=params) for cur, (sql, params) in zip(curs, queries)))
+        except duckdb.Error as exc:
+            raise StoreError(f"query failed: {exc}") from exc
+        finally:
+            for cur in curs:
+                cur.close()
+            log.debug("arrow queries %.1f ms: %s", (time.perf_counter() - start) * 1000,
+                      " | ".join(" ".join(sql.split())[:100] for sql, _ in queries))
 
     def sandbox_cursor(self) -> duckdb.DuckDBPyConnection:
         """A new cursor for store/sandbox.py only: to check SQL cells' text (no user query runs on it)."""

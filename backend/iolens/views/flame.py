@@ -39,10 +39,14 @@ two repeats being too few to tell a change from noise (testdata/vectors/ratio-to
 from __future__ import annotations
 
 import json
+import sys
 import time
+from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
+
+import iolens_native
 
 from .. import models
 from ..formats.perf_script import format_folded
@@ -539,21 +543,13 @@ class _Side:
     stackless: int
 
 
-def _side(store: Store, cid: str, f: Filters, cap: CaptureStacks | None = None) -> _Side:
-    """One side's runs and totals: what _stack_rows selects, summed per run (no stack's text read)."""
-    cap = cap or _capture(store, cid)
-    f = _resolve(cap, f)
-    join, where, params = _where(cid, f)
-    rows = store.query(
-        f"""SELECT s.run_id, coalesce(sum(s.weight) FILTER (WHERE st.stack_id IS NOT NULL), 0)::BIGINT AS weight,
-                   count(st.stack_id)::BIGINT AS samples, count(*) FILTER (WHERE s.stack_id IS NULL)::BIGINT AS stackless
-            FROM perf_samples s {join}
-            LEFT JOIN perf_stacks st ON st.capture_id = s.capture_id AND st.run_id = s.run_id AND st.stack_id = s.stack_id
-            WHERE {where} GROUP BY 1""", params).rows
-    with_stacks = {r: (w, n) for r, w, n, _x in rows if n}
+def _side(cap: CaptureStacks, f: Filters, runs: list[tuple[str, int, int, int]]) -> _Side:
+    """One side's runs and totals from its selected samples summed per run (FlameDiffInput.runs:
+    run, weight and samples of those with a stack, samples without one)."""
+    with_stacks = {r: (w, n) for r, w, n, _x in runs if n}
     order = [r.id for r in cap.runs if r.id in with_stacks]
     return _Side(cap, f, [r for r in order if with_stacks[r][0]], {r: with_stacks[r][0] for r in order},
-                 sum(n for _w, n in with_stacks.values()), sum(x for *_r, x in rows))
+                 sum(n for _w, n in with_stacks.values()), sum(x for *_r, x in runs))
 
 
 def _runs_text(n: int) -> str:
@@ -573,163 +569,81 @@ def _noise_reason(side: _Side, name: str) -> str | None:
     return None
 
 
-# The difference is one DuckDB query (_diff_sql), no Python per node or per function:
-# - both selections' stacks summed into one row per distinct stack: each side's weight and samples
-#   and, with repeats, each run's weight;
-# - the tree as _tree_sql makes it: the stacks sorted frame-wise as build_tree sorts them, each
-#   one's new nodes its frames after those it shares with the stack before, numbered in pre-order;
-#   names numbered by first use ('all', the root's name, is 0 wherever it appears);
-# - a node's total over a run: its subtree is the run of sorted stacks from the one that opened
-#   it to the one after which it closes (a stack closes the nodes of its path below the frames it
-#   shares with the next stack; at one depth nodes open and close in turn, so the n-th opened is
-#   the n-th closed), so it is a difference of running sums over the stacks;
-# - the function table: the union's stacks unnested to their distinct frames (the command's left
-#   out; a recursive function counted once per stack), self where the stack ends, ranked in SQL.
-# The shares and the noise rule are the same IEEE double operations as in Python (100.0 * v / t,
-# the ratio of sums): exact for weights under 2^53, where Python's int / int is the same division.
-
-def _pct_sql(x: str, total: str) -> str:
-    """_pct(x, total) in SQL."""
-    return f"(CASE WHEN {total} = 0 THEN 0.0::DOUBLE ELSE 100.0::DOUBLE * ({x})::DOUBLE / ({total})::DOUBLE END)"
+# The difference is made by native code (iolens_native.FlameDiffInput, backend/native/iolens_native/
+# src/flame_diff.rs), no Python per node or per function: DuckDB selects each side's samples (run,
+# stack id, weight) and its runs' stacks and hands them over as Arrow batches; the native code sums
+# the samples per run and stack id (an array per run: no hash, no join), keeps the stacks they use,
+# gives each run's totals (Python decides on noise: _noise_reason), interns the frames to integers once, sorts
+# the union's stacks frame-wise (build_tree's order), cuts them into nodes as the one-capture tree
+# is (names numbered by first use; 'all', the root's name, is 0 wherever it appears), sums each
+# node's subtree per run for the noise flags, and sums, ranks and keeps the function table (each
+# stack's distinct frames but the command's; self where it ends). The shares and the noise rule
+# are the same IEEE double operations as in Python (100.0 * v / t, the ratio of sums): exact for
+# weights under 2^53, where Python's int / int is the same division.
 
 
-def _noise_sql(a: Sequence[str], tot_a: Sequence[str], b: Sequence[str], tot_b: Sequence[str]) -> str:
-    """Noise, in SQL over per-run columns a and b and their runs' totals: the share changed (by
-    1e-12 or more, as a ratio), and the two sides' per-run share ranges [min, max] overlap
-    (touching counts), the rule the fio comparison uses for '~'."""
-    def share(v: str, t: str) -> str:
-        return f"(100.0::DOUBLE * ({v})::DOUBLE / ({t})::DOUBLE)"
-
-    def ratio(vs: Sequence[str], ts: Sequence[str]) -> str:
-        return f"(({' + '.join(vs)})::DOUBLE / ({' + '.join(ts)})::DOUBLE)"
-
-    sa = ", ".join(share(v, t) for v, t in zip(a, tot_a))
-    sb = ", ".join(share(v, t) for v, t in zip(b, tot_b))
-    return (f"(abs({ratio(a, tot_a)} - {ratio(b, tot_b)}) >= 1e-12::DOUBLE "
-            f"AND least({sa}) <= greatest({sb}) AND least({sb}) <= greatest({sa}))")
-
-
-def _diff_rows_sql(cid: str, f: Filters, p: str) -> tuple[str, dict[str, Any]]:
-    """_stack_rows_sql's rows (run, folded stack, weight, samples), summed per run and stack id
-    before the stacks' text is joined (fewer rows to join, integers to group)."""
+def _diff_input_sql(cid: str, f: Filters, p: str) -> list[tuple[str, dict[str, Any]]]:
+    """FlameDiffInput's two queries of one side: its selected samples (run, stack id, weight; the
+    stack id NULL where no frame was usable) and the stacks of its runs (run, stack id, folded
+    stack), parameters prefixed with `p`."""
     join, where, params = _where(cid, f, p=p)
-    sql = f"""
-        SELECT w.run_id, st.folded_stack, w.weight, w.samples
-        FROM (SELECT s.run_id, s.stack_id, sum(s.weight)::BIGINT AS weight, count(*)::BIGINT AS samples
-              FROM perf_samples s {join} WHERE {where} AND s.stack_id IS NOT NULL GROUP BY 1, 2) w
-        JOIN perf_stacks st ON st.capture_id = ${p}cid AND st.run_id = w.run_id AND st.stack_id = w.stack_id"""
-    return sql, params
+    cond, stack_params = [f"capture_id = ${p}cid"], {p + "cid": cid}
+    if f.runs is not None:
+        cond.append(f"list_contains(${p}runs, run_id)")
+        stack_params[p + "runs"] = list(f.runs)
+    return [(f"SELECT s.run_id, s.stack_id, s.weight FROM perf_samples s {join} WHERE {where}", params),
+            (f"SELECT run_id, stack_id, folded_stack FROM perf_stacks WHERE {' AND '.join(cond)}", stack_params)]
 
 
-def _diff_sql(sa: _Side, sb: _Side, noisy: bool, limit: int) -> tuple[str, dict[str, Any]]:
-    """The difference's query: one row of names, the tree's columns, its noise flags (NULL without
-    repeats), the kept functions (a list of structs, in order) and the count of functions."""
-    rows_a, params_a = _diff_rows_sql(sa.cap.ref.id, sa.filters, "a_")
-    rows_b, params_b = _diff_rows_sql(sb.cap.ref.id, sb.filters, "b_")
-    params: dict[str, Any] = {**params_a, **params_b, "ta": sum(sa.run_weight.values()),
-                              "tb": sum(sb.run_weight.values()), "limit": limit, "root": ROOT_NAME}
-    # with repeats, per run of each side: its weight in every stack (column r_a0, r_a1... r_b0...)
-    runs: list[tuple[str, int]] = []     # (column suffix, side)
-    for side, s in ((0, sa), (1, sb)):
-        for i, r in enumerate(s.runs if noisy else []):
-            c = f"{'ab'[side]}{i}"
-            params[f"run_{c}"], params[f"tot_{c}"] = r, s.run_weight[r]
-            runs.append((c, side))
-
-    def cols(fmt: str) -> str:
-        return "".join(", " + fmt.format(c=c) for c, _s in runs)
-
-    per_run = "".join(f", coalesce(sum(weight) FILTER (WHERE side = {s} AND run_id = $run_{c}), 0)::BIGINT AS r_{c}"
-                      for c, s in runs)
-    if noisy:
-        ra, rb = [c for c, s in runs if s == 0], [c for c, s in runs if s == 1]
-        tot_a, tot_b = [f"$tot_{c}::BIGINT" for c in ra], [f"$tot_{c}::BIGINT" for c in rb]
-
-        def rule(prefix: str) -> str:
-            return _noise_sql([prefix + c for c in ra], tot_a, [prefix + c for c in rb], tot_b)
-
-        # the next stack (the nodes it closes) and each run's running sum over the stacks
-        window = f", lead(stack) OVER w AS next{cols('sum(r_{c}) OVER (w ROWS UNBOUNDED PRECEDING) AS c_{c}')}"
-        shared_next = ", " + _shared_sql("f", "next") + " AS c_next"
-        flags = f"""
-        -- each stack closes the nodes of its path below the frames it shares with the next stack
-        cl AS (SELECT k, d, row_number() OVER (PARTITION BY d ORDER BY k) AS nth{cols("c_{c}")}
-               FROM (SELECT k{cols("c_{c}")}, unnest(range(c_next + 1, len(f) + 1)) AS d FROM lcp)),
-        op AS (SELECT o, leaf, depth, row_number() OVER (PARTITION BY depth ORDER BY k) AS nth{cols("r_{c}")}
-                      {cols("c_{c} - r_{c} AS x_{c}")} FROM nodes),
-        -- per node and run: its total (the running sum at its closing stack less the one before its opening)
-        nt AS (SELECT op.o, op.leaf{cols("op.r_{c}")}{cols("cl.c_{c} - op.x_{c} AS t_{c}")}
-               FROM op JOIN cl ON cl.d = op.depth AND cl.nth = op.nth),
-        flags AS (SELECT list_prepend(false, list(leaf AND {rule("r_")} ORDER BY o)) AS noise_self,
-                         list_prepend(false, list({rule("t_")} ORDER BY o)) AS noise_total FROM nt),"""
-        fn_noise = f"{rule('fs_')} AS noise_self, {rule('ft_')} AS noise_total"
-    else:
-        window = shared_next = ""
-        flags = "\n        flags AS (SELECT NULL::BOOLEAN[] AS noise_self, NULL::BOOLEAN[] AS noise_total),"
-        fn_noise = "NULL::BOOLEAN AS noise_self, NULL::BOOLEAN AS noise_total"
-    shared = _shared_sql("f", "prev")
-    sql = f"""
-        WITH ra AS ({rows_a}), rb AS ({rows_b}),
-        -- per distinct stack of either side: the weight and samples of a and of b (and of each run)
-        st AS (SELECT folded_stack AS stack,
-                      coalesce(sum(weight) FILTER (WHERE side = 0), 0)::BIGINT AS wa,
-                      coalesce(sum(weight) FILTER (WHERE side = 1), 0)::BIGINT AS wb,
-                      coalesce(sum(samples) FILTER (WHERE side = 0), 0)::BIGINT AS na,
-                      coalesce(sum(samples) FILTER (WHERE side = 1), 0)::BIGINT AS nb{per_run}
-               FROM (SELECT 0 AS side, * FROM ra UNION ALL SELECT 1 AS side, * FROM rb) GROUP BY 1),
-        -- k: the stack's rank in build_tree's order (';' sorted as the lowest character)
-        ord AS (SELECT *, row_number() OVER w AS k, lag(stack) OVER w AS prev{window}
-                FROM st WINDOW w AS (ORDER BY replace(stack, ';', chr(0)))),
-        -- f: its frames; c: how many it shares with the stack before
-        lcp AS MATERIALIZED (
-            SELECT * EXCLUDE (prev{", next" if noisy else ""}), {shared} AS c{shared_next}
-            FROM (SELECT * EXCLUDE (stack, prev{", next" if noisy else ""}), string_split(stack, ';') AS f,
-                         string_split(prev, ';') AS prev{", string_split(next, ';') AS next" if noisy else ""} FROM ord)),
-        -- the nodes but the root, in pre-order (o): frame, depth, opened by stack k, whether k ends there
-        nodes AS MATERIALIZED (
-            SELECT k * {1 << 24} + j AS o, (c + j)::INTEGER AS depth, frame, j = len(f) - c AS leaf, k,
-                   wa, wb, na, nb{cols("r_{c}")}{cols("c_{c}")}
-            FROM (SELECT *, unnest(f[c + 1:]) AS frame, generate_subscripts(f[c + 1:], 1) AS j FROM lcp)),
-        nm AS MATERIALIZED (SELECT frame, row_number() OVER (ORDER BY min(o)) AS id FROM nodes
-                            WHERE frame <> $root GROUP BY frame),
-        tree AS (SELECT list((coalesce(nm.id, 0), depth, CASE WHEN leaf THEN wa ELSE 0 END,
-                              CASE WHEN leaf THEN wb ELSE 0 END, CASE WHEN leaf THEN na ELSE 0 END,
-                              CASE WHEN leaf THEN nb ELSE 0 END) ORDER BY o) AS t
-                 FROM nodes LEFT JOIN nm USING (frame)),
-        names AS (SELECT list_prepend($root, list(frame ORDER BY id)) AS names FROM nm),{flags}
-        -- functions: each stack's distinct frames but the command's; self where the stack ends
-        fx AS (SELECT unnest(list_distinct(f[2:])) AS fn, f[-1] AS leaf, wa, wb, na, nb{cols("r_{c}")}
-               FROM lcp WHERE len(f) > 1),
-        fs AS (SELECT fn, sum(wa)::BIGINT AS twa, coalesce(sum(wa) FILTER (WHERE fn = leaf), 0)::BIGINT AS swa,
-                      sum(wb)::BIGINT AS twb, coalesce(sum(wb) FILTER (WHERE fn = leaf), 0)::BIGINT AS swb,
-                      sum(na)::BIGINT AS tna, sum(nb)::BIGINT AS tnb
-                      {cols("sum(r_{c})::BIGINT AS ft_{c}")}{cols("coalesce(sum(r_{c}) FILTER (WHERE fn = leaf), 0)::BIGINT AS fs_{c}")}
-               FROM fx GROUP BY fn),
-        dl AS MATERIALIZED (
-            SELECT *, s_b - s_a AS d_s, t_b - t_a AS d_t
-            FROM (SELECT *, {_pct_sql("swa", "$ta")} AS s_a, {_pct_sql("swb", "$tb")} AS s_b,
-                         {_pct_sql("twa", "$ta")} AS t_a, {_pct_sql("twb", "$tb")} AS t_b FROM fs)),
-        -- the largest changes of self and of total, each ranked (names break ties), both kept
-        top AS (SELECT fn FROM (SELECT fn FROM dl ORDER BY abs(d_s) DESC, fn LIMIT $limit)
-                UNION SELECT fn FROM (SELECT fn FROM dl ORDER BY abs(d_t) DESC, fn LIMIT $limit)),
-        fns AS (SELECT list({{'name': fn, 'self_a': s_a, 'self_b': s_b, 'total_a': t_a, 'total_b': t_b,
-                              'delta_self': d_s, 'delta_total': d_t, 'samples_a': tna, 'samples_b': tnb,
-                              'noise_self': noise_self, 'noise_total': noise_total}}
-                             ORDER BY greatest(abs(d_s), abs(d_t)) DESC, fn) AS functions
-                FROM (SELECT *, {fn_noise} FROM dl SEMI JOIN top USING (fn)))
-        -- the columns as text ("[0, 1, ...]", JSON): Python reads that ~2x faster than DuckDB's lists
-        SELECT names.names{"".join(f", list_prepend(0, list_transform(t, lambda x: x[{i}]))::VARCHAR" for i in range(1, 7))},
-               flags.noise_self::VARCHAR, flags.noise_total::VARCHAR, coalesce(fns.functions, []),
-               (SELECT count(*) FROM dl)::BIGINT
-        FROM names, tree, flags, fns"""
-    return sql, params
+def _u32(b: bytes) -> array:
+    a = array("I")
+    a.frombytes(b)
+    if sys.byteorder != "little":
+        a.byteswap()
+    return a
 
 
-def _shared_sql(f: str, p: str) -> str:
-    """SQL: how many leading frames the lists f and p share (0 when p is NULL: no stack before)."""
-    return (f"CASE WHEN {p} IS NULL THEN 0 ELSE coalesce(list_position(list_transform("
-            f"range(1, least(len({f}), len({p})) + 1), lambda i: {f}[i] = {p}[i]), false) - 1, "
-            f"least(len({f}), len({p}))) END")
+def _i64(b: bytes) -> array:
+    a = array("q")
+    a.frombytes(b)
+    if sys.byteorder != "little":
+        a.byteswap()
+    return a
+
+
+def _flags(b: bytes | None) -> array | None:
+    return None if b is None else array("B", b)
+
+
+@dataclass
+class DiffColumns:
+    """The difference's tree as columns (pre-order, as models.FlameDiffTree): typed arrays that
+    the columns answer encodes as they are (flame_wire.encode_diff); `model()` the JSON's."""
+
+    names: list[str]
+    name: array
+    depth: array
+    self_a: array
+    self_b: array
+    samples_a: array
+    samples_b: array
+    noise_self: array | None        # 0 or 1 per node; None without repeats
+    noise_total: array | None
+
+    def model(self) -> models.FlameDiffTree:
+        def flags(a: array | None) -> list[bool] | None:
+            return None if a is None else list(map(bool, a))
+
+        return models.FlameDiffTree(
+            names=self.names, name=self.name.tolist(), depth=self.depth.tolist(), self_a=self.self_a.tolist(),
+            self_b=self.self_b.tolist(), samples_a=self.samples_a.tolist(), samples_b=self.samples_b.tolist(),
+            noise_self=flags(self.noise_self), noise_total=flags(self.noise_total))
+
+
+# The head of a difference whose tree goes as columns: its model's tree is this empty one, left out
+# of the head's JSON (model_dump_json(exclude={"tree"})).
+_NO_TREE = models.FlameDiffTree(names=[], name=[], depth=[], self_a=[], self_b=[], samples_a=[], samples_b=[],
+                                noise_self=None, noise_total=None)
 
 
 def diff(store: Store, a: str, b: str, f: Filters = Filters(), runs_a: tuple[str, ...] | None = None,
@@ -740,6 +654,17 @@ def diff(store: Store, a: str, b: str, f: Filters = Filters(), runs_a: tuple[str
     (from_ns, to_ns), side b takes that time range instead of f's: two ranges of one capture
     (a == b), e.g. the first seconds of a run against its steady state."""
     started = time.perf_counter()
+    head, tree = diff_parts(store, a, b, f, runs_a, runs_b, limit, range_b)
+    return head.model_copy(update={"tree": tree.model(),
+                                   "elapsed_ms": round((time.perf_counter() - started) * 1000, 1)})
+
+
+def diff_parts(store: Store, a: str, b: str, f: Filters = Filters(), runs_a: tuple[str, ...] | None = None,
+               runs_b: tuple[str, ...] | None = None, limit: int = DEFAULT_FUNCTIONS,
+               range_b: tuple[int | None, int | None] | None = None) -> tuple[models.FlameDiff, DiffColumns]:
+    """diff() as its model without the tree (an empty one in its place) and the tree's columns (the
+    columns answer encodes them without the FlameDiffTree model: views/flame_answer.py)."""
+    started = time.perf_counter()
     missing = [c for c in (a, b) if not store.query("SELECT 1 FROM captures WHERE capture_id = ?", [c]).rows]
     if missing:
         raise UnknownCapture(missing)
@@ -748,17 +673,23 @@ def diff(store: Store, a: str, b: str, f: Filters = Filters(), runs_a: tuple[str
     cap_a = _capture(store, a)
     if f.event is None:
         f = replace(f, event=cap_a.default_event)  # the first side's default event, on both sides
-    sa = _side(store, a, replace(f, runs=runs_a), cap_a)
+    cap_b = cap_a if b == a else _capture(store, b)
+    fa = _resolve(cap_a, replace(f, runs=runs_a))
     fb = replace(f, runs=runs_b) if range_b is None else replace(f, runs=runs_b, from_ns=range_b[0], to_ns=range_b[1])
-    sb = _side(store, b, fb, cap_a if b == a else None)
+    fb = _resolve(cap_b, fb)
+    stacks = store.read_arrow(_diff_input_sql(a, fa, "a_") + _diff_input_sql(b, fb, "b_"),
+                              lambda *rel: iolens_native.FlameDiffInput(*rel))
+    sa, sb = _side(cap_a, fa, stacks.runs(0)), _side(cap_b, fb, stacks.runs(1))
     reason = _noise_reason(sa, "the first capture") or _noise_reason(sb, "the second capture")
     noisy = reason is None
-    names, *columns, functions, functions_count = store.query(*_diff_sql(sa, sb, noisy, limit)).rows[0]
-    name, depth, self_a, self_b, samples_a, samples_b, noise_self, noise_total = (
-        None if c is None else json.loads(c) for c in columns)
-    if len(name) > MAX_NODES:
+    got = stacks.diff(sa.runs if noisy else [], sb.runs if noisy else [], sum(sa.run_weight.values()),
+                      sum(sb.run_weight.values()), limit, MAX_NODES)
+    if got is None:
         raise BadQuery(f"this selection makes a call tree of more than {MAX_NODES:,} nodes; "
                        "narrow it (a run, a CPU, a task or a time range)")
+    names, name, depth, self_a, self_b, samples_a, samples_b, noise_self, noise_total, functions, count = got
+    tree = DiffColumns(names, _u32(name), _u32(depth), _i64(self_a), _i64(self_b), _i64(samples_a), _i64(samples_b),
+                       _flags(noise_self), _flags(noise_total))
 
     notes = []
     if f.event not in {e.event for e in sb.cap.events} or not sb.samples:
@@ -771,14 +702,14 @@ def diff(store: Store, a: str, b: str, f: Filters = Filters(), runs_a: tuple[str
                                     total_weight=sum(s.run_weight.values()), total_samples=s.samples,
                                     stackless_samples=s.stackless, events=s.cap.events, all_runs=s.cap.runs)
 
-    return models.FlameDiff(
+    fields = ("name", "self_a", "self_b", "total_a", "total_b", "delta_self", "delta_total", "samples_a", "samples_b",
+              "noise_self", "noise_total")
+    head = models.FlameDiff(
         a=side(sa), b=side(sb), filters=replace(f, runs=None).public(), weight_unit=_weight_unit(f.event),
-        noise_available=noisy, noise_reason=reason,
-        tree=models.FlameDiffTree(names=names, name=name, depth=depth, self_a=self_a, self_b=self_b,
-                                  samples_a=samples_a, samples_b=samples_b, noise_self=noise_self,
-                                  noise_total=noise_total),
-        functions=[models.FlameDiffFunction(**r) for r in functions], functions_count=functions_count, notes=notes,
-        elapsed_ms=round((time.perf_counter() - started) * 1000, 1))
+        noise_available=noisy, noise_reason=reason, tree=_NO_TREE,
+        functions=[models.FlameDiffFunction(**dict(zip(fields, r))) for r in functions], functions_count=count,
+        notes=notes, elapsed_ms=round((time.perf_counter() - started) * 1000, 1))
+    return head, tree
 
 
 def diff_tree(store: Store, a: str, b: str, f: Filters = Filters(), runs_a: tuple[str, ...] | None = None,

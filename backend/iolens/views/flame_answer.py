@@ -132,11 +132,10 @@ def flame_answer(store: Store, cid: str, f: flame_view.Filters = flame_view.Filt
 def _encode_diff(store: Store, a: str, b: str, f: flame_view.Filters, runs_a: tuple[str, ...] | None,
                  runs_b: tuple[str, ...] | None, limit: int, range_b: tuple[int | None, int | None] | None,
                  fmt: Format) -> Answer:
-    d = flame_view.diff(store, a, b, f, runs_a, runs_b, limit, range_b)
     if fmt == "json":
-        return Answer(d.model_dump_json().encode())
-    t = d.tree
-    return Answer(flame_wire.encode_diff(d.model_dump_json(exclude={"tree"}).encode(), t.names, t.name, t.depth,
+        return Answer(flame_view.diff(store, a, b, f, runs_a, runs_b, limit, range_b).model_dump_json().encode())
+    head, t = flame_view.diff_parts(store, a, b, f, runs_a, runs_b, limit, range_b)
+    return Answer(flame_wire.encode_diff(head.model_dump_json(exclude={"tree"}).encode(), t.names, t.name, t.depth,
                                          t.self_a, t.self_b, t.samples_a, t.samples_b, t.noise_self, t.noise_total))
 
 
@@ -146,9 +145,9 @@ def diff_answer(store: Store, a: str, b: str, f: flame_view.Filters = flame_view
                 fmt: Format = "json") -> Answer:
     """views.flame.diff(...) encoded as JSON (the FlameDiff model's) or as columns
     (flame_wire.encode_diff), kept like flame_answer's: per (both captures, selection, runs of each
-    side, limit, side b's range, format) until the store's next write. Made by one DuckDB query
-    (flame._diff_sql): 2.4 s of the server's CPU for 51k against 201k nodes, 4.7 s for 201k against
-    451k (5.1 and 11.6 s when it was made in Python; bench/flame_diff.py)."""
+    side, limit, side b's range, format) until the store's next write. Made by native code
+    (flame.diff_parts, iolens_native.FlameDiffInput); the columns answer encodes the tree's typed
+    arrays without a FlameDiffTree model (bench/flame_diff.py, bench/README.md)."""
     key = ("diff", a, b, f, runs_a, runs_b, limit, range_b, fmt)
     return _kept(store, key, lambda: _encode_diff(store, a, b, f, runs_a, runs_b, limit, range_b, fmt))
 

@@ -11,6 +11,8 @@
 //!   plain tar for bundle/reader.py; see gunzip.rs).
 //! - `offcpu_csv`: `perf script` text of sched_switch / sched_waking with call chains -> the
 //!   off-CPU tables as CSV, parsed and paired in one pass (see offcpu.rs).
+//! - `FlameDiffInput`: the difference flame graph of two selections of perf stacks, read from
+//!   DuckDB as Arrow batches (see flame_diff.rs; views/flame.py diff).
 //!
 //! The Python wrappers with the documented API are iolens/formats/perf_script_native.py and
 //! iolens/formats/perf_block_native.py; the pure-Python references of the same rules are
@@ -19,6 +21,7 @@
 pub mod arrow;
 pub mod block;
 pub mod compact;
+pub mod flame_diff;
 pub mod fold;
 pub mod fxhash;
 pub mod gunzip;
@@ -349,6 +352,8 @@ fn iolens_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(gunzip_to_fd, m)?)?;
     m.add_class::<arrow::TableStream>()?;
     m.add_function(wrap_pyfunction!(offcpu::offcpu_csv_py, m)?)?;
+    m.add_class::<flame_diff::FlameDiffInput>()?;
+    m.add_function(wrap_pyfunction!(flame_diff::flame_noise, m)?)?;
     m.add("DEFAULT_CHUNK_BYTES", DEFAULT_CHUNK_BYTES)?;
     m.add("INFERNO_VERSION", "0.12.8")?;
     Ok(())
