@@ -7,6 +7,7 @@
 //! instead of a String each, and the folded key is built once per sample. Every rule, including
 //! the odd ones, is kept (see the comments that quote inferno).
 
+use crate::bytes;
 use crate::fxhash::FxHashMap;
 
 /// `inferno-collapse-perf` options (the binary's flags). Every default is `false` / empty.
@@ -167,8 +168,8 @@ impl<'o> Folder<'o> {
     pub fn feed<E: Emit>(&mut self, text: &str, emit: &mut E) {
         let bytes = text.as_bytes();
         let mut start = 0;
-        // one searcher over the whole text, not a search set up per line
-        for nl in memchr::memchr_iter(b'\n', bytes) {
+        // one pass over the whole text, 32 bytes at a time, not a search set up per line
+        for nl in bytes::find_iter(b'\n', bytes) {
             // '\n' is a char boundary
             let line = &text[start..nl + 1];
             start = nl + 1;
@@ -290,7 +291,9 @@ impl<'o> Folder<'o> {
         //     false 64414 20110.539270:      34467 cycles:u:  ffffffff9aa3c8de [unknown] ([unknown])
         // trim until the first space or ':', whichever comes first, and look at what is left.
         let single_stack = post_event.and_then(|pe| {
-            let start = pe.find([':', ' ']).map(|i| i + 1).unwrap_or(0);
+            let start = bytes::find2(b':', b' ', pe.as_bytes())
+                .map(|i| i + 1)
+                .unwrap_or(0);
             let s = trim(&pe[start..]);
             if s.is_empty() {
                 None
@@ -299,10 +302,15 @@ impl<'o> Folder<'o> {
             }
         });
 
+        // comm with its spaces as '_' (ASCII both: the rest of the text is copied as it is)
         self.pname.clear();
-        for ch in comm.chars() {
-            self.pname.push(if ch == ' ' { '_' } else { ch });
+        let mut name = comm;
+        while let Some(sp) = bytes::find(b' ', name.as_bytes()) {
+            self.pname.push_str(&name[..sp]);
+            self.pname.push('_');
+            name = &name[sp + 1..];
         }
+        self.pname.push_str(name);
         if self.opt.include_tid {
             self.pname.push('-');
             self.pname.push_str(pid);
@@ -360,8 +368,8 @@ impl<'o> Folder<'o> {
         let line_start = self.frames.len();
         // Most frames hold no '-' (no "->"), ';' nor '(' and are not "[unknown]": one frame, its
         // text as it is (tidy_generic leaves it alone). One scan tells, instead of three.
-        let plain = rawfunc != "[unknown]"
-            && memchr::memchr3(b'-', b';', b'(', rawfunc.as_bytes()).is_none();
+        let plain =
+            rawfunc != "[unknown]" && bytes::find3(b'-', b';', b'(', rawfunc.as_bytes()).is_none();
         // Java inlining: "a->b->c"; after the first, frames get "_[i]".
         for (i, func) in (ArrowSplit {
             rest: Some(rawfunc),
@@ -378,7 +386,7 @@ impl<'o> Folder<'o> {
             if java {
                 // tidy_java: "Lorg/mozilla/Foo:.call" -> "org/mozilla/Foo:.call"
                 let f = &self.buf[start..];
-                if f.first() == Some(&b'L') && memchr::memchr(b'/', f).is_some() {
+                if f.first() == Some(&b'L') && bytes::find(b'/', f).is_some() {
                     fstart = start + 1;
                 }
             }
@@ -471,10 +479,10 @@ pub fn event_line_parts(line: &str) -> Option<(&str, &str, &str, usize)> {
 pub fn stack_line_parts(line: &str) -> Option<(&str, &str, &str)> {
     let line = trim_start(line);
     let b = line.as_bytes();
-    let sp = memchr::memchr(b' ', b)?;
+    let sp = bytes::find(b' ', b)?;
     let pc = trim_end(&line[..sp]);
     let rest = &line[sp + 1..];
-    let sp2 = memchr::memrchr(b' ', rest.as_bytes())?;
+    let sp2 = bytes::rfind(b' ', rest.as_bytes())?;
     let module = &rest[sp2 + 1..];
     if !module.starts_with('(') || !module.ends_with(')') {
         return None;
@@ -521,7 +529,9 @@ pub fn trim_start(s: &str) -> &str {
     loop {
         // perf script pads short addresses with spaces: 8 of them at a time
         while let Some(w) = b.get(i..i + 8) {
-            if w != b"        " {
+            if u64::from_le_bytes(w.try_into().expect("8 bytes"))
+                != u64::from_le_bytes(*b"        ")
+            {
                 break;
             }
             i += 8;
@@ -549,24 +559,24 @@ pub fn trim(s: &str) -> &str {
     trim_start(trim_end(s))
 }
 
-/// str::find of an ASCII byte, with the memchr crate's search (std's for a char is slower on
-/// the short pieces of an event line).
+/// str::find of an ASCII byte, inlined (bytes.rs: std's for a char, and the memchr crate's
+/// calls, cost more on the short pieces of a line).
 #[inline(always)]
 fn find_byte(c: u8, s: &str) -> Option<usize> {
-    memchr::memchr(c, s.as_bytes())
+    bytes::find(c, s.as_bytes())
 }
 
 /// str::rfind of an ASCII byte (see find_byte).
 #[inline(always)]
 fn rfind_byte(c: u8, s: &str) -> Option<usize> {
-    memchr::memrchr(c, s.as_bytes())
+    bytes::rfind(c, s.as_bytes())
 }
 
 /// The last "+0x" in s.
 #[inline]
 fn rfind_offset(s: &[u8]) -> Option<usize> {
     let mut end = s.len();
-    while let Some(i) = memchr::memrchr(b'+', &s[..end]) {
+    while let Some(i) = bytes::rfind(b'+', &s[..end]) {
         if s.len() >= i + 3 && s[i + 1] == b'0' && s[i + 2] == b'x' {
             return Some(i);
         }
@@ -593,7 +603,7 @@ impl<'a> Iterator for ArrowSplit<'a> {
         }
         let b = s.as_bytes();
         let mut from = 0;
-        while let Some(i) = memchr::memchr(b'-', &b[from..]) {
+        while let Some(i) = bytes::find(b'-', &b[from..]) {
             let i = from + i;
             if b.get(i + 1) == Some(&b'>') {
                 self.rest = Some(&s[i + 2..]);
@@ -652,11 +662,11 @@ pub(crate) fn with_module_fallback(
 pub(crate) fn tidy_generic(buf: &mut Vec<u8>, start: usize) {
     let s = &mut buf[start..];
     let mut from = 0;
-    while let Some(i) = memchr::memchr(b';', &s[from..]) {
+    while let Some(i) = bytes::find(b';', &s[from..]) {
         s[from + i] = b':';
         from += i + 1;
     }
-    if memchr::memchr(b'(', s).is_none() {
+    if bytes::find(b'(', s).is_none() {
         return;
     }
     let mut depth: i32 = 0;
@@ -799,11 +809,19 @@ fn fill_meta(m: &mut Meta, comm: &str, pid: &str, tid: &str, rest: &str, event: 
     }
 }
 
+/// Up to 18 ASCII digits (no sign): at most 999,999,999,999,999,999, within an i64.
 fn parse_uint(s: &str) -> Option<i64> {
-    if s.is_empty() || s.len() > 18 || !s.bytes().all(|c| c.is_ascii_digit()) {
+    if s.is_empty() || s.len() > 18 {
         return None;
     }
-    s.parse().ok()
+    let mut v: i64 = 0;
+    for c in s.bytes() {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + (c - b'0') as i64;
+    }
+    Some(v)
 }
 
 /// "1428.338238" -> 1428338238000 (any number of decimals up to 9; more are truncated).
@@ -864,6 +882,129 @@ mod tests {
         let mut b = b"(anonymous namespace)::myBar()".to_vec();
         tidy_generic(&mut b, 0);
         assert_eq!(b, b"(anonymous namespace)::myBar");
+    }
+
+    /// Each sample's metadata (tables mode) and folded stack.
+    #[derive(Default)]
+    struct Metas(Vec<(Meta, String, u64)>);
+
+    impl Emit for Metas {
+        const META: bool = true;
+        fn stack(&mut self, stack: &Stack<'_>, weight: u64, meta: Option<&Meta>) {
+            let mut key = Vec::new();
+            stack.join_into(&mut key);
+            let meta = meta.expect("tables mode").clone();
+            self.0.push((meta, String::from_utf8(key).unwrap(), weight));
+        }
+    }
+
+    #[test]
+    fn the_event_line_gives_each_field() {
+        let text = "fio 29783/29783 [001]  5106.371798:    5025125 cpu-clock:pppH: \n\
+                    \tffffffff821cefe6 mas_prev_slot_c0+0x96 ([kernel.kallsyms])\n\n\
+                    V8 WorkerThread 25607 4794564.109216: cycles:\n\t7f53 g (/x.so)\n\n\
+                    java 24636/25607 [012] 94564.1: 7 instructions:u:\n\t0 [unknown] ([unknown])\n\n";
+        let opt = Options::default();
+        let mut out = Metas::default();
+        let mut f = Folder::new(&opt, None, true);
+        f.feed(text, &mut out);
+        f.finish(&mut out);
+        let got: Vec<_> = out
+            .0
+            .iter()
+            .map(|(m, k, w)| {
+                let e = m.event.as_deref();
+                (
+                    m.ts_ns,
+                    m.cpu,
+                    m.pid,
+                    m.tid,
+                    m.comm.as_str(),
+                    e,
+                    k.as_str(),
+                    *w,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (
+                    Some(5_106_371_798_000),
+                    Some(1),
+                    Some(29783),
+                    Some(29783),
+                    "fio",
+                    Some("cpu-clock"),
+                    "fio;mas_prev_slot_c0",
+                    5025125
+                ),
+                (
+                    Some(4_794_564_109_216_000),
+                    None,
+                    None,
+                    Some(25607),
+                    "V8 WorkerThread",
+                    Some("cycles"),
+                    "V8_WorkerThread;g",
+                    1
+                ),
+                (
+                    Some(94_564_100_000_000),
+                    Some(12),
+                    Some(24636),
+                    Some(25607),
+                    "java",
+                    Some("instructions"),
+                    "java;[unknown]",
+                    7
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn unsigned_fields() {
+        assert_eq!(parse_uint("0"), Some(0));
+        assert_eq!(parse_uint("0029783"), Some(29783));
+        assert_eq!(
+            parse_uint("999999999999999999"),
+            Some(999_999_999_999_999_999)
+        );
+        for bad in [
+            "",
+            "1000000000000000000",
+            "+1",
+            "-1",
+            "1a",
+            " 1",
+            "1 ",
+            "\u{661}",
+        ] {
+            assert_eq!(parse_uint(bad), None, "{:?}", bad);
+        }
+    }
+
+    #[test]
+    fn the_root_frame_is_comm_with_its_spaces_as_underscores() {
+        let opt = Options::default();
+        for (comm, root) in [
+            ("V8 WorkerThread", "V8_WorkerThread"),
+            ("a  b c", "a__b_c"),
+            ("\u{e9}t\u{e9} x", "\u{e9}t\u{e9}_x"),
+            ("fio", "fio"),
+        ] {
+            let text = format!(
+                "{} 25607 4794564.109216: 1 cycles:\n\tffff f (/x.so)\n\n",
+                comm
+            );
+            assert_eq!(
+                fold(&text, &opt),
+                vec![(format!("{};f", root), 1)],
+                "{:?}",
+                comm
+            );
+        }
     }
 
     #[test]

@@ -20,6 +20,7 @@
 
 pub mod arrow;
 pub mod block;
+pub mod bytes;
 pub mod compact;
 pub mod flame_diff;
 pub mod fold;
