@@ -239,17 +239,17 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     i
 }
 
-fn intern<'a>(rows: &[Row<'a>]) -> Interned<'a> {
-    let mut names = Names::new(rows.len());
+/// Interns the frames of `rows` into `names`: the frames' ids and each row's (start, len).
+fn intern_rows<'a>(rows: &[Row<'a>], names: &mut Names<'a>) -> (Vec<u32>, Vec<(u32, u32)>) {
     let mut frames: Vec<u32> = Vec::with_capacity(rows.len() * 8);
     let mut spans: Vec<(u32, u32)> = Vec::with_capacity(rows.len());
     let mut prev: Option<&[u8]> = None;
     for r in rows {
         let start = frames.len();
         let cur = r.stack;
-        // the frames this stack shares with the one before (often most: a run's stacks come in
-        // the order perf printed them) are its frames' ids again, not hashed again: those a ';'
-        // ends within the common prefix, and the one the prefix ends in if it ends there in both
+        // the frames this stack shares with the one before are its frames' ids again, not looked
+        // up again: those a ';' ends within the common prefix, and the one the prefix ends in if
+        // it ends there in both
         let mut from = 0; // where the frames to look up start
         if let Some(prev) = prev {
             let l = common_prefix(prev, cur);
@@ -272,6 +272,42 @@ fn intern<'a>(rows: &[Row<'a>]) -> Interned<'a> {
         spans.push((start as u32, (frames.len() - start) as u32));
         prev = Some(cur);
     }
+    (frames, spans)
+}
+
+/// Rows past this many are interned in two halves on two threads (the second half's names then
+/// looked up once each in the first's table).
+const PARALLEL_ROWS: usize = 20_000;
+
+fn intern<'a>(rows: &[Row<'a>]) -> Interned<'a> {
+    let two = rows.len() >= PARALLEL_ROWS
+        && std::thread::available_parallelism().map_or(1, |n| n.get()) > 1;
+    let (names, frames, spans) = if two {
+        let (left, right) = rows.split_at(rows.len() / 2);
+        let ((mut names, mut frames, mut spans), (names2, frames2, spans2)) =
+            std::thread::scope(|s| {
+                let other = s.spawn(|| {
+                    let mut n = Names::new(right.len());
+                    let (f, sp) = intern_rows(right, &mut n);
+                    (n, f, sp)
+                });
+                let mut n = Names::new(left.len());
+                let (f, sp) = intern_rows(left, &mut n);
+                (
+                    (n, f, sp),
+                    other.join().expect("the interning thread does not panic"),
+                )
+            });
+        let map: Vec<u32> = names2.first.iter().map(|&n| names.id(n)).collect();
+        let base = frames.len() as u32;
+        frames.extend(frames2.iter().map(|&f| map[f as usize]));
+        spans.extend(spans2.iter().map(|&(s, n)| (s + base, n)));
+        (names, frames, spans)
+    } else {
+        let mut names = Names::new(rows.len());
+        let (frames, spans) = intern_rows(rows, &mut names);
+        (names, frames, spans)
+    };
     let rank = names.ranks();
     Interned {
         names: names.first,
@@ -1141,6 +1177,47 @@ mod tests {
         assert_eq!(common_prefix(b"abcdefghijk", b"abcdefghijz"), 10);
         assert_eq!(common_prefix(b"abcdefgh", b"abcdefgh"), 8);
         assert_eq!(common_prefix(b"", b"a"), 0);
+    }
+
+    #[test]
+    fn two_halves_interned_apart_make_the_same_tree() {
+        // past PARALLEL_ROWS rows the frames are interned on two threads: the answer is the one of
+        // a single pass (here: against the same rows cut below the threshold and merged by hand)
+        let owned: Vec<String> = (0..PARALLEL_ROWS + 500)
+            .map(|i| format!("c{};f{};g{};h{}", i % 3, i % 101, (i * 7) % 997, i % 13))
+            .collect();
+        let rows: Vec<Row> = owned
+            .iter()
+            .enumerate()
+            .map(|(i, s)| row((i % 2) as u8, 0, s, i as i64 % 17))
+            .collect();
+        let it = intern(&rows);
+        let mut names = Names::new(4);
+        let (frames, spans) = intern_rows(&rows, &mut names);
+        for (k, (&sa, &sb)) in it.spans.iter().zip(&spans).enumerate() {
+            let name_of = |f: &[u32], sp: (u32, u32), ns: &dyn Fn(u32) -> Vec<u8>| {
+                f[sp.0 as usize..(sp.0 + sp.1) as usize]
+                    .iter()
+                    .map(|&x| ns(x))
+                    .collect::<Vec<_>>()
+            };
+            let a = name_of(&it.frames, sa, &|x| it.names[x as usize].to_vec());
+            let b = name_of(&frames, sb, &|x| names.name(x).to_vec());
+            assert_eq!(a, b, "row {k}");
+        }
+        let mut c = cfg(1, 1);
+        c.max_nodes = 1 << 20;
+        let t = diff(&rows, &c).unwrap();
+        assert_eq!(
+            t.name.len(),
+            1 + 3
+                + 3 * 101
+                + (0..PARALLEL_ROWS + 500)
+                    .map(|i| (i % 3, i % 101, (i * 7) % 997))
+                    .collect::<std::collections::HashSet<_>>()
+                    .len()
+                + rows.len()
+        );
     }
 
     #[test]
