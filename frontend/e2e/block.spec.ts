@@ -5,7 +5,8 @@
 // completions), the empty state, and the options in the URL.
 // Runs against a real `iolens serve` (playwright.config.ts); does not assume an empty library.
 // IOLENS_SHOTS=dir also saves a screenshot of every state.
-import { expect, test, type Page } from '@playwright/test';
+import { type Page } from '@playwright/test';
+import { expect, test } from './filePage';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

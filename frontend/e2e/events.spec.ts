@@ -5,7 +5,8 @@
 // shows each LSN as cycle/block, the top values and the rest, with first and last times; the state
 // is kept in the link; the rate over time is drawn per capture. Runs against a real `iolens serve`
 // (playwright.config.ts). IOLENS_SHOTS=dir also saves screenshots.
-import { expect, test, type Page } from '@playwright/test';
+import { type Page } from '@playwright/test';
+import { expect, test } from './filePage';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -4,7 +4,8 @@
 // another track, the window in the link, a transform from the right-click menu; then the exports
 // of the flame graph honouring the order and the transforms. Against a real `iolens serve`.
 // IOLENS_SHOTS=dir also saves a screenshot of each state.
-import { expect, test, type Page } from '@playwright/test';
+import { type Page } from '@playwright/test';
+import { expect, test } from './filePage';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -3,7 +3,8 @@
 // the note of a capture made here without lock_stat (this kernel has no CONFIG_LOCK_STAT).
 // Runs against a real `iolens serve` (see playwright.config.ts), after iolens.spec.ts (same
 // database: this file does not assume an empty library). IOLENS_SHOTS=dir also saves screenshots.
-import { expect, test, type Page } from '@playwright/test';
+import { type Page } from '@playwright/test';
+import { expect, test } from './filePage';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -4,7 +4,7 @@
 // off the CPU; the scheduler cell's ping-pong row of fio and the kworkers opens the pair view with
 // both sides' blocked and woken-by flame charts. Runs against a real `iolens serve`
 // (playwright.config.ts). IOLENS_SHOTS=dir also saves screenshots.
-import { expect, test } from '@playwright/test';
+import { expect, test } from './filePage';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

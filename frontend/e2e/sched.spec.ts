@@ -5,7 +5,8 @@
 // histograms; then a capture without a trace and its empty state.
 // Runs against a real `iolens serve` (see playwright.config.ts); does not assume an empty library.
 // IOLENS_SHOTS=dir also saves screenshots. IOLENS_E2E_SCHED_BUNDLES=a:b picks other bundles.
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import { type Locator, type Page } from '@playwright/test';
+import { expect, test } from './filePage';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

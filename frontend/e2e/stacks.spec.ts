@@ -2,7 +2,8 @@
 // bundle e2e/make-flame-bundles.py makes): left-heavy order, the inverted call tree, the sandwich
 // of a function, the transforms; each kept in the URL and through a reload. Runs against a real
 // `iolens serve` (playwright.config.ts). IOLENS_SHOTS=dir also saves a screenshot of each view.
-import { expect, test, type Page } from '@playwright/test';
+import { type Page } from '@playwright/test';
+import { expect, test } from './filePage';
 import fs from 'node:fs';
 import path from 'node:path';
 import { xfsStacksBundle } from './stackBundles';

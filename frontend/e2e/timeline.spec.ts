@@ -2,7 +2,8 @@
 // brush a range and the flame, block and scheduler cells show it applied (the flame graph's totals
 // become that range's), tracks without data say so, a reload of the permalink keeps the selection,
 // clearing it gives the cells back their own range. IOLENS_SHOTS=dir saves a screenshot of each state.
-import { expect, test, type Page } from '@playwright/test';
+import { type Page } from '@playwright/test';
+import { expect, test } from './filePage';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
