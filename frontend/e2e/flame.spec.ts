@@ -147,6 +147,11 @@ test('a link naming a capture without stacks: the empty state names it and the c
   const label = (id: string) => list.find((c) => c.id === id)!.label;
   const cell = page.locator('section.cell[data-kind="flame"]');
   const empty = cell.getByTestId('flame-empty');
+  // the server knows which captures have no stacks (index.html says so): nothing asks for their
+  // flame answer, so the console has no error (a 404) on any of these links
+  const errors: string[] = [];
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  page.on('response', (r) => r.status() >= 400 && errors.push(`${r.status()} ${r.url()}`));
   // cap= names it (a link by hand): the server's 404 is not shown as an error
   await page.goto(`/compare?v=1&captures=${plain.id},${ids[0]}&baseline=${plain.id}&cell=flame:cap=${plain.id}`);
   await expect(empty.getByRole('heading')).toHaveText(`No call stacks in ${plain.label}`);
@@ -156,26 +161,35 @@ test('a link naming a capture without stacks: the empty state names it and the c
   // the notebook's capture with stacks, one click away
   await empty.getByTestId('empty-pick').getByRole('button', { name: label(ids[0]!) }).click();
   await expect(cell.getByTestId('flame-canvas')).toBeVisible();
-  // a baseline without stacks reloaded while the capture list is slow: the flame answer of the
-  // baseline (asked for from the URL) comes first, a 404; the cell says so quietly, then shows the capture with stacks
+  // a hand-made link whose baseline has no stacks, loaded while the capture list is slow: index.html
+  // preloads no flame answer of it and tells the page it has none, so the page asks for none and
+  // the cell shows the capture with stacks before the capture list comes
   let release!: () => void;
   const held = new Promise<void>((r) => (release = r));
   await page.route('**/api/captures', async (route) => {
     await held;
     await route.continue();
   });
-  await page.goto(`/compare?v=1&captures=${plain.id},${ids[0]}&baseline=${plain.id}&cell=flame`);
-  await expect(empty).toBeVisible();
+  const flameAsked: string[] = [];
+  page.on('request', (r) => r.url().includes('/flame') && flameAsked.push(new URL(r.url()).pathname));
+  const link = `/compare?v=1&captures=${plain.id},${ids[0]}&baseline=${plain.id}&cell=flame`;
+  const html = await (await page.request.get(link)).text();
+  expect(html).toContain(`<meta name="iolens-without-stacks" content="${plain.id}">`);
+  expect(html).not.toContain('/flame?format=columns');
+  await page.goto(link);
+  await expect(cell.getByTestId('flame-canvas')).toBeVisible();
   await expect(cell.locator('.error-box')).toHaveCount(0);
   release();
   await expect(cell.getByTestId('flame-canvas')).toBeVisible();
   await page.unroute('**/api/captures');
+  expect(flameAsked.filter((p) => p.includes(plain.id))).toEqual([]);
   // none of the notebook has stacks: the library's captures that have them are links that add one
   await page.goto(`/compare?v=1&captures=${plain.id}&baseline=${plain.id}&cell=flame`);
   await expect(empty.getByRole('heading')).toHaveText(`No call stacks in ${plain.label}`);
   await empty.getByTestId('empty-add').getByRole('link', { name: label(ids[1]!) }).click();
   await expect(page).toHaveURL(new RegExp(`captures=${plain.id}(,|%2C)${ids[1]}&`));
   await expect(cell.getByTestId('flame-canvas')).toBeVisible();
+  expect(errors).toEqual([]);
 });
 
 test('the page reads the columns answer; a cut one is an error that says so, not an empty graph', async ({ page }) => {

@@ -16,8 +16,8 @@ import { parseUrl, type CompareView } from './state/url';
 
 export const FIRST_RENDER_WAIT_MS = 250;
 
-function startCells(view: CompareView): Promise<unknown>[] {
-  const ctx = { captures: view.captures, baseline: view.baseline, time: sharedTimeOf(view.cells, view.baseline)?.time ?? null };
+function startCells(view: CompareView, withoutStacks: readonly string[]): Promise<unknown>[] {
+  const ctx = { captures: view.captures, baseline: view.baseline, time: sharedTimeOf(view.cells, view.baseline)?.time ?? null, withoutStacks };
   const code: Promise<unknown>[] = [];
   for (const cell of view.cells) {
     const def = cellKind(cell.kind);
@@ -28,16 +28,17 @@ function startCells(view: CompareView): Promise<unknown>[] {
   return code;
 }
 
-/** Starts the page's requests and cells' code from its URL; resolves when they are all in. */
-export function bootFromUrl(pathname: string, search: string): Promise<unknown> {
+/** Starts the page's requests and cells' code from its URL; resolves when they are all in.
+ *  `withoutStacks`: captures the server said have no stacks (no flame answer to ask for). */
+export function bootFromUrl(pathname: string, search: string, withoutStacks: readonly string[] = []): Promise<unknown> {
   try {
     const view = parseUrl(pathname, search).view;
     let code: Promise<unknown>;
-    if (view.page === 'compare') code = Promise.all(startCells(view));
+    if (view.page === 'compare') code = Promise.all(startCells(view, withoutStacks));
     else if (view.page === 'notebook') {
       const doc = fetchNotebook(view.id);
       void prefetch(`notebook:${view.id}`, () => doc); // useNotebook's key (api/queries.ts)
-      code = doc.then((nb) => Promise.all(startCells(documentToView(nb.document, null).view))).catch(() => {});
+      code = doc.then((nb) => Promise.all(startCells(documentToView(nb.document, null).view, withoutStacks))).catch(() => {});
     } else return Promise.resolve();
     // what every notebook page asks for at once (App.tsx, useCaptureList)
     void prefetch('captures', () => fetchCaptures());

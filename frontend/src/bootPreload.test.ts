@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { vectors } from './testdata/vectors';
 
 const ORIGIN = 'http://iolens.test';
-const v = vectors<{ rule: string; cases: { name: string; url: string; preloads: string[] }[] }>('index-preload');
+const v = vectors<{ rule: string; cases: { name: string; url: string; preloads: string[]; told?: string[] }[] }>('index-preload');
 
 describe("index.html's preloads are boot.ts's own requests (testdata/vectors/index-preload.json)", () => {
   let asked: { url: string; method: string; headers: string[] }[] = [];
@@ -44,9 +44,11 @@ describe("index.html's preloads are boot.ts's own requests (testdata/vectors/ind
     queries.invalidate('');
   });
 
-  it.each(v.cases)('$name', async ({ url, preloads }) => {
+  it.each(v.cases)('$name', async ({ url, preloads, told = [] }) => {
     const u = new URL(url, ORIGIN);
-    await boot.bootFromUrl(u.pathname, u.search);
+    await boot.bootFromUrl(u.pathname, u.search, told);
+    // the captures the server said have no stacks: no flame answer asked for (a 404 in the console)
+    for (const id of told) expect(asked.filter((a) => a.url.startsWith(`/api/captures/${id}/flame`))).toEqual([]);
     for (const p of preloads) {
       const mine = asked.filter((a) => a.url === p);
       expect(mine, `${p} among ${JSON.stringify(asked.map((a) => a.url))}`).toHaveLength(1);

@@ -10,10 +10,11 @@ import './cells/flame/flame.css';
 import './cells/timeline/timeline.css';
 import { bootFromUrl, FIRST_RENDER_WAIT_MS } from './boot';
 import { openDrafts } from './components/drafts';
+import { withoutStacksOfPage } from './state/pageHints';
 
 // The UI font (styles.css --font: Inter alone, no fallback family) is loaded with the answers, so
 // that the first layout has it; its file is preloaded by index.html.
-const ready = Promise.all([bootFromUrl(window.location.pathname, window.location.search), document.fonts.load('13px "Inter Variable"').catch(() => {})]);
+const ready = Promise.all([bootFromUrl(window.location.pathname, window.location.search, withoutStacksOfPage()), document.fonts.load('13px "Inter Variable"').catch(() => {})]);
 const waited = Promise.race([ready, new Promise((r) => setTimeout(r, FIRST_RENDER_WAIT_MS))]);
 void Promise.all([import('./render'), waited]).then(([m]) => m.renderApp());
 // The drafts' storage opened now, while render.tsx's chunk compiles and the answers come in, not

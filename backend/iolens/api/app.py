@@ -21,6 +21,7 @@ from typing import Any
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
@@ -273,8 +274,14 @@ def _mount_frontend(app: FastAPI, dist: Path | None) -> None:
             return files.response(candidate, cache)
         # the page's first API requests named as preloads (index_preload.py: asked for while the
         # HTML is parsed, not once its scripts have run)
+        # the store's captures without stacks: their flame answer is a 404, not preloaded (made again
+        # in a worker thread only after a write)
+        store: Store = request.app.state.store
+        stackless = flame_answer.stackless_known(store)
+        if stackless is None:
+            stackless = await run_in_threadpool(flame_answer.captures_without_stacks, store)
         return files.response(root / "index.html", "no-cache",
-                              lambda text: index_preload.inject(text, request.url.path, request.url.query))
+                              lambda text: index_preload.inject(text, request.url.path, request.url.query, stackless))
 
 
 class _FileBytes:

@@ -217,3 +217,27 @@ def wants_gzip(accept_encoding: str | None, a: Answer) -> bool:
         if coding == "gzip":
             return not any(p.replace(" ", "") in ("q=0", "q=0.0", "q=0.00", "q=0.000") for p in params)
     return False
+
+
+_stackless: weakref.WeakKeyDictionary[Store, tuple[int, frozenset[str]]] = weakref.WeakKeyDictionary()
+
+
+def stackless_known(store: Store) -> frozenset[str] | None:
+    """captures_without_stacks as last made, if the store has not been written since; else None."""
+    hit = _stackless.get(store)
+    return hit[1] if hit is not None and hit[0] == store.generation else None
+
+
+def captures_without_stacks(store: Store) -> frozenset[str]:
+    """The store's captures without perf samples: their flame answer is a 404 (NoStacks). Kept
+    until the store's next write (index.html's preloads ask on every notebook link)."""
+    known = stackless_known(store)
+    if known is not None:
+        return known
+    generation = store.generation
+    rows = store.query(
+        """SELECT c.capture_id FROM captures c
+           WHERE NOT EXISTS (SELECT 1 FROM perf_samples s WHERE s.capture_id = c.capture_id)""").rows
+    out = frozenset(cid for (cid,) in rows)
+    _stackless[store] = (generation, out)
+    return out

@@ -14,6 +14,9 @@ export interface NotebookContext {
   clearTime?: () => void;
   /** The URL of this notebook with one more capture (an empty state's "add a capture that has it"). */
   withCapture?: (id: string) => string;
+  /** Captures of the link the server said have no call stacks (index.html's
+   *  `<meta name="iolens-without-stacks">`, api/index_preload.py): known before the capture list. */
+  withoutStacks?: readonly string[];
 }
 
 export interface CellProps<S> {

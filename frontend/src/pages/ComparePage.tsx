@@ -19,8 +19,13 @@ import { defaultTitle, followBaseline } from '../logic/notebook';
 import { clearDraft, draftKey, loadDraft, useKeptDraft } from '../components/drafts';
 import { useShortcut } from '../components/shortcuts';
 import { sameDocument, viewToDocument } from '../state/document';
+import { withoutStacksOfPage } from '../state/pageHints';
 import { Link, navigate } from '../components/router';
 import { parseUrl, TITLE_MAX_CHARS, viewToUrl, withStarterCells, type CellInstance, type CompareView } from '../state/url';
+
+/** The captures the server said (in index.html) have no call stacks: a fact of each capture, true
+ *  on every page the app goes to after it. */
+const PAGE_WITHOUT_STACKS = withoutStacksOfPage();
 
 export function ComparePage({ view, problems }: { view: CompareView; problems: string[] }) {
   // A link that never chose cells (no `cell`, no `cells=none`) opens with the starter cells of its
@@ -77,6 +82,7 @@ export function NotebookView({ view, problems, saved }: { view: CompareView; pro
       baseline: view.baseline,
       time: shared,
       clearTime: () => setView({ cells: clearSharedTime(current().cells) }),
+      withoutStacks: PAGE_WITHOUT_STACKS,
       withCapture: (id: string) => {
         const v = current();
         return viewToUrl({ ...v, captures: v.captures.includes(id) ? v.captures : [...v.captures, id], ...(parentId ? { parent: parentId } : {}) });

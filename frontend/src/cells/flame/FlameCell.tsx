@@ -31,8 +31,10 @@ const viewLoading = <p className="muted">Loading the difference view…</p>;
 export function FlameCell({ ctx, state, setState }: CellProps<FlameState>) {
   const list = useCaptureList();
   const byId = new Map((list.data ?? []).map((c) => [c.id, c]));
-  // sampled stacks (--stacks), or off-CPU stacks (--offcpu: events offcpu and wakeup)
-  const hasStacks = (id: string) => (byId.get(id)?.artifact_kinds ?? ['perf-script']).some((k) => k === 'perf-script' || k === 'perf-offcpu');
+  // sampled stacks (--stacks), or off-CPU stacks (--offcpu: events offcpu and wakeup); before the
+  // capture list, what the server said in index.html (no stacks: no flame answer to ask for, a 404)
+  const said = ctx.withoutStacks ?? [];
+  const hasStacks = (id: string) => (byId.get(id)?.artifact_kinds ?? (said.includes(id) ? [] : ['perf-script'])).some((k) => k === 'perf-script' || k === 'perf-offcpu');
   const label = (id: string) => byId.get(id)?.label ?? id;
   const colorOf = (id: string) => captureColor(ctx.captures.indexOf(id));
   const set = (patch: Partial<FlameState>) => setState({ ...state, ...patch });

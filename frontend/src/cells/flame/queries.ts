@@ -131,7 +131,8 @@ export function useFlame(id: string | null, s: FlameState) {
 export function prefetchFlame(ctx: NotebookContext, s: FlameState): void {
   if (s.view === 'diff' || s.rangeB || ctx.time) return;
   const id = s.cap && ctx.captures.includes(s.cap) ? s.cap : ctx.baseline;
-  if (ctx.captures.includes(id)) void prefetch(...flameQuery(id, s));
+  // a capture the server said has no stacks: its flame answer is a 404 (the cell shows another)
+  if (ctx.captures.includes(id) && !ctx.withoutStacks?.includes(id)) void prefetch(...flameQuery(id, s));
 }
 
 export function useFlameDiff(a: string | null, b: string | null, s: FlameState, rangeB: FlameState['rangeB'] = null) {
