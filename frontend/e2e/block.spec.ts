@@ -233,6 +233,7 @@ test('without block data: the collector flag explained; a mixed set names the ca
   await shot(page, 'empty');
   await page.goto(cellUrl([pair[0]!.id, noBlock!.id]));
   await expect(cell.getByTestId('block-missing')).toContainText(noBlock!.label);
+  await expect(cell.getByTestId('block-missing')).toContainText('Record with iolens-collect run --block DEV');
   await expect(cell.getByTestId('chart-qd')).toBeVisible();
   await shot(page, 'mixed');
 });

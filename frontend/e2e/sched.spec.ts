@@ -202,7 +202,8 @@ test('a capture without a scheduler trace: compared all the same, and the empty 
   const cell = page.locator('section.cell[data-kind="sched"]');
   await expect(cell.getByTestId('sched-compare').locator('.cap-head')).toHaveCount(3);
   await expect(cell.getByTestId('sched-status').locator(`tr[data-capture="${plain.id}"]`)).toContainText('no scheduler trace');
-  await expect(cell.getByTestId('sched-missing')).toContainText('--sched');
+  await expect(cell.getByTestId('sched-missing')).toContainText(`No scheduler traces in`);
+  await expect(cell.getByTestId('sched-missing')).toContainText('Record with iolens-collect run --sched');
 
   await page.goto(`/compare?v=1&captures=${plain.id}&baseline=${plain.id}&cell=sched`);
   const empty = cell.getByTestId('sched-empty');

@@ -5,7 +5,7 @@
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, expect, test, vi } from 'vitest';
 import type { CapturePublic } from '../api/client';
-import { EmptyStateView } from './EmptyState';
+import { EmptyStateView, MissingLine } from './EmptyState';
 
 afterEach(cleanup);
 
@@ -42,4 +42,12 @@ test('none of the notebook has it: each capture listed with why (its own note, o
 test("a difference view's other side is not offered", () => {
   render(<EmptyStateView data="stacks" testId="e" captures={['a', 'b']} baseline="a" wanted={['a']} onPick={() => {}} exclude={['a', 'b']} library={library} />);
   expect(screen.queryByTestId('empty-pick')).toBeNull();
+});
+
+test('the one-line form beside drawn data: what is missing, in which captures, and how to record it', () => {
+  render(<MissingLine data="block" testId="m" missing={[{ label: 'ext4-run', color: '#123456' }, { label: 'xfs-run', color: '#654321', isBaseline: true }]} consequence="they are not drawn" />);
+  const line = screen.getByTestId('m');
+  expect(line.textContent).toBe('No block layer events in ext4-run, xfs-runbaseline (recorded without --block DEV): they are not drawn. Record with iolens-collect run --block DEV …');
+  expect(line.dataset.empty).toBe('block');
+  expect(line.querySelectorAll('.swatch')).toHaveLength(2);
 });

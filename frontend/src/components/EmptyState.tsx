@@ -97,3 +97,35 @@ export function EmptyStateView({ data, captures, baseline, wanted = captures, ti
     </div>
   );
 }
+
+export interface MissingLineProps {
+  data: DataKey;
+  /** The captures without it (the others are shown): their label and colour. */
+  missing: readonly { label: string; color: string; isBaseline?: boolean }[];
+  /** What the view does without them ('compared all the same, without cells'). */
+  consequence: ReactNode;
+  testId?: string;
+}
+
+/** The one-line form of the empty state, beside data drawn for the other captures: what is
+ *  missing, in which captures, and how to record it. */
+export function MissingLine({ data, missing, consequence, testId }: MissingLineProps) {
+  const kind = DATA_KINDS[data];
+  return (
+    <p className="empty-line" data-testid={testId} data-empty={data}>
+      <strong>No {kind.noun}</strong> in{' '}
+      {missing.map((c, i) => (
+        <span key={c.label}>
+          {i > 0 && ', '}
+          <span className="swatch" style={{ background: c.color }} />
+          {c.label}
+          {c.isBaseline && <span className="base-badge">baseline</span>}
+        </span>
+      ))}{' '}
+      <span className="muted">
+        (recorded without <code>{kind.flag}</code>): {consequence}.
+      </span>{' '}
+      <span className="empty-step">Record with</span> <code>{kind.command}</code>
+    </p>
+  );
+}

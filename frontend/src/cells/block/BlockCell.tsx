@@ -6,7 +6,7 @@
 import { useMemo, useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { ApiError } from '../../api/client';
 import { useCaptureList } from '../../api/queries';
-import { EmptyState } from '../../components/EmptyState';
+import { EmptyState, MissingLine } from '../../components/EmptyState';
 import { ErrorBox } from '../../components/ErrorBox';
 import { ChartFrame, type LostNote, type StyleKey } from '../../charts/ChartFrame';
 import { LatencyHistogram } from '../../charts/LatencyHistogram';
@@ -82,16 +82,7 @@ export function BlockCell({ ctx, state, setState }: CellProps<BlockState>) {
 /** Some of the captures have no block data (the others are drawn): which. */
 function BlockMissing({ some }: { some: { label: string; color: string }[] }) {
   return (
-    <p className="block-missing muted" data-testid="block-missing">
-      No block layer data in {some.map((s, i) => (
-        <span key={s.label}>
-          {i > 0 && ', '}
-          <i className="swatch" style={{ background: s.color }} />
-          {s.label}
-        </span>
-      ))}
-      : captured without <code>--block DEV</code>, so {some.length === 1 ? 'it is' : 'they are'} not drawn.
-    </p>
+    <MissingLine data="block" testId="block-missing" missing={some} consequence={some.length === 1 ? 'it is not drawn' : 'they are not drawn'} />
   );
 }
 

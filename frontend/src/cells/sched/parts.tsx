@@ -1,7 +1,7 @@
 // Small pieces shared by the scheduler cell's views: capture headings, task names, the loss
 // warning, the empty state, inline bars.
 import type { ReactNode } from 'react';
-import { EmptyState } from '../../components/EmptyState';
+import { EmptyState, MissingLine } from '../../components/EmptyState';
 import type { NotebookContext } from '../types';
 import { SCHED_ROWS } from './queries';
 import { CAPTURE_COMMANDS, fmtShare, type LossNote, type SchedColumn, type SchedTask } from '../../logic/sched';
@@ -79,19 +79,7 @@ export function NoTrace({ columns, all, ctx }: { columns: readonly SchedColumn[]
   const missing = columns.filter((c) => !c.hasTrace);
   if (!missing.length) return null;
   if (!all) {
-    return (
-      <p className="sched-missing muted" data-testid="sched-missing">
-        No scheduler trace in{' '}
-        {missing.map((c, i) => (
-          <span key={c.id}>
-            {i > 0 && ', '}
-            <span className="swatch" style={{ background: c.color }} />
-            {c.label}
-          </span>
-        ))}{' '}
-        (recorded without <code>--sched</code>): compared all the same, without cells.
-      </p>
-    );
+    return <MissingLine data="sched" testId="sched-missing" missing={missing.map((c) => ({ label: c.label, color: c.color }))} consequence="compared all the same, without their cells" />;
   }
   // a warning of the server's other than 'no perf-sched artifact' (which the default says: recorded without --sched)
   const why = (c: SchedColumn) => c.status?.warnings[0]?.replace(/^capture \S+ \([^)]*\) /, '');
