@@ -11,6 +11,8 @@ Golden text: tests/golden/flame-export.txt."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from goldens import check_golden
 from notebook_helpers import check_mail_safe, save, stable
@@ -86,8 +88,35 @@ def test_noise_marked_with_three_repeats_a_side(api):
     three = _cell(_export(api, ["v=diff"], api.ids3), 1)
     assert "'~' where the change is within the spread between repeats" in " ".join(three.split())
     rows = {ln.split()[0]: ln.split() for ln in three.split("\n") if ln.startswith("    ")}
+    assert "?" not in three and "too few repeats" not in three
     # vfs_read: A 25 %, 0 %, 25 % of each run's fio samples, B 0 %: the ranges touch at 0, noise
     assert rows["vfs_read"][3].endswith("~") and not rows["xfs_ilock"][3].endswith("~")
+
+
+def test_too_few_repeats_mark_every_change_with_a_question_mark(api):
+    # the tables' and the graph's rule (stats.too_few_repeats, testdata/vectors/ratio-tone.json):
+    # two runs a side are too few to judge a change, so each change carries the tables' grey '?'
+    # (the text has no colours), zero included, and the header says what it means; with three
+    # repeats a side no change has it (above)
+    two = _cell(_export(api, ["v=diff", "v=diff;comm=*;by=total"]), 1)
+    assert "'?': too few repeats to judge a change (fewer than 3 on a side), as in the compared-metric tables" \
+        in " ".join(two.split())
+    rows = {ln.split()[0]: ln.split() for ln in two.split("\n")
+            if re.fullmatch(r"    \w+ +(-|[\d.]+) +(-|[\d.]+) +\S+ +(-|[\d.]+) +(-|[\d.]+) +\S+", ln)}
+    assert len(rows) == 5
+    assert rows["xfs_ilock"][3] == "+57.14?" and rows["iomap_dio_rw"][3] == "-42.86?"
+    assert rows["entry"][3] == "0.00?" and rows["entry"][6] == "0.00?"
+    assert all(r[3].endswith("?") and r[6].endswith("?") for r in rows.values())
+    # the HTML export's table says the same
+    a, b = api.ids
+    doc = {"format_version": 1, "title": "t", "captures": [a, b], "baseline": a,
+           "cells": [{"type": "view", "kind": "flame", "state": "v=diff", "full": False}]}
+    page = api.get(f"/api/notebooks/{save(api, doc).json()['id']}/export", params={"format": "html"}).text
+    assert "+57.14?" in page and "-42.86?" in page
+    a3, b3 = api.ids3
+    page3 = api.get(f"/api/notebooks/{save(api, {**doc, 'captures': [a3, b3], 'baseline': a3}).json()['id']}/export",
+                    params={"format": "html"}).text
+    assert "?</td>" in page and "?</td>" not in page3 and re.search(r"<td class=num>[+-]\d+\.\d\d[ ~]</td>", page3)
 
 
 def test_flame_html_export_has_the_table(api):
@@ -119,5 +148,5 @@ def test_a_long_kernel_function_name_is_kept_whole_on_its_own_line():
     text = FlameExport().text(Ctx(), data)  # type: ignore[arg-type]
     assert all(len(line) <= 72 for line in text)
     i = text.index("    xfs_direct_write_iomap_begin")
-    assert text[i + 1].split() == ["-", "0.90", "+0.90", "-", "7.04", "+7.04"]
+    assert text[i + 1].split() == ["-", "0.90", "+0.90?", "-", "7.04", "+7.04?"]   # one run a side: too few
     assert text[i + 2].split()[0] == "vfs_write"

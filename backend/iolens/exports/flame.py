@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..store.rules.flame_stacks import OPS
+from ..store.stats import MIN_REPEATS, too_few_repeats
 from ..views import flame as flame_view
 from ..views.workload import pair_comm, workload_comm  # noqa: F401 - the rule lives in views
 from . import selection, svg_flame
@@ -98,6 +99,13 @@ class FlameData:
     svg: str = ""                  # the graph, for the HTML export (svg_flame.py)
     range_b: tuple[int, int | None] | None = None  # two ranges of one capture: B's (window is A's)
     time_note: str | None = None   # the timeline selection: applied (how) or not (why)
+
+    @property
+    def few(self) -> bool:
+        """A difference with fewer than MIN_REPEATS runs on a side: its changes marked '?', as the
+        tables and the graph (stats.too_few_repeats, testdata/vectors/ratio-tone.json)."""
+        return self.view == "diff" and len(self.sides) == 2 and too_few_repeats(
+            len(self.sides[0].runs), len(self.sides[1].runs))
 
 
 class FlameExport:
@@ -320,20 +328,23 @@ class FlameExport:
             a, b = data.sides
             lines += self._side_line(ctx, data, "A ", a) + self._side_line(ctx, data, "B ", b)
             key = "total" if data.by == "total" else "self"
+            few = data.few
             lines += tf.wrap(
                 f"Share: % of each side's weight (self: samples ending in the function; total: samples with it "
                 f"anywhere in the stack). B-A: change in percentage points. The {min(len(data.rows), TOP)} of "
                 f"{data.functions:,} functions whose {key} share changed most"
                 + (", '~' where the change is within the spread between repeats." if data.noise else
-                   f"; no noise mark: {data.noise_reason}."), indent="    ")
+                   f"; no noise mark: {data.noise_reason}.")
+                + (f" '?': too few repeats to judge a change (fewer than {MIN_REPEATS} on a side), as in the "
+                   "compared-metric tables." if few else ""), indent="    ")
             lines += [""]
             lines.append(f"    {'':<24}{'self share, %':^21} {'total share, %':^21}")
             lines.append(f"    {'function':<24}{'A':>6}{'B':>7}{'B-A':>7}  {'A':>6}{'B':>7}{'B-A':>7}")
             for r in data.rows:
                 lines += _long_name(r.name, 23)
                 lines.append(f"    {_short_name(r.name, 23):<24}{_share(r.self_a):>6}{_share(r.self_b):>7}"
-                             f"{_change(r.delta_self, r.noise_self):>8} {_share(r.total_a):>6}{_share(r.total_b):>7}"
-                             f"{_change(r.delta_total, r.noise_total):>8}".rstrip())
+                             f"{_change(r.delta_self, r.noise_self, few):>8} {_share(r.total_a):>6}{_share(r.total_b):>7}"
+                             f"{_change(r.delta_total, r.noise_total, few):>8}".rstrip())
         else:
             lines += self._side_line(ctx, data, "", data.sides[0])
             key = "total" if data.by == "total" else "self"
@@ -375,8 +386,8 @@ class FlameExport:
                     "<th class=num>B&minus;A, pp</th>" * 2 + "</tr>")
             body = "".join(
                 f"<tr><td><code>{e(r.name)}</code></td><td class=num>{_share(r.self_a)}</td><td class=num>{_share(r.self_b)}"
-                f"</td><td class=num>{e(_change(r.delta_self, r.noise_self))}</td><td class=num>{_share(r.total_a)}</td>"
-                f"<td class=num>{_share(r.total_b)}</td><td class=num>{e(_change(r.delta_total, r.noise_total))}</td></tr>"
+                f"</td><td class=num>{e(_change(r.delta_self, r.noise_self, data.few))}</td><td class=num>{_share(r.total_a)}</td>"
+                f"<td class=num>{_share(r.total_b)}</td><td class=num>{e(_change(r.delta_total, r.noise_total, data.few))}</td></tr>"
                 for r in data.rows)
         else:
             head = ("<tr><th>function</th><th class=num>self %</th><th class=num>total %</th>"
@@ -404,9 +415,11 @@ def _share(v: float | None) -> str:
     return "-" if v is None else f"{v:.2f}"
 
 
-def _change(v: float | None, noise: bool | None) -> str:
+def _change(v: float | None, noise: bool | None, few: bool = False) -> str:
+    """A change in pp: '~' within the spread between repeats; '?' with too few repeats on a side to
+    judge it (stats.too_few_repeats: the compared-metric tables' and the graph's grey '?')."""
     if v is None:
         return ""
     text = "0.00" if abs(v) < 0.005 else f"{v:+.2f}"
-    return text + ("~" if noise else " ")
+    return text + ("?" if few else "~" if noise else " ")
 
