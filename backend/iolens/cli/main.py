@@ -63,7 +63,7 @@ class _Bundles:
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from ..api.app import Settings, create_app, default_frontend_dist
+    from ..api.app import Settings, build_routes, create_app, default_frontend_dist
     from ..store.db import StoreError
 
     db = Path(args.db)
@@ -76,6 +76,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except StoreError as exc:
         print(f"iolens serve: {exc}", file=sys.stderr)
         return 1
+    build_routes(app)  # now rather than on each router's first request (~0.3 s in all)
     print(f"iolens {__version__}: database {db}", file=sys.stderr)
     if settings.frontend_dist is None:
         print("iolens serve: frontend not built (run `make build`); serving the API only", file=sys.stderr)
