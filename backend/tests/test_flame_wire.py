@@ -7,6 +7,8 @@ test_flame_answer.py."""
 from __future__ import annotations
 
 import json
+import re
+from array import array
 from pathlib import Path
 
 import pytest
@@ -84,6 +86,43 @@ def test_diff_writer_makes_the_vectors_bytes(case):
     got = w.encode_diff(case["head_json"].encode(), t["names"], t["name"], t["depth"], t["self_a"], t["self_b"],
                         t["samples_a"], t["samples_b"], t["noise_self"], t["noise_total"])
     assert got.hex() == case["hex"]
+
+
+@pytest.mark.parametrize("case", VECTORS["diff_cases"], ids=lambda c: c["name"])
+def test_diff_writer_takes_typed_arrays_as_lists(case):
+    # the difference's columns come as arrays ('I' name and depth, 'q' weights: views/flame.py
+    # DiffColumns), narrowed without a step per value (flame_wire._narrow): the same bytes
+    t = case["tree"]
+    got = w.encode_diff(case["head_json"].encode(), t["names"], array("I", t["name"]), array("I", t["depth"]),
+                        array("q", t["self_a"]), array("q", t["self_b"]), array("q", t["samples_a"]),
+                        array("q", t["samples_b"]), t["noise_self"], t["noise_total"])
+    assert got.hex() == case["hex"]
+
+
+@pytest.mark.parametrize("values", [[], [0], [255], [0, 256], [65535, 1], [65536], [2 ** 24 + 3, 7], [2 ** 32 - 1],
+                                    [2 ** 32], [2 ** 40 + 5, 1], [2 ** 53]])
+@pytest.mark.parametrize("code", ["I", "q"])
+def test_typed_arrays_narrow_as_lists(values, code):
+    if code == "I" and values and max(values) >= 2 ** 32:
+        pytest.skip("not an u32")
+    for col, types in (("depth", w.COLUMNS["depth"]), ("self_w", w.COLUMNS["self_w"]), ("name", w.COLUMNS["name"])):
+        try:
+            want = w._encode(b"{}", [], [(col, values)], {col: types})
+        except w.BadAnswer as exc:
+            with pytest.raises(w.BadAnswer, match=re.escape(str(exc))):
+                w._encode(b"{}", [], [(col, array(code, values))], {col: types})
+        else:
+            assert w._encode(b"{}", [], [(col, array(code, values))], {col: types}) == want
+
+
+def test_typed_arrays_refuse_what_lists_refuse():
+    with pytest.raises(w.BadAnswer, match="column 'self_w'.*negative"):
+        w.encode(b"{}", ["all", "f"], array("I", [0, 1]), array("I", [0, 1]), array("q", [0, -2 ** 40]),
+                 array("q", [0, 1]))
+    with pytest.raises(w.BadAnswer, match="column 'self_w'.*negative"):
+        w.encode(b"{}", ["all", "f"], array("I", [0, 1]), array("I", [0, 1]), array("q", [0, -1]), array("q", [0, 1]))
+    with pytest.raises(w.BadAnswer, match="past 2\\^53"):
+        w.encode(b"{}", ["all"], array("I", [0]), array("I", [0]), array("q", [2 ** 53 + 1]), array("q", [0]))
 
 
 @pytest.mark.parametrize("case", VECTORS["diff_cases"], ids=lambda c: c["name"])

@@ -112,6 +112,30 @@ def _numbers(name: str, t: int, values: Sequence[int]) -> bytes:
     return a.tobytes()
 
 
+def _narrow(values: Sequence[int], types: tuple[int, ...]) -> tuple[int, bytes] | None:
+    """column_type and _numbers of a typed array of unsigned or signed integers ('I' or 'q', as
+    the difference's columns come: views/flame.py DiffColumns) without a Python step per value:
+    on a little-endian machine, a value fits in k bytes when its bytes past the k-th are zero,
+    so the narrowest integer type is found by counting zero bytes at each byte position, and
+    its bytes are the values' first k bytes each (extended slices). None where this does not
+    apply (another sequence, a big-endian machine, a value that needs f64 or is negative): the
+    caller then takes the general path, which also raises for what does not fit."""
+    if not isinstance(values, array) or values.typecode not in ("I", "q") or sys.byteorder != "little":
+        return None
+    raw, width, n = values.tobytes(), values.itemsize, len(values)
+    needed = max((j + 1 for j in range(width) if raw[j::width].count(0) != n), default=1)
+    t = next((t for t in types if t != F64 and _SIZE[t] >= needed), None)
+    if t is None:
+        return None
+    size = _SIZE[t]
+    if size == width:
+        return t, raw
+    out = bytearray(n * size)
+    for j in range(size):
+        out[j::size] = raw[j::width]
+    return t, bytes(out)
+
+
 def encode(head: bytes, names: Sequence[str], name: Sequence[int], depth: Sequence[int],
            self_w: Sequence[int], self_n: Sequence[int]) -> bytes:
     """The columns answer of a tree (pre-order columns, as models.FlameTree) and its head, the
@@ -150,6 +174,10 @@ def _encode(head: bytes, names: Sequence[str], columns: Sequence[tuple[str, Sequ
         ("names", TEXT, len(names), text.encode("utf-8")),
     ]
     for col, values in columns:
+        narrow = _narrow(values, types[col])
+        if narrow is not None:
+            sections.append((col, narrow[0], n, narrow[1]))
+            continue
         t = column_type(col, values, types[col])
         sections.append((col, t, n, _numbers(col, t, values)))
     table_end = HEADER.size + ENTRY.size * len(sections)
