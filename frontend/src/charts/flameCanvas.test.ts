@@ -1,7 +1,11 @@
 // Canvas drawing tested by recording the calls (Firefox Profiler style).
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { layoutFromText, searchMatches, visibleRects } from '../logic/flame';
-import { drawFlame, fitLabel, frameFills, type Ctx2D } from './flameCanvas';
+import { frameRgb, GREY, hex, layoutFromText, MATCH, layoutTree, searchMatches, treeFromFolded, visibleRects, type FlameLayout } from '../logic/flame';
+import { sandwich, stacksFromTree, treeFromStacks } from '../logic/flameStacks';
+import { drawFlame, fitLabel, frameFills, sandwichFills, type Ctx2D } from './flameCanvas';
 
 function recorder(): Ctx2D & { calls: string[] } {
   const calls: string[] = [];
@@ -116,5 +120,70 @@ describe('drawFlame', () => {
     expect(fitLabel('ext4_file_write_iter', 60, 6)).toBe('ext4_fi..');
     expect(fitLabel('ext4', 60, 6)).toBe('ext4');
     expect(fitLabel('ext4_file_write_iter', 20, 6)).toBe('');
+  });
+});
+
+describe('sandwich fills (datasets/stacks-xfs, real perf stacks)', () => {
+  // the folded stacks of the real capture (see logic/flameStacks.test.ts): first frame the command
+  const text = fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '../testdata/stacks-xfs.folded'), 'utf-8');
+  const folded = new Map(
+    text
+      .trim()
+      .split('\n')
+      .map((l) => [l.slice(0, l.lastIndexOf(' ')), Number(l.slice(l.lastIndexOf(' ') + 1))] as [string, number]),
+  );
+  const t = treeFromFolded(folded);
+  const xfs = stacksFromTree({ names: t.names, name: t.name, depth: t.depth, self: t.values[0]!, samples: t.values[0]!.map((w) => (w > 0 ? 1 : 0)) });
+  const commandsOf = new Set([...folded.keys()].map((k) => k.split(';')[0]!));
+  const nameOf = (lay: FlameLayout, n: number) => lay.names.get(lay.name[n]!)!;
+  const isLeaf = (lay: FlameLayout, n: number) => n + 1 >= lay.n || lay.depth[n + 1]! <= lay.depth[n]!;
+
+  it('callers: the direct callers coloured as functions, only the commands at the top grey', () => {
+    for (const fn of ['iomap_dio_rw', 'xfs_file_write_iter', 'blk_mq_submit_bio']) {
+      const sw = sandwich(xfs, fn)!;
+      expect([...sw.commands].map((k) => xfs.names[k]).sort()).toEqual([...commandsOf].filter((c) => [...folded.keys()].some((k) => k.startsWith(c + ';') && k.split(';').slice(1).includes(fn))).sort());
+      const lay = layoutTree(treeFromStacks(sw.callers, 'name'));
+      const fill = sandwichFills(lay, null, sw.commands);
+      let callers = 0;
+      let commands = 0;
+      for (let n = 0; n < lay.n; n++) {
+        const name = nameOf(lay, n);
+        if (n > 0 && commandsOf.has(name)) {
+          // a command: grey, and always the top of its column (the task the calls came from)
+          expect(fill(n), `${fn}: ${name}`).toBe(GREY);
+          expect(isLeaf(lay, n), `${fn}: ${name}`).toBe(true);
+          commands++;
+        } else {
+          expect(fill(n), `${fn}: ${name} at depth ${lay.depth[n]}`).toBe(hex(frameRgb(name)));
+          if (lay.depth[n] === 1) callers++;
+        }
+      }
+      expect(nameOf(lay, 0)).toBe(fn);
+      expect(callers).toBeGreaterThan(0);
+      expect(commands).toBeGreaterThan(0);
+      // the plain flame graph's depth rule would draw these direct callers grey
+      const plain = frameFills(lay, null);
+      for (let n = 0; n < lay.n; n++) if (lay.depth[n] === 1 && !commandsOf.has(nameOf(lay, n))) expect(plain(n)).toBe(GREY);
+    }
+  });
+
+  it('callees: every frame a function, none grey; a search match purple at any depth', () => {
+    const sw = sandwich(xfs, 'iomap_dio_rw')!;
+    const lay = layoutTree(treeFromStacks(sw.callees, 'name'));
+    const fill = sandwichFills(lay, null, new Set());
+    for (let n = 0; n < lay.n; n++) expect(fill(n)).not.toBe(GREY);
+    const up = layoutTree(treeFromStacks(sw.callers, 'name'));
+    const caller = nameOf(up, 1);
+    expect(up.depth[1]).toBe(1);
+    const s = searchMatches(up.names, `^fio$|^${caller}$`);
+    const hit = sandwichFills(up, s.ok ? s.match : null, sw.commands);
+    const hits = new Set<string>();
+    for (let n = 1; n < up.n; n++)
+      if (['fio', caller].includes(nameOf(up, n))) {
+        expect(hit(n)).toBe(MATCH);
+        hits.add(nameOf(up, n));
+      } else expect(hit(n)).not.toBe(MATCH);
+    // a direct caller and a command, both purple
+    expect([...hits].sort()).toEqual([caller, 'fio'].sort());
   });
 });

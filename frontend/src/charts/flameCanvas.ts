@@ -96,18 +96,20 @@ export function drawFlame(ctx: Ctx2D, lay: FlameLayout, rects: readonly Rect[], 
 
 /**
  * Fills of a plain flame graph: warm colours by name (cached per distinct name); the root and
- * command names (depth <= 1) grey; with a search, matches purple and the rest faded.
+ * command names (depth <= 1) grey; with a search, matches purple and the rest faded. `grey`
+ * replaces the depth rule for a tree whose command names lie elsewhere (the sandwich's callers,
+ * rooted at a function: its direct callers at depth 1 are functions, the commands at the top).
  */
 // Colours per distinct name, kept per names list: the notebook remounts the cell on every zoom
 // and search, and hashing every visible name again cost ~10 ms a frame at 450k nodes.
 const colourCache = new WeakMap<Names, { base: (string | undefined)[]; dimmed: (string | undefined)[] }>();
 
-export function frameFills(lay: FlameLayout, match: Uint8Array | null): (node: number) => string {
+export function frameFills(lay: FlameLayout, match: Uint8Array | null, grey?: (node: number) => boolean): (node: number) => string {
   let kept = colourCache.get(lay.names);
   if (!kept) colourCache.set(lay.names, (kept = { base: new Array(lay.names.length), dimmed: new Array(lay.names.length) }));
   const cache = match ? kept.dimmed : kept.base;
   return (node) => {
-    if (lay.depth[node]! <= 1) return match && lay.depth[node] === 1 && match[lay.name[node]!] ? MATCH : GREY;
+    if (grey ? grey(node) : lay.depth[node]! <= 1) return match && lay.depth[node]! >= 1 && match[lay.name[node]!] ? MATCH : GREY;
     const k = lay.name[node]!;
     if (match && match[k]) return MATCH;
     let c = cache[k];
@@ -117,6 +119,13 @@ export function frameFills(lay: FlameLayout, match: Uint8Array | null): (node: n
     }
     return c;
   };
+}
+
+/** Fills of a half of the sandwich (rooted at a function): every function coloured by name, the
+ *  root and its direct callers or callees included; only the task command names (`commands`, the
+ *  callers' last frames) grey, as in the flame graph. */
+export function sandwichFills(lay: FlameLayout, match: Uint8Array | null, commands: ReadonlySet<number>): (node: number) => string {
+  return frameFills(lay, match, (n) => lay.depth[n]! > 0 && commands.has(lay.name[n]!));
 }
 
 /** The hatch of a differential frame whose change is within the noise (a 6 px canvas pattern). */

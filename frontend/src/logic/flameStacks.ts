@@ -379,6 +379,9 @@ export interface Sandwich {
   callers: Stacks;
   /** Callees: the stacks below its outermost call, rooted at it. */
   callees: Stacks;
+  /** The names that are task command names (the callers' last frames, when the stacks have them):
+   *  drawn grey, as in the flame graph, where every other frame is a function. */
+  commands: ReadonlySet<number>;
 }
 
 /** The sandwich of a function, or null when no stack holds it. */
@@ -393,6 +396,7 @@ export function sandwich(s: Stacks, fname: string): Sandwich | null {
   let total = 0;
   let selfN = 0;
   let totalN = 0;
+  const commands = new Set<number>();
   for (let k = 0; k + 1 < s.start.length; k++) {
     const a = s.start[k]!;
     const b = s.start[k + 1]!;
@@ -404,6 +408,7 @@ export function sandwich(s: Stacks, fname: string): Sandwich | null {
         lastAt = p;
       }
     if (firstAt < 0) continue;
+    if (lo) commands.add(s.frames[a]!);
     const w = s.weight[k]!;
     const n = s.samples[k]!;
     total += w;
@@ -429,7 +434,7 @@ export function sandwich(s: Stacks, fname: string): Sandwich | null {
   }
   if (totalN === 0 && total === 0) return null;
   const half = (h: typeof up): Stacks => ({ names: s.names, frames: Int32Array.from(h.frames), start: Int32Array.from(h.start), weight: Float64Array.from(h.weight), samples: Float64Array.from(h.samples), comm: false, root: fname, ...(sp ? { span: Int32Array.from(h.span) } : {}) });
-  return { self, total, selfSamples: selfN, totalSamples: totalN, callers: half(up), callees: half(down) };
+  return { self, total, selfSamples: selfN, totalSamples: totalN, callers: half(up), callees: half(down), commands };
 }
 
 /** Total weight of a set of stacks. */

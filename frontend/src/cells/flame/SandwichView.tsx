@@ -2,7 +2,7 @@
 // function, growing up to the task), its callees below (an icicle rooted at it), both merged over
 // every place the function appears, so both weigh its total. Each half zooms on its own.
 import { useMemo, useState } from 'react';
-import { frameFills } from '../../charts/flameCanvas';
+import { sandwichFills } from '../../charts/flameCanvas';
 import { layoutTree, subtreeSums, type FlameLayout } from '../../logic/flame';
 import { fmtInt, fmtPct, fmtWeight, pctOf } from '../../logic/flameFormat';
 import { sandwich, TRANSFORM_LABEL, treeFromStacks, type FlameOrder, type Stacks } from '../../logic/flameStacks';
@@ -16,6 +16,9 @@ interface Half {
   samples: Float64Array;
   span: { min: Int32Array; max: Int32Array } | null;
 }
+
+/** The callees have no command names (they lie above the function). */
+const NO_COMMANDS: ReadonlySet<number> = new Set();
 
 function half(s: Stacks, order: FlameOrder): Half {
   const t = treeFromStacks(s, order);
@@ -76,15 +79,17 @@ export function SandwichView({ stacks, fn, order, unit, match, state, set, onMen
           ))}
         </span>
       </div>
-      <HalfChart title="Callers" what="who calls it, up to the task: each frame's width is the samples through it" h={up} root={sw.total} all={all} unit={unit} icicle={false} match={match} slot="callers" onMenu={onMenu} />
-      <HalfChart title="Callees" what="what it calls, merged over every call" h={down} root={sw.total} all={all} unit={unit} icicle={true} match={match} slot="callees" onMenu={onMenu} />
+      <HalfChart title="Callers" what="who calls it, up to the task: each frame's width is the samples through it" h={up} root={sw.total} all={all} unit={unit} icicle={false} match={match} commands={sw.commands} slot="callers" onMenu={onMenu} />
+      <HalfChart title="Callees" what="what it calls, merged over every call" h={down} root={sw.total} all={all} unit={unit} icicle={true} match={match} commands={NO_COMMANDS} slot="callees" onMenu={onMenu} />
     </section>
   );
 }
 
-function HalfChart({ title, what, h, root, all, unit, icicle, match, slot, onMenu }: { title: string; what: string; h: Half; root: number; all: number; unit: string; icicle: boolean; match: Uint8Array | null; slot: string; onMenu: (name: string, x: number, y: number) => void }) {
+function HalfChart({ title, what, h, root, all, unit, icicle, match, commands, slot, onMenu }: { title: string; what: string; h: Half; root: number; all: number; unit: string; icicle: boolean; match: Uint8Array | null; commands: ReadonlySet<number>; slot: string; onMenu: (name: string, x: number, y: number) => void }) {
   const [zoom, setZoom] = useState(0);
-  const fill = useMemo(() => frameFills(h.lay, match), [h, match]);
+  // functions coloured by name, as in the flame graph (the root, the function, and its direct
+  // callers or callees included); only the command names grey
+  const fill = useMemo(() => sandwichFills(h.lay, match, commands), [h, match, commands]);
   const lay = h.lay;
   const z = zoom < lay.n ? zoom : 0;
   const tooltip = (n: number) => (
