@@ -51,3 +51,16 @@ test('the one-line form beside drawn data: what is missing, in which captures, a
   expect(line.dataset.empty).toBe('block');
   expect(line.querySelectorAll('.swatch')).toHaveLength(2);
 });
+
+test("the one-line form with a capture's own reason: each capture says why, the others 'recorded without'; more after the command", () => {
+  render(
+    <MissingLine data="lockstat" testId="m" missing={[{ label: 'here', color: '#123456', reason: '/proc/lock_stat does not exist' }, { label: 'there', color: '#654321' }]} consequence="the others are compared without them">
+      Or count contention with <code>perf lock contention</code>.
+    </MissingLine>,
+  );
+  const line = screen.getByTestId('m');
+  expect(line.textContent).toBe(
+    'No lock_stat in here (/proc/lock_stat does not exist), there (recorded without --lock-stat): the others are compared without them. Record with iolens-collect run --lock-stat … Or count contention with perf lock contention.',
+  );
+  expect(line.dataset.empty).toBe('lockstat');
+});

@@ -100,17 +100,27 @@ export function EmptyStateView({ data, captures, baseline, wanted = captures, ti
 
 export interface MissingLineProps {
   data: DataKey;
-  /** The captures without it (the others are shown): their label and colour. */
-  missing: readonly { label: string; color: string; isBaseline?: boolean }[];
+  /** The captures without it (the others are shown): their label and colour; `reason`, when the
+   *  capture says why it has none (a collector's note), replaces 'recorded without FLAG' for it. */
+  missing: readonly { label: string; color: string; isBaseline?: boolean; reason?: ReactNode }[];
   /** What the view does without them ('compared all the same, without cells'). */
   consequence: ReactNode;
   testId?: string;
+  /** More about recording it, after the command. */
+  children?: ReactNode;
 }
 
 /** The one-line form of the empty state, beside data drawn for the other captures: what is
  *  missing, in which captures, and how to record it. */
-export function MissingLine({ data, missing, consequence, testId }: MissingLineProps) {
+export function MissingLine({ data, missing, consequence, testId, children }: MissingLineProps) {
   const kind = DATA_KINDS[data];
+  const without = (
+    <>
+      recorded without <code>{kind.flag}</code>
+    </>
+  );
+  // with a capture's own reason, each capture says its own; else one 'recorded without FLAG' for all
+  const each = missing.some((c) => c.reason !== undefined);
   return (
     <p className="empty-line" data-testid={testId} data-empty={data}>
       <strong>No {kind.noun}</strong> in{' '}
@@ -120,12 +130,11 @@ export function MissingLine({ data, missing, consequence, testId }: MissingLineP
           <span className="swatch" style={{ background: c.color }} />
           {c.label}
           {c.isBaseline && <span className="base-badge">baseline</span>}
+          {each && <span className="muted"> ({c.reason ?? without})</span>}
         </span>
-      ))}{' '}
-      <span className="muted">
-        (recorded without <code>{kind.flag}</code>): {consequence}.
-      </span>{' '}
-      <span className="empty-step">Record with</span> <code>{kind.command}</code>
+      ))}
+      {each ? <span className="muted">: {consequence}.</span> : <span className="muted"> ({without}): {consequence}.</span>} <span className="empty-step">Record with</span> <code>{kind.command}</code>
+      {children && <span className="muted"> {children}</span>}
     </p>
   );
 }

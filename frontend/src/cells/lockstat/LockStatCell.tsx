@@ -1,5 +1,5 @@
 import { Fragment, useCallback, useMemo, useState, type MouseEvent } from 'react';
-import { EmptyState } from '../../components/EmptyState';
+import { EmptyState, MissingLine } from '../../components/EmptyState';
 import { ErrorBox } from '../../components/ErrorBox';
 import {
   buildCompareTable,
@@ -116,28 +116,20 @@ function Code({ text }: { text: string }) {
   );
 }
 
-/** Some of the captures have no lock_stat (the others are compared): which, and why. */
+/** Some of the captures have no lock_stat (the others are compared): the shared one-line empty
+ *  state, with the collector's reason for each when it tried ('made without' is the default). */
 function NoLockStat({ table }: { table: CompareTableView }) {
+  const own = (c: LockColumn) => !/made without/.test(c.availability.reason ?? 'made without');
   return (
-    <div className="lock-empty" data-testid="lockstat-empty">
-      <h3>Without lock_stat: {table.missing.length === 1 ? 'one capture' : `${table.missing.length} captures`}</h3>
-      <ul>
-        {table.missing.map((c) => (
-          <li key={c.id}>
-            <span className="swatch" style={{ background: c.color }} />
-            <strong>{c.label}</strong>
-            {c.isBaseline && <span className="base-badge">baseline</span>}: <Code text={reasonText(c.availability)} />
-          </li>
-        ))}
-      </ul>
+    <MissingLine
+      data="lockstat"
+      testId="lockstat-empty"
+      missing={table.missing.map((c) => ({ label: c.label, color: c.color, isBaseline: c.isBaseline, reason: own(c) ? <Code text={reasonText(c.availability)} /> : undefined }))}
+      consequence={table.missing.some((c) => c.isBaseline) ? "the baseline has none, so the table shows each capture's figures without differences" : 'the others are compared without them'}
+    >
       {/* The collector's note may already name the alternative; say it once. */}
-      {!table.missing.every((c) => (c.availability.reason ?? '').includes('perf lock contention')) && (
-        <p className="muted">
-          <Code text={table.alternative} />
-        </p>
-      )}
-      {table.missing.some((c) => c.isBaseline) && <p className="muted">The baseline has no lock_stat, so the table shows each capture's figures without differences.</p>}
-    </div>
+      {!table.missing.every((c) => (c.availability.reason ?? '').includes('perf lock contention')) && <Code text={table.alternative} />}
+    </MissingLine>
   );
 }
 
