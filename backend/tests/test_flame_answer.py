@@ -344,3 +344,20 @@ def test_diff_over_http_kept_either_way(tmp_path, monkeypatch):
         assert flame_wire.decode_diff(cols.content).graph() | {"elapsed_ms": 0} == first.json() | {"elapsed_ms": 0}
         bad = client.get(f"/api/compare/flame?a={ids[0]}&b=nope", headers=page)
         assert bad.status_code == 404 and "error" in bad.json()
+
+
+def test_capture_facts_are_kept_until_the_store_changes(real):
+    # views/flame.py _capture: each side's label, events and runs, kept per store generation
+    store, ids = real
+    a = ids[0]
+    with store.write() as w:   # a new generation: nothing kept from the other tests
+        w.execute("SELECT 1")
+    first = fv._capture(store, a)
+    assert fv._capture(store, a) is first
+    assert first == fv._capture_facts(store, a)
+    with store.write() as w:
+        w.execute("DELETE FROM perf_samples WHERE capture_id = $a AND ts_ns = "
+                  "(SELECT max(ts_ns) FROM perf_samples WHERE capture_id = $a)", {"a": a})
+    after = fv._capture(store, a)
+    assert after is not first and after == fv._capture_facts(store, a)
+    assert sum(e.samples for e in after.events) < sum(e.samples for e in first.events)

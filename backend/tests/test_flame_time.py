@@ -163,12 +163,14 @@ def test_a_large_run_is_answered_fast(tmp_path, monkeypatch):
         client.get(f"/api/captures/{small}/flame/time", params={"tid": 101}).raise_for_status()
         few = len(queries)
         times = []
-        for _ in range(3):
+        for i in range(3):
             queries.clear()
             t = time.perf_counter()
             r = client.get(f"/api/captures/{cid}/flame/time")
             times.append(time.perf_counter() - t)
-            assert len(queries) == few, queries  # the same queries as for four samples, none per sample or stack
+            # the same queries as for four samples, none per sample or stack (after the first, fewer:
+            # the capture's facts are kept until the store changes, views/flame.py _capture)
+            assert len(queries) == few if i == 0 else len(queries) < few, queries
         ans = r.json()
     assert ans["samples"] == 120_000 and len(ans["stack_start"]) == 8
     assert sum(ans["dt_ns"]) == 119_999 * 5_025_000
