@@ -5,7 +5,7 @@
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, expect, test, vi } from 'vitest';
 import type { CapturePublic } from '../api/client';
-import { EmptyStateView, MissingLine } from './EmptyState';
+import { EmptyStateView, MissingLine, NoneSelected } from './EmptyState';
 
 afterEach(cleanup);
 
@@ -63,4 +63,12 @@ test("the one-line form with a capture's own reason: each capture says why, the 
     'No lock_stat in here (/proc/lock_stat does not exist), there (recorded without --lock-stat): the others are compared without them. Record with iolens-collect run --lock-stat … Or count contention with perf lock contention.',
   );
   expect(line.dataset.empty).toBe('lockstat');
+});
+
+test('the one-line form for a selection that leaves none: where, and what to widen; no collector flag', () => {
+  render(<NoneSelected data="stacks" testId="n" where="this selection" steps={['command fio: choose All tasks', '1.500 s to the end: the whole run']} />);
+  expect(screen.getByTestId('n').textContent).toBe('No call stacks in this selection: the capture has them, this selection leaves none. Widen it: command fio: choose All tasks; 1.500 s to the end: the whole run.');
+  cleanup();
+  render(<NoneSelected data="stacks" testId="n" where="this track" steps={[]} />);
+  expect(screen.getByTestId('n').textContent).not.toContain('--stacks');
 });

@@ -138,3 +138,31 @@ export function MissingLine({ data, missing, consequence, testId, children }: Mi
     </p>
   );
 }
+
+export interface NoneSelectedProps {
+  data: DataKey;
+  /** Where: 'this selection of xfs-stacks', 'this track (thread 812)'. */
+  where: ReactNode;
+  /** What narrows the selection and how to widen it, one a step ('command fio: choose All tasks'). */
+  steps: readonly string[];
+  testId?: string;
+}
+
+/** The one-line form for data a capture has but the view's selection leaves none of: what is
+ *  missing, where, and what to widen (no collector flag: recording is not the next step). */
+export function NoneSelected({ data, where, steps, testId }: NoneSelectedProps) {
+  const kind = DATA_KINDS[data];
+  return (
+    <p className="empty-line" data-testid={testId} data-empty={data}>
+      <strong>No {kind.noun}</strong> in {where}
+      <span className="muted">: the capture has them, this selection leaves none.</span>{' '}
+      {steps.length > 0 ? (
+        <>
+          <span className="empty-step">Widen it:</span> {steps.join('; ')}.
+        </>
+      ) : (
+        <span className="empty-step">Choose another run or range.</span>
+      )}
+    </p>
+  );
+}

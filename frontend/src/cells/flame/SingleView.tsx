@@ -2,6 +2,7 @@
 import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { ApiError } from '../../api/client';
 import { frameFills } from '../../charts/flameCanvas';
+import { NoneSelected } from '../../components/EmptyState';
 import { ErrorBox } from '../../components/ErrorBox';
 import { GREY, matchedWeight, MATCH, searchMatches, type FlameLayout, type FunctionRow } from '../../logic/flame';
 import { fmtInt, fmtPct, fmtWeight, pctOf } from '../../logic/flameFormat';
@@ -18,7 +19,7 @@ import { SelectionBar } from './Selection';
 import { FunctionMenu, StacksBar } from './StacksBar';
 import { TimePanel } from './TimePanel';
 import { topInSlices } from './topSlices';
-import type { FlameState } from './state';
+import { selectionNarrowing, type FlameState } from './state';
 
 /** `noStacks`: shown instead of an error when the server says the capture has no stacks (a 404: a
  *  link naming a capture without them, answered before the capture list said so). */
@@ -124,7 +125,7 @@ export function SingleView({ id, state, set, noStacks }: { id: string; state: Fl
           {total > 0 ? (
             <FlameChart lay={lay} zoom={zoom} icicle={state.mode === 'icicle'} fill={fill} tooltip={tooltip} onZoom={zoomTo} onMenu={(n, x, y) => lay.depth[n]! >= fnDepth && onMenu(lay.names.get(lay.name[n]!)!, x, y)} />
           ) : (
-            <p className="muted flame-none">No sample with a call stack in this selection{state.transforms.length ? ', after the transforms' : ''}.</p>
+            <NoneSelected data="stacks" testId="flame-none" where="this selection" steps={selectionNarrowing(state)} />
           )}
           <Legend search={!!match} heavy={state.order === 'heavy'} />
           <TopTable lay={lay} zoom={zoom} total={total} unit={unit} by={state.by} fnDepth={fnDepth} onBy={(by) => set({ by })} onPick={(name) => set({ search: exactPattern(name) })} onSandwich={(fn) => set({ show: 'sandwich', fn })} onMenu={onMenu} />

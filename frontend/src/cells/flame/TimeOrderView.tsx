@@ -5,6 +5,7 @@
 // moment after the last zoom or pan. Keys: + / - zoom, arrows pan, 0 the whole run, Esc zoom out.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useCaptureList } from '../../api/queries';
+import { NoneSelected } from '../../components/EmptyState';
 import { ErrorBox } from '../../components/ErrorBox';
 import { useShortcut } from '../../components/shortcuts';
 import { dim, frameRgb, GREY, hex, MATCH, searchMatches } from '../../logic/flame';
@@ -12,7 +13,7 @@ import { fmtInt, fmtWeight } from '../../logic/flameFormat';
 import { secondsLabel, tickStep, TimeChart } from './TimeChart';
 import { useStale } from './parts';
 import { cachedBoxes, useFlameTime, type FlameTimeData } from './timeQueries';
-import { workloadComm, type FlameState } from './state';
+import { selectionNarrowing, workloadComm, type FlameState } from './state';
 
 /** Time to wait after the last zoom or pan before the window goes to the URL, ms. */
 const COMMIT_MS = 350;
@@ -169,7 +170,7 @@ export function TimeOrderView({ id, state, set, onMenu }: { id: string; state: F
           }}
         />
       ) : (
-        <p className="muted flame-none">No sample with a call stack on this track{state.transforms.length ? ', after the transforms' : ''}.</p>
+        <NoneSelected data="stacks" testId="flame-none" where="this track" steps={selectionNarrowing(state, true)} />
       )}
       <p className="flame-legend muted">
         Boxes: consecutive samples with the same frames from the top row down; a gap of more than 1.5 samples' time (the task was off CPU) ends them. Width: time; a box of n samples lasts n × {fmtWeight(iv, 'ns')}.

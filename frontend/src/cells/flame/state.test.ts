@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { vectors } from '../../testdata/vectors';
-import { ALL_TASKS, decodeFlame, defaultFlameState, encodeFlame, pairComm, workloadComm, type FlameState } from './state';
+import { ALL_TASKS, decodeFlame, defaultFlameState, encodeFlame, pairComm, selectionNarrowing, workloadComm, type FlameState } from './state';
 
 const full: FlameState = {
   view: 'diff',
@@ -94,5 +94,16 @@ describe("the pair's default tasks: the workload's own (testdata/vectors/workloa
     const s = { ...defaultFlameState, view: 'diff' as const, comm: ALL_TASKS };
     expect(encodeFlame(s)).toBe('v=diff;comm=*');
     expect(decodeFlame('v=diff;comm=*')).toEqual(s);
+  });
+});
+
+describe('selectionNarrowing: what narrows an empty selection and how to widen it', () => {
+  it('names each filter in force with its undo, none for the default', () => {
+    expect(selectionNarrowing(defaultFlameState)).toEqual([]);
+    const s: FlameState = { ...defaultFlameState, comm: 'fio', tid: 812, cpus: [1, 3], from: 1_500_000_000, to: null, runs: ['r001'], transforms: [{ op: 'drec', name: '[unknown]' }] };
+    expect(selectionNarrowing(s)).toEqual(['command fio: choose All tasks', 'thread 812: all threads', 'CPUs 1,3: all CPUs', '1.500 s to the end: the whole run', 'run r001: all runs', 'a transform: remove it (×)']);
+    // the time order's track is its thread and run: not a narrowing to undo
+    expect(selectionNarrowing(s, true)).toEqual(['command fio: choose All tasks', '1.500 s to the end: the whole run', 'a transform: remove it (×)']);
+    expect(selectionNarrowing({ ...defaultFlameState, comm: ALL_TASKS, from: null, to: 2e9 })).toEqual(['0.000 to 2.000 s: the whole run']);
   });
 });

@@ -300,3 +300,18 @@ export function decodeFlame(text: string): FlameState | Error {
   }
   return s;
 }
+
+/** What narrows a stacks view's selection, each with how to widen it: the next steps of its empty
+ *  line when the selection leaves no sample ('command fio: choose All tasks'). `track`: the time
+ *  order's track (a thread or CPU of one run) is the view itself, not a narrowing. */
+export function selectionNarrowing(s: FlameState, track = false): string[] {
+  const out: string[] = [];
+  if (s.comm !== null && s.comm !== ALL_TASKS) out.push(`command ${s.comm}: choose All tasks`);
+  if (!track && s.tid !== null) out.push(`thread ${s.tid}: all threads`);
+  if (!track && s.cpus?.length) out.push(`CPU${s.cpus.length > 1 ? 's' : ''} ${s.cpus.join(',')}: all CPUs`);
+  if (s.from !== null || s.to !== null)
+    out.push(`${((s.from ?? 0) / 1e9).toFixed(3)}${s.to === null ? ' s to the end' : ` to ${(s.to / 1e9).toFixed(3)} s`}: the whole run`);
+  if (!track && s.runs?.length) out.push(`run${s.runs.length > 1 ? 's' : ''} ${s.runs.join(', ')}: all runs`);
+  if (s.transforms.length) out.push(`${s.transforms.length === 1 ? 'a transform' : `${s.transforms.length} transforms`}: remove ${s.transforms.length === 1 ? 'it' : 'them'} (×)`);
+  return out;
+}
