@@ -158,7 +158,11 @@ test('a run with none of the tracks: one sentence says how to record them, no em
   expect(r.status(), await r.text()).toBeLessThan(300);
   const id = ((await r.json()) as { id: string }).id;
   await page.goto(`/compare?v=1&captures=${id}&baseline=${id}&cell=timeline`);
-  await expect(page.getByTestId('timeline-nothing')).toContainText("Run r000 has none of the timeline's tracks: record them with iolens-collect run and --sched");
+  // the shared empty state of the four kinds the timeline draws: what is missing, where, how to record each
+  const nothing = page.getByTestId('timeline-nothing');
+  await expect(nothing.getByRole('heading')).toContainText(/^Run r000 of .+ has none of the timeline's tracks: no scheduler traces, block layer events, fio logs over time or call stacks$/);
+  for (const cmd of ['iolens-collect run --sched …', 'iolens-collect run --block DEV …', 'iolens-collect run --fio-logs 500 …', 'iolens-collect run --stacks …']) await expect(nothing.locator('code', { hasText: cmd })).toBeVisible();
+  await expect(nothing).toHaveAttribute('data-empty', 'sched block fiologs stacks');
   await expect(page.getByTestId('timeline-canvas')).toHaveCount(0);
   await shot(page, 'timeline-nothing');
 });

@@ -72,3 +72,19 @@ test('the one-line form for a selection that leaves none: where, and what to wid
   render(<NoneSelected data="stacks" testId="n" where="this track" steps={[]} />);
   expect(screen.getByTestId('n').textContent).not.toContain('--stacks');
 });
+
+test('several kinds (a view that draws any of them, the timeline): each named, recorded without any flag, a command each; picks the captures with any', () => {
+  const pick = vi.fn();
+  const lib = [...library, cap('s', 'sched-run', ['perf-sched'])];
+  render(<EmptyStateView data={['sched', 'block', 'stacks']} testId="e" captures={['a', 'c', 's']} baseline="a" wanted={['a']} onPick={pick} library={lib} />);
+  const box = screen.getByTestId('e');
+  expect(within(box).getByRole('heading').textContent).toBe('No scheduler traces, block layer events or call stacks in plain-xfs');
+  expect(box.dataset.empty).toBe('sched block stacks');
+  expect(Array.from(box.querySelectorAll('.empty-next code'), (c) => c.textContent)).toEqual(['iolens-collect run --sched …', 'iolens-collect run --block DEV …', 'iolens-collect run --stacks …']);
+  // the notebook's captures with any of them: ext4-stacks (stacks) and sched-run (sched)
+  const offered = within(screen.getByTestId('empty-pick')).getAllByRole('button').map((b) => b.textContent);
+  expect(offered).toEqual(['ext4-stacks', 'sched-run']);
+  cleanup();
+  render(<EmptyStateView data={['sched', 'block']} testId="e" captures={['a', 'b']} baseline="a" library={library} />);
+  expect(within(screen.getByTestId('e')).getAllByRole('listitem').map((li) => li.textContent)).toEqual(['plain-xfsbaseline: recorded without --sched or --block DEV', 'xfs-stacks: recorded without --sched or --block DEV']);
+});

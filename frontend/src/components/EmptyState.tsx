@@ -6,11 +6,12 @@ import type { ReactNode } from 'react';
 import type { CapturePublic } from '../api/client';
 import { useCaptureList } from '../api/queries';
 import { captureColor } from '../logic/colors';
-import { DATA_KINDS, emptyFacts, type DataKey } from '../logic/dataKinds';
+import { DATA_KINDS, dataKeys, emptyFacts, kindsNoun, type DataKey } from '../logic/dataKinds';
 import { Link } from './router';
 
 export interface EmptyStateProps {
-  data: DataKey;
+  /** The kind of data the view needs; several when it draws any of them (the timeline's tracks). */
+  data: DataKey | readonly DataKey[];
   /** The notebook's captures, in their order (colours follow it). */
   captures: readonly string[];
   baseline: string;
@@ -38,7 +39,14 @@ export function EmptyState(props: EmptyStateProps) {
 
 /** EmptyState with the library given (undefined while it loads: the captures are not named). */
 export function EmptyStateView({ data, captures, baseline, wanted = captures, title, reasons = {}, onPick, exclude = [], withCapture, testId, children, library }: EmptyStateProps & { library: readonly CapturePublic[] | undefined }) {
-  const kind = DATA_KINDS[data];
+  const kinds = dataKeys(data).map((k) => DATA_KINDS[k]);
+  const noun = kindsNoun(data);
+  const flags = kinds.map((k, i) => (
+    <span key={k.flag}>
+      {i > 0 && (i === kinds.length - 1 ? ' or ' : ', ')}
+      <code>{k.flag}</code>
+    </span>
+  ));
   const byId = new Map((library ?? []).map((c) => [c.id, c]));
   const label = (id: string) => byId.get(id)?.label ?? id;
   const facts = emptyFacts(data, wanted, captures, library, label);
@@ -52,23 +60,25 @@ export function EmptyStateView({ data, captures, baseline, wanted = captures, ti
   const others = onPick ? facts.inNotebook.filter((id) => !facts.missing.includes(id) && !exclude.includes(id)) : [];
   const listed = facts.missing.length > 1 || facts.missing.some((id) => reasons[id] !== undefined);
   return (
-    <div className="empty-note" data-testid={testId} data-empty={data}>
+    <div className="empty-note" data-testid={testId} data-empty={dataKeys(data).join(' ')}>
       <h3>{title ?? facts.title}</h3>
       {listed && (
         <ul className="empty-missing">
           {facts.missing.map((id) => (
             <li key={id}>
-              {named(id)}: <span className="muted">{reasons[id] ?? <>recorded without <code>{kind.flag}</code></>}</span>
+              {named(id)}: <span className="muted">{reasons[id] ?? <>recorded without {flags}</>}</span>
             </li>
           ))}
         </ul>
       )}
-      <p className="empty-next">
-        <span className="empty-step">Record with</span> <code>{kind.command}</code> <span className="muted">({kind.what})</span>
-      </p>
+      {kinds.map((kind, i) => (
+        <p className="empty-next" key={kind.flag}>
+          <span className="empty-step">{i === 0 ? 'Record with' : 'or'}</span> <code>{kind.command}</code> <span className="muted">({kind.what})</span>
+        </p>
+      ))}
       {others.length > 0 && (
         <p className="empty-next" data-testid="empty-pick">
-          <span className="empty-step">Or show</span> {others.length === 1 ? 'the' : 'a'} capture of this notebook with {kind.noun}:{' '}
+          <span className="empty-step">Or show</span> {others.length === 1 ? 'the' : 'a'} capture of this notebook with {noun}:{' '}
           {others.map((id, i) => (
             <span key={id}>
               {i > 0 && ', '}
@@ -81,7 +91,7 @@ export function EmptyStateView({ data, captures, baseline, wanted = captures, ti
       )}
       {withCapture && facts.elsewhere.length > 0 && (
         <p className="empty-next" data-testid="empty-add">
-          <span className="empty-step">Or add</span> a capture with {kind.noun} from the library:{' '}
+          <span className="empty-step">Or add</span> a capture with {noun} from the library:{' '}
           {facts.elsewhere.map((c, i) => (
             <span key={c.id}>
               {i > 0 && ', '}

@@ -59,17 +59,31 @@ export interface EmptyFacts {
  * captures (undefined while they load: nothing is named then). A capture the library does not
  * know counts as missing (it has nothing).
  */
-export function emptyFacts(key: DataKey, wanted: readonly string[], notebook: readonly string[], library: readonly CapturePublic[] | undefined, labelOf: (id: string) => string, max = 6): EmptyFacts {
+/** The data keys of a view that can draw any of several kinds (the timeline: scheduler, block, fio
+ *  logs or stacks), as a list. */
+export function dataKeys(key: DataKey | readonly DataKey[]): readonly DataKey[] {
+  return typeof key === 'string' ? [key] : key;
+}
+
+/** Several kinds' nouns in a sentence: 'scheduler traces, block layer events or call stacks'. */
+export function kindsNoun(key: DataKey | readonly DataKey[], join = 'or'): string {
+  const nouns = dataKeys(key).map((k) => DATA_KINDS[k].noun);
+  return nouns.length < 2 ? (nouns[0] ?? '') : `${nouns.slice(0, -1).join(', ')} ${join} ${nouns[nouns.length - 1]}`;
+}
+
+export function emptyFacts(key: DataKey | readonly DataKey[], wanted: readonly string[], notebook: readonly string[], library: readonly CapturePublic[] | undefined, labelOf: (id: string) => string, max = 6): EmptyFacts {
+  const keys = dataKeys(key);
   const byId = new Map<string, Caps>((library ?? []).map((c) => [c.id, c]));
+  const hasAny = (c: Caps) => keys.some((k) => hasData(c, k));
   const has = (id: string) => {
     const c = byId.get(id);
-    return c ? hasData(c, key) : false;
+    return c ? hasAny(c) : false;
   };
   const missing = wanted.filter((id) => !has(id));
   const inNotebook = notebook.filter(has);
   const others = (library ?? [])
-    .filter((c) => !notebook.includes(c.id) && hasData(c, key))
+    .filter((c) => !notebook.includes(c.id) && hasAny(c))
     .sort((a, b) => b.created_at.localeCompare(a.created_at) || a.label.localeCompare(b.label));
   const where = missing.length === 1 ? labelOf(missing[0]!) : missing.length === 2 ? 'these 2 captures' : missing.length ? `these ${missing.length} captures` : 'these captures';
-  return { title: `No ${DATA_KINDS[key].noun} in ${where}`, missing, inNotebook, elsewhere: others.slice(0, max), more: Math.max(0, others.length - max) };
+  return { title: `No ${kindsNoun(keys)} in ${where}`, missing, inNotebook, elsewhere: others.slice(0, max), more: Math.max(0, others.length - max) };
 }

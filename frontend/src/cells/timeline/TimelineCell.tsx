@@ -9,7 +9,9 @@ import { useCaptureList, useTimelineOverview } from '../../api/queries';
 import type { components } from '../../api/schema';
 import { useQuery } from '../../api/useQuery';
 import { useDebounced, useWidth } from '../../charts/useWidth';
+import { EmptyState } from '../../components/EmptyState';
 import { ErrorBox } from '../../components/ErrorBox';
+import { kindsNoun, type DataKey } from '../../logic/dataKinds';
 import { fmtInt } from '../../logic/flameFormat';
 import { formatValue } from '../../logic/format';
 import { AXIS_H, brushed, LABEL_W, layoutRows, taskColour, tOf, TRACK_NAMES, xOf, type RowSpec, type Scale, type TrackKind, type TrackShape } from '../../logic/timeline';
@@ -30,6 +32,10 @@ function useTrack(cap: string, run: string, kind: TrackKind, win: [number, numbe
     unwrap(api.GET('/api/captures/{capture_id}/timeline/{track}', { params: { path: { capture_id: cap, track: kind }, query } })),
   );
 }
+
+/** What the timeline draws a track of: which task ran on each CPU, the device's queue depth and
+ *  IOPS, fio's IOPS log, perf samples. */
+const TIMELINE_DATA: readonly DataKey[] = ['sched', 'block', 'fiologs', 'stacks'];
 
 export function TimelineCell({ ctx, state, setState }: CellProps<TimelineState>) {
   const list = useCaptureList();
@@ -104,11 +110,18 @@ export function TimelineCell({ ctx, state, setState }: CellProps<TimelineState>)
       {!run ? (
         <p className="muted">This capture has no runs.</p>
       ) : !Object.values(run.tracks).some(Boolean) ? (
-        // nothing to draw: one sentence that says how to record the tracks, not an empty 0.001 µs axis
-        <p className="muted" data-testid="timeline-nothing">
-          Run {run.id} has none of the timeline&apos;s tracks: record them with <code>iolens-collect run</code> and <code>--sched</code> (which task ran on each CPU), <code>--block DEV</code> (the
-          device&apos;s queue depth and IOPS), <code>--fio-logs MSEC</code> (fio&apos;s IOPS log) or <code>--stacks</code> (perf samples).
-        </p>
+        // nothing to draw: the shared empty state of the kinds the timeline draws (any one makes a
+        // track), not an empty 0.001 µs axis
+        <EmptyState
+          data={TIMELINE_DATA}
+          testId="timeline-nothing"
+          captures={ctx.captures}
+          baseline={ctx.baseline}
+          wanted={[cap]}
+          title={`Run ${run.id} of ${label(cap)} has none of the timeline's tracks: no ${kindsNoun(TIMELINE_DATA)}`}
+          onPick={(id) => setState({ ...state, cap: id === ctx.baseline ? null : id, run: null, sel: null, win: null })}
+          withCapture={ctx.withCapture}
+        />
       ) : (
         <>
           <p className="muted small timeline-sel" data-testid="timeline-selection">
