@@ -96,3 +96,16 @@ def test_a_link_whose_baseline_has_no_stacks_preloads_no_flame_answer(tmp_path):
         page = client.get(f"/compare?v=1&captures={plain},{st}&baseline={st}&cell=flame").text
         assert f'href="/api/captures/{st}/flame?format=columns"' in page
         assert client.get(f"/api/captures/{st}/flame?format=columns").status_code == 200
+        # a saved notebook's page (/n/ID) names no captures in its URL: the server reads the
+        # notebook's and tells the page the same, so its flame cell asks for no 404
+        doc = {"format_version": 1, "title": "no stacks first", "captures": [plain, st], "baseline": plain,
+               "cells": [{"type": "view", "kind": "flame", "state": "", "full": False}]}
+        r = client.post("/api/notebooks", json={"document": doc})
+        assert r.status_code == 201, r.text
+        page = client.get(f"/n/{r.json()['id']}").text
+        assert f'<meta name="iolens-without-stacks" content="{plain}">' in page
+        assert f'href="/api/notebooks/{r.json()["id"]}"' in page
+        # one whose captures all have stacks, and an unknown id: nothing said
+        r = client.post("/api/notebooks", json={"document": {**doc, "captures": [st], "baseline": st}})
+        assert "iolens-without-stacks" not in client.get(f"/n/{r.json()['id']}").text
+        assert "iolens-without-stacks" not in client.get("/n/0123456789abcdef").text

@@ -290,8 +290,19 @@ def _mount_frontend(app: FastAPI, dist: Path | None) -> None:
         stackless = flame_answer.stackless_known(store)
         if stackless is None:
             stackless = await run_in_threadpool(flame_answer.captures_without_stacks, store)
+        # a saved notebook's captures (its URL names none), read only when some capture has no stacks
+        saved = (await run_in_threadpool(_saved_captures, store, path[2:])
+                 if stackless and path.startswith("n/") else None)
         return files.response(root / "index.html", "no-cache",
-                              lambda text: index_preload.inject(text, request.url.path, request.url.query, stackless))
+                              lambda text: index_preload.inject(text, request.url.path, request.url.query, stackless, saved))
+
+
+def _saved_captures(store: Store, notebook_id: str) -> list[str] | None:
+    """A saved notebook's captures, None when there is no such notebook (its page says so)."""
+    try:
+        return list(notebooks.get(store, notebook_id).document.captures)
+    except notebooks.NotebookError:
+        return None
 
 
 class _FileBytes:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from urllib.parse import parse_qsl, quote
 
 __all__ = ["inject", "preloads", "without_stacks"]
@@ -54,10 +54,15 @@ def _link_captures(query: str) -> tuple[list[str], str, list[tuple[str, str]]] |
     return captures, baseline if baseline in captures else captures[0], params
 
 
-def without_stacks(path: str, query: str, stackless: Collection[str] = ()) -> list[str]:
+def without_stacks(path: str, query: str, stackless: Collection[str] = (),
+                   saved: Sequence[str] | None = None) -> list[str]:
     """The captures of a notebook link (in its order) that the server holds without call stacks
-    (`stackless`: the store's captures without perf samples): their flame answer is a 404."""
-    link = _link_captures(query) if _norm_path(path) == "/compare" else None
+    (`stackless`: the store's captures without perf samples): their flame answer is a 404. A saved
+    notebook's page (/n/ID) names no captures in its URL: `saved` is its document's captures."""
+    path = _norm_path(path)
+    if path.startswith("/n/"):
+        return [c for c in saved if c in stackless] if saved is not None and NOTEBOOK_ID.fullmatch(path[3:]) else []
+    link = _link_captures(query) if path == "/compare" else None
     return [c for c in link[0] if c in stackless] if link else []
 
 
@@ -84,13 +89,15 @@ def preloads(path: str, query: str, stackless: Collection[str] = ()) -> list[str
     return out + EVERY_PAGE
 
 
-def inject(index_html: str, path: str, query: str, stackless: Collection[str] = ()) -> str:
+def inject(index_html: str, path: str, query: str, stackless: Collection[str] = (),
+           saved: Sequence[str] | None = None) -> str:
     """index.html with the preloads of `path`?`query` at the end of its head (after the page's
     own scripts, styles and font, which the browser asks for first), and the link's captures
-    without call stacks (`stackless`, the store's) named for boot.ts."""
+    without call stacks (`stackless`, the store's) named for boot.ts; `saved`: a saved notebook's
+    captures (its page's URL names none)."""
     links = "".join(f'    <link rel="preload" as="fetch" crossorigin href="{html.escape(u)}">\n'
                     for u in preloads(path, query, stackless))
-    told = without_stacks(path, query, stackless)
+    told = without_stacks(path, query, stackless, saved)
     if told:
         links += f'    <meta name="iolens-without-stacks" content="{html.escape(",".join(told))}">\n'
     at = index_html.find("</head>")
