@@ -96,7 +96,8 @@ serve: build
 # of its end on one core while the other idled) and the browser tests after the build (the largest
 # CPU item: alone, their lane counted 204 s while the machine was busy 692 s, /proc/stat, 2026-11-28:
 # the browser's processes are not in the lane's figure; with every process counted, 657 s, 475 s of it
-# the browser's; ~481 s since eight spec files share a context per file, frontend/e2e/filePage.ts).
+# the browser's; ~481 s since eight spec files share a context per file, frontend/e2e/filePage.ts,
+# ~26 s less since four more do, storage cleared per test).
 # Each suite's output is printed whole when it ends, with its wall and CPU time, and so are uv sync's,
 # npm ci's and the build's. Every suite runs (-k) and any failure fails `make test`. IOLENS_BUILT=1:
 # the build is part of this make run.

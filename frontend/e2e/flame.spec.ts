@@ -4,7 +4,8 @@
 // the differential graph and its exports; then measure the drawing time of a 500k-node tree.
 // Runs against a real `iolens serve` (playwright.config.ts); does not assume an empty library.
 // IOLENS_SHOTS=dir also saves a screenshot of every state.
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './filePage';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -209,31 +210,37 @@ test('the page reads the columns answer; a cut one is an error that says so, not
   await shot(page, 'flame-05b-cut-answer');
 });
 
-test("a notebook link's index.html preloads its flame answer, the capture list and health; the page takes them, one request each", async ({ page, request }) => {
-  // api/index_preload.py (testdata/vectors/index-preload.json): asked for while the HTML is parsed
-  const url = `/compare?v=1&captures=${ids[0]}&baseline=${ids[0]}&cell=flame`;
-  const flame = `/api/captures/${ids[0]}/flame?format=columns`;
-  const html = await (await request.get(url)).text();
-  const preloads = [...html.matchAll(/<link rel="preload" as="fetch" crossorigin href="([^"]+)">/g)].map((m) => m[1]!.replaceAll('&amp;', '&'));
-  expect(preloads).toEqual([flame, '/api/captures', '/api/health']);
-  // after the page's own scripts, styles and font (the browser asks for those first)
-  expect(html.indexOf('as="fetch"')).toBeGreaterThan(html.lastIndexOf('rel="modulepreload"'));
-  expect((await (await request.get('/')).text())).not.toContain('as="fetch"');
+// It counts the requests of a first load (the preloads taken, one request each): a context of its own,
+// as a new visitor's, not the page the file's other tests share (e2e/filePage.ts).
+test.describe('first load', () => {
+  test.use({ freshContext: true });
 
-  const asked: string[] = [];
-  page.on('request', (r) => {
-    const u = new URL(r.url());
-    if (u.pathname.startsWith('/api/')) asked.push(u.pathname + u.search);
+  test("a notebook link's index.html preloads its flame answer, the capture list and health; the page takes them, one request each", async ({ page, request }) => {
+    // api/index_preload.py (testdata/vectors/index-preload.json): asked for while the HTML is parsed
+    const url = `/compare?v=1&captures=${ids[0]}&baseline=${ids[0]}&cell=flame`;
+    const flame = `/api/captures/${ids[0]}/flame?format=columns`;
+    const html = await (await request.get(url)).text();
+    const preloads = [...html.matchAll(/<link rel="preload" as="fetch" crossorigin href="([^"]+)">/g)].map((m) => m[1]!.replaceAll('&amp;', '&'));
+    expect(preloads).toEqual([flame, '/api/captures', '/api/health']);
+    // after the page's own scripts, styles and font (the browser asks for those first)
+    expect(html.indexOf('as="fetch"')).toBeGreaterThan(html.lastIndexOf('rel="modulepreload"'));
+    expect((await (await request.get('/')).text())).not.toContain('as="fetch"');
+
+    const asked: string[] = [];
+    page.on('request', (r) => {
+      const u = new URL(r.url());
+      if (u.pathname.startsWith('/api/')) asked.push(u.pathname + u.search);
+    });
+    await page.goto(url);
+    const cell = page.locator('section.cell[data-kind="flame"]');
+    await expect(cell.getByTestId('flame-canvas')).toBeVisible();
+    await expect(cell.getByTestId('flame-summary')).toContainText(/[\d,]+ samples/);
+    await expect(page.locator('.topbar')).toContainText(/v\d/); // health's answer shown
+    // the page's own requests were given the preloaded answers: no second request of any
+    for (const p of preloads) expect(asked.filter((a) => a === p), p).toHaveLength(1);
+    const initiators = await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/')).map((e) => (e as PerformanceResourceTiming).initiatorType));
+    expect(initiators.slice(0, 3)).toEqual(['link', 'link', 'link']);
   });
-  await page.goto(url);
-  const cell = page.locator('section.cell[data-kind="flame"]');
-  await expect(cell.getByTestId('flame-canvas')).toBeVisible();
-  await expect(cell.getByTestId('flame-summary')).toContainText(/[\d,]+ samples/);
-  await expect(page.locator('.topbar')).toContainText(/v\d/); // health's answer shown
-  // the page's own requests were given the preloaded answers: no second request of any
-  for (const p of preloads) expect(asked.filter((a) => a === p), p).toHaveLength(1);
-  const initiators = await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/')).map((e) => (e as PerformanceResourceTiming).initiatorType));
-  expect(initiators.slice(0, 3)).toEqual(['link', 'link', 'link']);
 });
 
 test('the differential flame graph of two captures, swapped, with its table of changes', async ({ page }) => {

@@ -1,6 +1,7 @@
 // The loop a user goes through: empty library -> upload bundles -> compare -> permalink.
 // Runs against a real `iolens serve` on a fresh database (see playwright.config.ts).
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './filePage';
 import path from 'node:path';
 
 const bundles = (process.env.IOLENS_E2E_BUNDLES ?? '').split(path.delimiter).filter(Boolean);

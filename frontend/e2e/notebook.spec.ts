@@ -1,7 +1,8 @@
 // The notebook loop: compare -> write text, add a view and a SQL cell -> save -> the permalink in
 // a fresh browser shows the same -> edit and save a new version -> export text and HTML, and
 // open the HTML from disk. Runs against a real `iolens serve` (see playwright.config.ts).
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import type { Browser, Page } from '@playwright/test';
+import { expect, test } from './filePage';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,7 +1,8 @@
 // The README's pictures, made from the real datasets through the real server, so that they change
 // when the page does. Part of every e2e run (the pictures go to test-results/ and the steps must
 // work); `make readme-shots` writes them into docs/ (IOLENS_README_SHOTS=dir).
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './filePage';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
