@@ -9,6 +9,7 @@ import { expect, test } from './filePage';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { huedPixels } from './flameCanvas';
 import { stacksBundlePair } from './stackBundles';
 import { syntheticTree } from '../src/testdata/flameSynthetic';
 
@@ -33,16 +34,6 @@ const shot = async (page: Page, name: string) => {
 };
 
 /** Move over the canvas along a row until the tooltip names a frame; returns its name. */
-/** Pixels of the flame canvas in a hue (red, blue: channels more than 40 apart), not a grey. */
-const huedPixels = (page: Page) =>
-  page.getByTestId('flame-canvas').evaluate((el) => {
-    const c = el as HTMLCanvasElement;
-    const px = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
-    for (let i = 0; i < px.length; i += 4) if (Math.max(px[i]!, px[i + 1]!, px[i + 2]!) - Math.min(px[i]!, px[i + 1]!, px[i + 2]!) > 40) n++;
-    return n;
-  });
-
 async function frameAt(page: Page, depthFromBottom: number, xs = [0.5, 0.3, 0.7, 0.15, 0.85, 0.05]): Promise<{ name: string; x: number; y: number }> {
   const canvas = page.getByTestId('flame-canvas');
   await canvas.scrollIntoViewIfNeeded();

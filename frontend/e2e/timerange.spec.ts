@@ -5,6 +5,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import fs from 'node:fs';
 import path from 'node:path';
+import { huedPixels } from './flameCanvas';
 import { xfsStacksBundle } from './stackBundles';
 
 const shots = process.env.IOLENS_SHOTS;
@@ -40,16 +41,6 @@ async function drag(page: Page, from: [number, number], to: [number, number], sh
   await page.mouse.up();
   if (shift) await page.keyboard.up('Shift');
 }
-
-/** Pixels of the flame canvas in a hue (red, blue: channels more than 40 apart), not a grey. */
-const huedPixels = (page: Page) =>
-  page.getByTestId('flame-canvas').evaluate((el) => {
-    const c = el as HTMLCanvasElement;
-    const px = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
-    for (let i = 0; i < px.length; i += 4) if (Math.max(px[i]!, px[i + 1]!, px[i + 2]!) - Math.min(px[i]!, px[i + 1]!, px[i + 2]!) > 40) n++;
-    return n;
-  });
 
 const samplesShown = async (page: Page) => Number(((await page.getByTestId('flame-summary').locator('strong').first().textContent()) ?? '').replace(/,/g, ''));
 
