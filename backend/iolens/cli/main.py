@@ -60,6 +60,9 @@ class _Bundles:
             yield _Bundle(name, path, prefix)
 
 
+KEEP_ALIVE_S = 75
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -83,7 +86,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"iolens: uploads and saves {'need the access token' if settings.token else 'are open to anyone who can reach this port'}",
           file=sys.stderr)
     print(f"iolens: open http://{args.host}:{args.port}/", file=sys.stderr)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    # An idle connection is kept 75 s (uvicorn's default is 5 s): HTTP clients that keep connections
+    # open without a time limit of their own (Node's keep-alive agents, as in Playwright's request
+    # API, scripts using requests' sessions) otherwise send a request on a socket the server is
+    # closing, and get a reset (ECONNRESET) for a request the server never saw.
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, timeout_keep_alive=KEEP_ALIVE_S)
     return 0
 
 
