@@ -258,9 +258,9 @@ def test_native_input_sums_samples_per_stack_and_checks_its_columns():
     assert inp.runs(0) == [("r0", 13, 3, 1)] and inp.runs(1) == []
     names, name, depth, self_a, self_b, samp_a, samp_b, noise_s, noise_t, functions, count = inp.diff([], [], 13, 0, 10, 100)
     assert names == ["all", "c", "a"]
-    assert list(fv._u32(name)) == [0, 1, 2, 2] and list(fv._u32(depth)) == [0, 1, 2, 3]
-    assert list(fv._i64(self_a)) == [0, 0, 6, 7] and list(fv._i64(samp_a)) == [0, 0, 2, 1]
-    assert list(fv._i64(self_b)) == [0, 0, 0, 0] and noise_s is None and noise_t is None
+    assert list(fv._little("I", name)) == [0, 1, 2, 2] and list(fv._little("I", depth)) == [0, 1, 2, 3]
+    assert list(fv._little("q", self_a)) == [0, 0, 6, 7] and list(fv._little("q", samp_a)) == [0, 0, 2, 1]
+    assert list(fv._little("q", self_b)) == [0, 0, 0, 0] and noise_s is None and noise_t is None
     # 'a' is in both stacks (recursive in one: counted once), self in both
     assert count == 1 and functions == [("a", 100.0, 0.0, 100.0, 0.0, -100.0, -100.0, 3, 0, None, None)]
     assert inp.diff([], [], 13, 0, 10, 3) is None   # more nodes than max_nodes

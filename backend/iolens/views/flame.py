@@ -624,16 +624,9 @@ def _diff_input_sql(cid: str, f: Filters, p: str) -> list[tuple[str, dict[str, A
             (f"SELECT run_id, stack_id, folded_stack FROM perf_stacks WHERE {' AND '.join(cond)}", stack_params)]
 
 
-def _u32(b: bytes) -> array:
-    a = array("I")
-    a.frombytes(b)
-    if sys.byteorder != "little":
-        a.byteswap()
-    return a
-
-
-def _i64(b: bytes) -> array:
-    a = array("q")
+def _little(code: str, b: bytes) -> array:
+    """An array of type `code` from native code's little-endian bytes."""
+    a = array(code)
     a.frombytes(b)
     if sys.byteorder != "little":
         a.byteswap()
@@ -717,7 +710,8 @@ def diff_parts(store: Store, a: str, b: str, f: Filters = Filters(), runs_a: tup
         raise BadQuery(f"this selection makes a call tree of more than {MAX_NODES:,} nodes; "
                        "narrow it (a run, a CPU, a task or a time range)")
     names, name, depth, self_a, self_b, samples_a, samples_b, noise_self, noise_total, functions, count = got
-    tree = DiffColumns(names, _u32(name), _u32(depth), _i64(self_a), _i64(self_b), _i64(samples_a), _i64(samples_b),
+    tree = DiffColumns(names, _little("I", name), _little("I", depth), _little("q", self_a), _little("q", self_b),
+                       _little("q", samples_a), _little("q", samples_b),
                        _flags(noise_self), _flags(noise_total))
 
     notes = []
