@@ -23,7 +23,7 @@ import re
 import shutil
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -183,6 +183,8 @@ class Store:
         # Bumped by every committed write: answers cached from the store (views/flame_answer.py)
         # are valid for one generation.
         self.generation = 0
+        self._kept: dict[Hashable, tuple[int, Any]] = {}
+        self._kept_lock = threading.Lock()
         self._apply_schema()
         self.sandbox_pool: queue.SimpleQueue[duckdb.DuckDBPyConnection] = queue.SimpleQueue()
         for _ in range(sandbox_connections):
@@ -244,6 +246,30 @@ class Store:
                 cur.close()
             log.debug("arrow queries %.1f ms: %s", (time.perf_counter() - start) * 1000,
                       " | ".join(" ".join(sql.split())[:100] for sql, _ in queries))
+
+    def kept_now(self, key: Hashable) -> Any | None:
+        """The value kept under `key` (Store.kept) if the store has not been written since, else None."""
+        with self._kept_lock:
+            hit = self._kept.get(key)
+        return hit[1] if hit is not None and hit[0] == self.generation else None
+
+    def kept(self, key: Hashable, make: Callable[[], T]) -> T:
+        """make()'s value, kept under `key` until the store's next committed write (`generation`):
+        for facts read from the store that views would otherwise query again (views/flame.py's
+        capture facts, flame_answer's captures without stacks). A value made while a write
+        committed is returned but not kept. Values are shared: not to be changed."""
+        generation = self.generation  # read before make(): a value of a store written meanwhile is not kept
+        with self._kept_lock:
+            hit = self._kept.get(key)
+        if hit is not None and hit[0] == generation:
+            return hit[1]
+        value = make()
+        with self._kept_lock:
+            if self.generation == generation:
+                if any(g != generation for g, _v in self._kept.values()):
+                    self._kept = {k: v for k, v in self._kept.items() if v[0] == generation}
+                self._kept[key] = (generation, value)
+        return value
 
     def sandbox_cursor(self) -> duckdb.DuckDBPyConnection:
         """A new cursor for store/sandbox.py only: to check SQL cells' text (no user query runs on it)."""

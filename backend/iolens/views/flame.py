@@ -40,9 +40,7 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
 import time
-import weakref
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -244,31 +242,12 @@ class CaptureStacks:
     run_params: dict[str, str] = field(default_factory=dict)  # run id -> canonical JSON of its params
 
 
-# _capture's facts of each capture, kept per store until its next committed write (Store.generation,
-# as flame_answer's answers): three queries over the capture's samples (~35-60 ms at 450k samples)
-# that every flame view, and each side of a difference, would make again. Shared read-only.
-_captures: weakref.WeakKeyDictionary[Store, tuple[int, dict[str, CaptureStacks]]] = weakref.WeakKeyDictionary()
-_captures_lock = threading.Lock()
-
-
 def _capture(store: Store, cid: str) -> CaptureStacks:
-    """The capture's label, events and runs with stacks (kept until the store's next write; the
-    object is shared: not to be changed). UnknownCapture, NoStacks as _capture_facts."""
-    generation = store.generation  # read before the queries: facts of a store changed meanwhile go under the old one
-    with _captures_lock:
-        kept = _captures.get(store)
-        hit = kept[1].get(cid) if kept is not None and kept[0] == generation else None
-    if hit is not None:
-        return hit
-    cap = _capture_facts(store, cid)
-    with _captures_lock:
-        kept = _captures.get(store)
-        if kept is None or kept[0] != generation:
-            if kept is not None and kept[0] > generation:
-                return cap
-            kept = _captures[store] = (generation, {})
-        kept[1][cid] = cap
-    return cap
+    """The capture's label, events and runs with stacks, kept until the store's next write
+    (Store.kept; the object is shared: not to be changed): three queries over the capture's samples
+    (~35-60 ms at 450k samples) that every flame view, and each side of a difference, would make
+    again. UnknownCapture, NoStacks as _capture_facts (an error is not kept)."""
+    return store.kept(("flame.capture", cid), lambda: _capture_facts(store, cid))
 
 
 def _capture_facts(store: Store, cid: str) -> CaptureStacks:

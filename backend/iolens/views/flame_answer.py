@@ -219,25 +219,22 @@ def wants_gzip(accept_encoding: str | None, a: Answer) -> bool:
     return False
 
 
-_stackless: weakref.WeakKeyDictionary[Store, tuple[int, frozenset[str]]] = weakref.WeakKeyDictionary()
+_STACKLESS = "flame.captures_without_stacks"
 
 
 def stackless_known(store: Store) -> frozenset[str] | None:
     """captures_without_stacks as last made, if the store has not been written since; else None."""
-    hit = _stackless.get(store)
-    return hit[1] if hit is not None and hit[0] == store.generation else None
+    return store.kept_now(_STACKLESS)
 
 
 def captures_without_stacks(store: Store) -> frozenset[str]:
     """The store's captures without perf samples: their flame answer is a 404 (NoStacks). Kept
     until the store's next write (index.html's preloads ask on every notebook link)."""
-    known = stackless_known(store)
-    if known is not None:
-        return known
-    generation = store.generation
+    return store.kept(_STACKLESS, lambda: _without_stacks(store))
+
+
+def _without_stacks(store: Store) -> frozenset[str]:
     rows = store.query(
         """SELECT c.capture_id FROM captures c
            WHERE NOT EXISTS (SELECT 1 FROM perf_samples s WHERE s.capture_id = c.capture_id)""").rows
-    out = frozenset(cid for (cid,) in rows)
-    _stackless[store] = (generation, out)
-    return out
+    return frozenset(cid for (cid,) in rows)
