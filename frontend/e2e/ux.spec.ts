@@ -144,7 +144,9 @@ test('Copy link: one key saves and copies the short /n/ID, and says which link i
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(short);
   expect(short.length).toBeLessThan(72);
 
-  // Saved: `y` copies the permalink at once and names it.
+  // Saved: `y` copies the permalink at once and names it. (The save moved to /n/ID, whose page opens
+  // the notebook from the server first: until it shows the version, no page has a `y` to press.)
+  await expect(page.getByTestId('save-status')).toContainText(`version ${short.split('/n/')[1]}`);
   await page.evaluate(() => navigator.clipboard.writeText(''));
   await page.keyboard.press('y');
   await expect(page.getByRole('status')).toHaveText(`Copied the short link ${short}`);
