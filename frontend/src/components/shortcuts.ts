@@ -8,7 +8,7 @@ export const SHORTCUTS: readonly { key: string; what: string }[] = [
   { key: 'Ctrl+S', what: 'Save the notebook: an immutable version with a permalink (Cmd+S on a Mac)' },
   { key: 'Ctrl+Enter', what: 'Run a SQL cell; finish editing a text cell' },
   { key: '1 / 2', what: 'Flame graph: siblings by name / left heavy (heaviest first)' },
-  { key: '3 / 4', what: 'Flame graph: sandwich of a function (callers and callees) / inverted call tree' },
+  { key: '3 / 4', what: 'Flame graph: sandwich of a function (callers and callees) / inverted call tree; in a difference, 3 opens the zoomed function\'s sandwich in the after capture' },
   { key: '5', what: 'Flame graph: time order of one thread or CPU (+ / - zoom, ← → pan, 0 the whole run)' },
   { key: 'f m d r R', what: 'On the zoomed frame or the sandwich function: focus, merge into callers, drop its samples, collapse recursion, collapse direct recursion only (R: shift r)' },
   { key: '?', what: 'Show these shortcuts' },

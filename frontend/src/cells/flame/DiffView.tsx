@@ -2,9 +2,10 @@
 // each frame's share, noise hatched; its legend and the table of the largest changes. With fewer
 // than MIN_REPEATS runs on a side nothing is red or blue: grey frames and grey '?' changes, the
 // compared-metric tables' rule (logic/ratio.ts tooFewRepeats).
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { noisePattern, type Fill } from '../../charts/flameCanvas';
 import { ErrorBox } from '../../components/ErrorBox';
+import { useShortcut } from '../../components/shortcuts';
 import { commsOf, hex, matchedWeight, searchMatches } from '../../logic/flame';
 import { colouredChange, diffColours, diffFill, diffNodeInfo, diffRgb, fewRgb, formatPp, NEUTRAL, NOISE, sortDiffFunctions } from '../../logic/flameDiff';
 import { MIN_REPEATS } from '../../logic/ratio';
@@ -17,7 +18,13 @@ import { useFlameDiff, type FlameDiffData, type FlameDiffFunction } from './quer
 import { SearchBox } from './SearchBox';
 import { ALL_TASKS, type FlameState } from './state';
 
-export function DiffView({ a, b, state, workComm = null, set, rangeB = null, sideLabels }: { a: string; b: string; state: FlameState; workComm?: string | null; set: (p: Partial<FlameState>) => void; rangeB?: FlameState['rangeB']; sideLabels?: [string, string] }) {
+/** Which side of a difference a sandwich opens in: 'a' before, 'b' after (the side the widths come from). */
+export type DiffSide = 'a' | 'b';
+
+/** Frames below this depth are the root ('all') and the command names: no sandwich for them. */
+const FN_DEPTH = 2;
+
+export function DiffView({ a, b, state, workComm = null, set, rangeB = null, sideLabels, onSandwich }: { a: string; b: string; state: FlameState; workComm?: string | null; set: (p: Partial<FlameState>) => void; rangeB?: FlameState['rangeB']; sideLabels?: [string, string]; onSandwich?: (fn: string, side: DiffSide) => void }) {
   const q = useStale(useFlameDiff(a, b, state, rangeB));
   const data = q.data;
   const d = useMemo(() => (data ? cachedDiffLayout(data) : null), [data]);
@@ -34,6 +41,10 @@ export function DiffView({ a, b, state, workComm = null, set, rangeB = null, sid
   const fill = useMemo(() => (d && colours ? diffFill<Fill>(d, colours, match, pattern ?? NOISE) : null), [d, colours, match, pattern]);
   const { zoom, missing, zoomTo } = useZoom(lay, state, set);
   const onSearch = useMemo(() => (v: string) => set({ search: v }), [set]);
+  const [menu, setMenu] = useState<{ name: string; x: number; y: number } | null>(null);
+  // 3, as in the flame graph of one capture: the zoomed function's callers and callees, in the after side
+  const zoomedFn = lay && zoom > 0 && lay.depth[zoom]! >= FN_DEPTH ? lay.names.get(lay.name[zoom]!)! : null;
+  useShortcut('3', () => zoomedFn && onSandwich?.(zoomedFn, 'b'), onSandwich !== undefined);
 
   if (q.error) return <ErrorBox error={q.error} title="differential flame graph" />;
   if (!data || !d || !lay || !fill || !colours) return <p className="muted flame-loading">Comparing call stacks…</p>;
@@ -84,7 +95,7 @@ export function DiffView({ a, b, state, workComm = null, set, rangeB = null, sid
           </tbody>
         </table>
         {noise && <div className="tt-noise">~ within the spread between repeats: likely noise</div>}
-        <div className="tt-hint muted">click to zoom</div>
+        <div className="tt-hint muted">click to zoom{onSandwich && lay.depth[n]! >= FN_DEPTH ? ' · right click for its callers and callees (sandwich)' : ''}</div>
       </>
     );
   };
@@ -155,9 +166,30 @@ export function DiffView({ a, b, state, workComm = null, set, rangeB = null, sid
         </p>
       ))}
       <Breadcrumb lay={lay} zoom={zoom} onZoom={zoomTo} />
-      <FlameChart lay={lay} zoom={zoom} icicle={state.mode === 'icicle'} fill={fill} tooltip={tooltip} onZoom={zoomTo} />
+      {menu && onSandwich && <DiffMenu {...menu} la={la} lb={lb} onSandwich={onSandwich} onClose={() => setMenu(null)} />}
+      <FlameChart
+        lay={lay}
+        zoom={zoom}
+        icicle={state.mode === 'icicle'}
+        fill={fill}
+        tooltip={tooltip}
+        onZoom={zoomTo}
+        onMenu={onSandwich ? (n, x, y) => lay.depth[n]! >= FN_DEPTH && setMenu({ name: lay.names.get(lay.name[n]!)!, x, y }) : undefined}
+      />
       <DiffLegend maxAbs={colours.maxAbs} data={data} by={state.colour} few={few} la={la} lb={lb} />
-      <DiffTable rows={data.functions} count={data.functions_count} by={state.by === 'total' ? 'total' : 'self'} onBy={(by) => set({ by })} la={la} lb={lb} noise={data.noise_available} few={few} onPick={(name) => set({ search: exactPattern(name) })} />
+      <DiffTable
+        rows={data.functions}
+        count={data.functions_count}
+        by={state.by === 'total' ? 'total' : 'self'}
+        onBy={(by) => set({ by })}
+        la={la}
+        lb={lb}
+        noise={data.noise_available}
+        few={few}
+        onPick={(name) => set({ search: exactPattern(name) })}
+        onSandwich={onSandwich}
+        onMenu={onSandwich ? (name, x, y) => setMenu({ name, x, y }) : undefined}
+      />
     </>
   );
 }
@@ -212,7 +244,39 @@ function DiffLegend({ maxAbs, data, by, few, la, lb }: { maxAbs: number; data: F
   );
 }
 
-function DiffTable({ rows, count, by, onBy, la, lb, noise, few, onPick }: { rows: FlameDiffFunction[]; count: number; by: 'self' | 'total'; onBy: (b: 'self' | 'total') => void; la: string; lb: string; noise: boolean; few: boolean; onPick: (n: string) => void }) {
+/** A function's sandwich in either side of the difference (a right click on a frame or a name). */
+function DiffMenu({ name, x, y, la, lb, onSandwich, onClose }: { name: string; x: number; y: number; la: string; lb: string; onSandwich: (fn: string, side: DiffSide) => void; onClose: () => void }) {
+  useShortcut('Escape', onClose);
+  useEffect(() => {
+    const close = () => onClose();
+    window.addEventListener('click', close);
+    window.addEventListener('scroll', close, true);
+    return () => {
+      window.removeEventListener('click', close);
+      window.removeEventListener('scroll', close, true);
+    };
+  }, [onClose]);
+  const act = (side: DiffSide) => {
+    onSandwich(name, side);
+    onClose();
+  };
+  const style: React.CSSProperties = { left: Math.min(x, window.innerWidth - 320), top: Math.min(y, window.innerHeight - 120) };
+  return (
+    <div className="fn-menu" role="menu" style={style} data-testid="diff-function-menu" onClick={(e) => e.stopPropagation()}>
+      <div className="fn-menu-name" title={name}>
+        {name}
+      </div>
+      <button type="button" role="menuitem" onClick={() => act('b')} title={`Its callers and callees in ${lb}, the side the widths come from`}>
+        Callers and callees in {shortLabel(lb)} (after) <kbd>3</kbd>
+      </button>
+      <button type="button" role="menuitem" onClick={() => act('a')} title={`Its callers and callees in ${la}`}>
+        Callers and callees in {shortLabel(la)} (before)
+      </button>
+    </div>
+  );
+}
+
+export function DiffTable({ rows, count, by, onBy, la, lb, noise, few, onPick, onSandwich, onMenu }: { rows: FlameDiffFunction[]; count: number; by: 'self' | 'total'; onBy: (b: 'self' | 'total') => void; la: string; lb: string; noise: boolean; few: boolean; onPick: (n: string) => void; onSandwich?: (fn: string, side: DiffSide) => void; onMenu?: (name: string, x: number, y: number) => void }) {
   const [all, setAll] = useState(false);
   const sorted = useMemo(() => sortDiffFunctions(rows, by), [rows, by]);
   const shown = all ? sorted : sorted.slice(0, FIRST_ROWS);
@@ -231,7 +295,7 @@ function DiffTable({ rows, count, by, onBy, la, lb, noise, few, onPick }: { rows
             Total
           </button>
         </div>
-        <span className="muted small">share of each capture's samples; change in percentage points{noise ? ' · ~ within the spread between repeats' : ''}{few ? ` · grey ?: too few repeats to judge a change (fewer than ${MIN_REPEATS} on a side)` : ''}</span>
+        <span className="muted small">share of each capture's samples; change in percentage points{onSandwich ? ' · ⇅ callers and callees in the after side (sandwich), right click for either side' : ''}{noise ? ' · ~ within the spread between repeats' : ''}{few ? ` · grey ?: too few repeats to judge a change (fewer than ${MIN_REPEATS} on a side)` : ''}</span>
       </div>
       <table className="data-table flame-table diff-fn-table" data-testid="flame-diff-table">
         <thead>
@@ -259,7 +323,24 @@ function DiffTable({ rows, count, by, onBy, la, lb, noise, few, onPick }: { rows
             <tr key={r.name} className={isNoise(r) ? 'noise' : ''}>
               <td className="rank muted num">{i + 1}</td>
               <td className="fn">
-                <button type="button" className="fn-name" onClick={() => onPick(r.name)} title={`Highlight ${r.name}`}>
+                {onSandwich && (
+                  <button type="button" className="icon-button sandwich-link" onClick={() => onSandwich(r.name, 'b')} title={`Callers and callees of ${r.name} in ${lb} (sandwich)`} aria-label={`Sandwich of ${r.name}`}>
+                    ⇅
+                  </button>
+                )}
+                <button
+                  type="button"
+                  className="fn-name"
+                  onClick={() => onPick(r.name)}
+                  title={`Highlight ${r.name}`}
+                  onContextMenu={
+                    onMenu &&
+                    ((e) => {
+                      e.preventDefault();
+                      onMenu(r.name, e.clientX, e.clientY);
+                    })
+                  }
+                >
                   {r.name}
                 </button>
                 {isNoise(r) && (

@@ -21,7 +21,7 @@ import { exportUrl } from './queries';
 import { diffView, rangeDiffView } from './lazyViews';
 import { SingleView } from './SingleView';
 import { useSharedTime } from './sharedTime';
-import { ALL_TASKS, pairComm, type FlameState } from './state';
+import { ALL_TASKS, pairComm, sandwichOfPair, type FlameState } from './state';
 import './flame.css';
 
 const DiffView = diffView.Component;
@@ -145,7 +145,14 @@ export function FlameCell({ ctx, state, setState }: CellProps<FlameState>) {
             <p className="muted">Reading the captures…</p>
           ) : (
             <Suspense fallback={viewLoading}>
-              <DiffView a={a} b={b} state={pairState} workComm={work} set={set} />
+              <DiffView
+                a={a}
+                b={b}
+                state={pairState}
+                workComm={work}
+                set={set}
+                onSandwich={(fn, side) => set(sandwichOfPair(fn, side === 'a' ? a : b, first, pairState.comm))}
+              />
             </Suspense>
           )
         ) : (

@@ -3,7 +3,7 @@
 import { rangeText } from '../../logic/heatmap';
 import { DiffView } from './DiffView';
 import { TimePanel } from './TimePanel';
-import { ALL_TASKS, type FlameState } from './state';
+import { ALL_TASKS, sandwichOfRange, type FlameState } from './state';
 
 export function RangeDiffView({ id, state, set }: { id: string; state: FlameState; set: (p: Partial<FlameState>) => void }) {
   const b = state.rangeB!;
@@ -19,7 +19,15 @@ export function RangeDiffView({ id, state, set }: { id: string; state: FlameStat
           back to range A alone
         </button>
       </p>
-      <DiffView a={id} b={id} state={s} set={set} rangeB={b} sideLabels={sides} />
+      <DiffView
+        a={id}
+        b={id}
+        state={s}
+        set={set}
+        rangeB={b}
+        sideLabels={sides}
+        onSandwich={(fn, side) => set(sandwichOfRange(fn, side, b))}
+      />
     </>
   );
 }

@@ -114,6 +114,19 @@ export function pairComm(a: Parameters<typeof workloadComm>[0], b: Parameters<ty
   return ca !== null && ca === workloadComm(b) ? ca : null;
 }
 
+/** From a difference of two captures to one side's sandwich of `fn`: the flame view of capture
+ *  `id` (the state's cap is null for the cell's first capture), over the pair's tasks (`comm`: the
+ *  workload's own by default), every run, CPU and thread. */
+export function sandwichOfPair(fn: string, id: string, first: string, comm: string | null): Partial<FlameState> {
+  return { view: 'flame', cap: id === first ? null : id, show: 'sandwich', fn, comm, zoom: [], runs: null, tid: null, window: null };
+}
+
+/** From a difference of two time ranges (A the state's t=, B `rangeB`) to one range's sandwich of
+ *  `fn`: range B becomes the time range when it is B's. */
+export function sandwichOfRange(fn: string, side: 'a' | 'b', rangeB: NonNullable<FlameState['rangeB']>): Partial<FlameState> {
+  return { rangeB: null, ...(side === 'b' ? { from: rangeB.from || null, to: rangeB.to } : {}), show: 'sandwich', fn, zoom: [] };
+}
+
 const CAPTURE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const RUN_ID = /^[A-Za-z0-9_.-]{1,64}$/;
 const MAX_TEXT = 2000;
