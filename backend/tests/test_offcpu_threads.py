@@ -56,3 +56,25 @@ def test_the_limit_is_per_run_and_keeps_the_workload_first(api):
     # one run asked for: the same rows as that run's share of the whole
     r0 = s["runs"][0]["run_id"]
     assert _summary(api, limit=6, run=r0)["tasks"] == [t for t in s["tasks"] if t["run_id"] == r0]
+
+
+def test_the_flame_graph_and_the_capture_page_weigh_the_time_off_the_cpu(api):
+    """A capture of off-CPU stacks alone: the flame graph's default event is `offcpu` (time off the
+    CPU, docs/offcpu.md), not the wakeups beside it; the capture page's figures name the probe that
+    recorded them (--offcpu) and add up to the off-CPU cell's totals."""
+    fl = api.get(f"/api/captures/{api.cid}/flame").json()
+    assert {e["event"] for e in fl["events"]} == {"offcpu", "wakeup"}
+    assert fl["filters"]["event"] == "offcpu" and fl["weight_unit"] == "ns"
+    s = _summary(api, limit=5000)
+    h = api.get(f"/api/captures/{api.cid}/headlines").json()
+    rows = [p for p in h["probes"] if p["probe"] in ("stacks", "offcpu")]
+    assert [(p["probe"], p["run_id"]) for p in rows] == [("offcpu", r["run_id"]) for r in s["runs"]]
+    for p, run in zip(rows, s["runs"]):
+        figs = {f["label"]: f for f in p["figures"]}
+        assert (figs["waits"]["value"], figs["waits"]["unit"]) == (run["intervals"], "")
+        assert (figs["off the CPU"]["value"], figs["off the CPU"]["unit"]) == (run["blocked_ns"], "ns")
+        mine = sum(t["blocked_ns"] for t in s["tasks"] if t["run_id"] == run["run_id"] and t["comm"] == "fio")
+        # the flame graph's command is the one of each wait's stack (at its switch-out), the cell's the
+        # thread's: a few µs of 1.49 s apart here
+        assert figs["fio's share"]["value"] == pytest.approx(100.0 * mine / run["blocked_ns"], rel=1e-3)
+        assert all("--offcpu" in f["source"] for f in p["figures"])

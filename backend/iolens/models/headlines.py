@@ -19,7 +19,7 @@ class HeadlineFigure(BaseModel):
 
 
 class ProbeHeadline(BaseModel):
-    probe: Literal["block", "sched", "stacks", "lock_stat", "monitors", "events"]
+    probe: Literal["block", "sched", "stacks", "offcpu", "lock_stat", "monitors", "events"]
     run_id: str | None = Field(description="The run; null: the capture as a whole (the probe's figures are not per run).")
     scope: str = Field(description="What the figures cover: 'device 254,0, whole run'.")
     figures: list[HeadlineFigure]
@@ -28,6 +28,6 @@ class ProbeHeadline(BaseModel):
 
 class CaptureHeadlines(BaseModel):
     capture_id: str
-    probes: list[ProbeHeadline] = Field(description="Per probe the capture has (block, sched, stacks, lock_stat, "
+    probes: list[ProbeHeadline] = Field(description="Per probe the capture has (block, sched, stacks, offcpu, lock_stat, "
                                                     "monitors, events, in this order), per run where the probe is.")
     elapsed_ms: float

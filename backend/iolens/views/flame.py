@@ -260,8 +260,10 @@ def _capture_facts(store: Store, cid: str) -> CaptureStacks:
         """SELECT event, count(*)::BIGINT AS samples, sum(weight)::BIGINT AS weight, min(ts_ns) AS first,
                   count(stack_id)::BIGINT AS with_stack
            FROM perf_samples WHERE capture_id = ? GROUP BY event
-           ORDER BY list_contains(?, event), first NULLS LAST, samples DESC""",
-        [cid, list(OFFCPU_EVENTS)]).rows  # the off-CPU events are the default only when alone
+           ORDER BY list_contains(?, event), event <> ?, first NULLS LAST, samples DESC""",
+        # the off-CPU events are the default only when alone, and then the time off the CPU (offcpu),
+        # not the wakeups (docs/offcpu.md)
+        [cid, list(OFFCPU_EVENTS), OFFCPU_EVENT]).rows
     if not ev:
         raise NoStacks(f"capture {cid} has no perf call stacks (record them with `iolens-collect run --stacks`)")
     events = [models.FlameEvent(event=e, samples=n, weight=w, with_stack=k) for e, n, w, _, k in ev]

@@ -10,9 +10,12 @@ events.py), computed as that view's cell and the text report compute it:
   test_capture_headlines.py holds the two together).
 - sched, per run with a trace: context switches/s on the workload's CPUs, the share of them that
   were involuntary (preemptions), the workload's wakeup-to-run delay p99 (views/sched.py METRICS).
-- stacks, per run: samples of the capture's first event with a stack, what they weigh, the
+- stacks, per run: samples of the capture's first sampled event with a stack, what they weigh, the
   workload's share of them, and the function with the largest self share among the workload's own
   tasks (views/workload.py; all tasks when the workload's command is not known).
+- offcpu, per run with off-CPU stacks (--offcpu): the waits weighed, the time they spent off the
+  CPU, and the workload's share of that time (the off-CPU cell's totals; no top function: every
+  off-CPU stack ends in the scheduler).
 - lock_stat, the capture (its dumps are summed over the runs): the most contended class by total
   wait, its contentions and wait, and how many classes were contended.
 - monitors, the capture: the sources recorded and how many counters moved.
@@ -25,6 +28,7 @@ import time
 
 from .. import models
 from ..store.db import Store
+from ..store.derived import OFFCPU_EVENT, OFFCPU_EVENTS
 from ..store.rules.bin_percentile import percentile_of_bins
 from . import block as block_view
 from . import captures as captures_view
@@ -131,6 +135,8 @@ def stacks(store: Store, cid: str) -> list[models.ProbeHeadline]:
         except (flame_view.NoStacks, flame_view.BadQuery):
             continue
         ev = every.filters.event
+        if ev in OFFCPU_EVENTS:
+            continue  # only off-CPU stacks (--offcpu): offcpu() says what they weigh
         src = f"perf record samples of {ev} with a call stack in the run"
         figs = [_fig("samples", every.total_samples, "samples", f"{src}, all tasks"),
                 _fig("CPU time" if every.weight_unit == "ns" else "weight", every.total_weight,
@@ -144,6 +150,31 @@ def stacks(store: Store, cid: str) -> list[models.ProbeHeadline]:
             figs.append(_fig("top function", f.self_pct, "%",
                              f"{src}, {who}: the largest self share (samples ending in it) of their weight", text=f.name))
         out.append(models.ProbeHeadline(probe="stacks", run_id=run, scope=f"event {ev}; top function of {who}",
+                                        figures=figs, warnings=[]))
+    return out
+
+
+def offcpu(store: Store, cid: str) -> list[models.ProbeHeadline]:
+    runs = [r[0] for r in store.query(
+        "SELECT DISTINCT run_id FROM perf_samples WHERE capture_id = ? AND event = ? ORDER BY run_id",
+        [cid, OFFCPU_EVENT]).rows]
+    comm = workload_comm(captures_view.get_capture(store, cid))
+    out = []
+    for run in runs:
+        try:
+            every = flame_view.top_functions(store, cid, flame_view.Filters(event=OFFCPU_EVENT, runs=(run,)),
+                                             by="self", limit=1)
+            mine = (flame_view.top_functions(store, cid, flame_view.Filters(event=OFFCPU_EVENT, runs=(run,), comm=comm),
+                                             by="self", limit=1) if comm else None)
+        except (flame_view.NoStacks, flame_view.BadQuery):
+            continue
+        src = "sched_switch call chains of the run (--offcpu), each wait from a task's switch-out to its switch-in"
+        figs = [_fig("waits", every.total_samples, "", f"{src}: the waits weighed, all tasks"),
+                _fig("off the CPU", every.total_weight, "ns", f"{src}: their time off the CPU summed, all tasks")]
+        if mine is not None:
+            figs.append(_fig(f"{comm}'s share", 100.0 * mine.total_weight / every.total_weight if every.total_weight
+                             else None, "%", f"{src}: the time off the CPU of tasks named {comm}"))
+        out.append(models.ProbeHeadline(probe="offcpu", run_id=run, scope="event offcpu, weighed by time off the CPU",
                                         figures=figs, warnings=[]))
     return out
 
@@ -189,7 +220,7 @@ def events(store: Store, cid: str) -> list[models.ProbeHeadline]:
 def capture_headlines(store: Store, cid: str) -> models.CaptureHeadlines:
     started = time.perf_counter()
     probes: list[models.ProbeHeadline] = []
-    for part in (block, sched, stacks, lock_stat, monitors, events):
+    for part in (block, sched, stacks, offcpu, lock_stat, monitors, events):
         probes += part(store, cid)
     return models.CaptureHeadlines(capture_id=cid, probes=probes,
                                    elapsed_ms=round((time.perf_counter() - started) * 1000, 1))

@@ -1712,7 +1712,7 @@ export interface components {
             elapsed_ms: number;
             /**
              * Probes
-             * @description Per probe the capture has (block, sched, stacks, lock_stat, monitors, events, in this order), per run where the probe is.
+             * @description Per probe the capture has (block, sched, stacks, offcpu, lock_stat, monitors, events, in this order), per run where the probe is.
              */
             probes: components["schemas"]["ProbeHeadline"][];
         };
@@ -3913,7 +3913,7 @@ export interface components {
              * Probe
              * @enum {string}
              */
-            probe: "block" | "sched" | "stacks" | "lock_stat" | "monitors" | "events";
+            probe: "block" | "sched" | "stacks" | "offcpu" | "lock_stat" | "monitors" | "events";
             /**
              * Run Id
              * @description The run; null: the capture as a whole (the probe's figures are not per run).

@@ -11,6 +11,7 @@ const FLAG: Record<ProbeHeadline['probe'], string> = {
   block: '--block',
   sched: '--sched',
   stacks: '--stacks',
+  offcpu: '--offcpu',
   lock_stat: '--lock-stat',
   monitors: '--monitors',
   events: '--trace',
