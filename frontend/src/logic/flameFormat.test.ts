@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changeTone, fmtInt, fmtPct, fmtWeight, pctOf, shortLabel } from './flameFormat';
+import { changeTone, fmtInt, fmtPct, fmtWeight, pctOf, sampleWord, shortLabel } from './flameFormat';
 
 describe('flame cell numbers', () => {
   it('counts with separators, rounded', () => {
@@ -14,6 +14,9 @@ describe('flame cell numbers', () => {
     expect([fmtPct(45.678), fmtPct(10), fmtPct(9.999), fmtPct(0.5), fmtPct(0.1), fmtPct(0.0123), fmtPct(0), fmtPct(-1)]).toEqual(['45.7%', '10.0%', '10.00%', '0.50%', '0.10%', '0.012%', '0%', '0%']);
     expect(pctOf(1, 4)).toBe(25);
     expect(pctOf(3, 0)).toBe(0);
+  });
+  it("a sample of the off-CPU events says what it is: a wait, a wakeup", () => {
+    expect([sampleWord('offcpu', 9595), sampleWord('offcpu', 1), sampleWord('wakeup', 2), sampleWord('cpu-clock', 823), sampleWord(null, 1)]).toEqual(['waits', 'wait', 'wakeups', 'samples', 'sample']);
   });
   it('weights: time for ns, else events', () => {
     expect(fmtWeight(12_600_000_000, 'ns')).toBe('12.6 s');

@@ -19,6 +19,12 @@ export const fmtPct = (p: number) => (p >= 10 ? p.toFixed(1) : p >= 0.1 ? p.toFi
 export const pctOf = (x: number, t: number) => (t > 0 ? (100 * x) / t : 0);
 
 /** A weight in the unit of the answer: a time for 'ns' (cpu-clock, task-clock), else events. */
+/** What one sample of an event is: a wait off the CPU (offcpu), a wakeup (wakeup), else a sample. */
+export function sampleWord(event: string | null | undefined, n: number): string {
+  const one = event === 'offcpu' ? 'wait' : event === 'wakeup' ? 'wakeup' : 'sample';
+  return n === 1 ? one : `${one}s`;
+}
+
 export const fmtWeight = (w: number, unit: string) => (unit === 'ns' ? formatValue(w, 'ns') : `${fmtInt(w)} events`);
 
 /** The class of a change in percentage points: 'grew', 'shrank', or '' within ±0.005 pp. */

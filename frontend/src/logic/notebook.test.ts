@@ -17,6 +17,13 @@ describe('starter notebook words', () => {
     expect(lines[2]).toMatch(new RegExp(`^- \\*\\*${caps[1]!.label}\\*\\* \\(baseline\\): kernel \``));
     expect(lines[3]).toMatch(new RegExp(`^- \\*\\*${caps[0]!.label}\\*\\*: `));
   });
+
+  it('intro of one capture: no comparison, no "1 captures"', () => {
+    const one = captureList.slice(0, 1);
+    const lines = introText(one, one[0]!.id).split('\n');
+    expect(lines[0]).toBe(`One capture, **${one[0]!.label}**.`);
+    expect(lines[2]).toMatch(new RegExp(`^- \\*\\*${one[0]!.label}\\*\\* \\(baseline\\): `));
+  });
 });
 
 describe('generated words follow the baseline until edited', () => {

@@ -19,7 +19,8 @@ function facts(c: CapturePublic): string {
 export function introText(captures: readonly CapturePublic[], baseline: string): string {
   const base = captures.find((c) => c.id === baseline);
   const order = [...captures.filter((c) => c.id === baseline), ...captures.filter((c) => c.id !== baseline)];
-  const lines = [`Comparing ${captures.length} captures against the baseline **${base?.label ?? baseline}**.`, ''];
+  const head = captures.length === 1 ? `One capture, **${base?.label ?? baseline}**.` : `Comparing ${captures.length} captures against the baseline **${base?.label ?? baseline}**.`;
+  const lines = [head, ''];
   for (const c of order) lines.push(`- **${c.label}**${c.id === baseline ? ' (baseline)' : ''}: ${facts(c)}`);
   const workloads = [...new Set(captures.map((c) => c.workload_summary).filter((w): w is string => !!w))];
   if (workloads.length === 1) lines.push('', `Workload: \`${workloads[0]}\`.`);

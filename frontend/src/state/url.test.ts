@@ -98,6 +98,12 @@ describe('URL versions', () => {
     expect(parse(starterUrl(caps, a!)).view).toMatchObject({ cells: started?.cells });
   });
 
+  it('a capture of off-CPU stacks alone starts with a flame graph (of the time off the CPU) beside the off-CPU cell', () => {
+    const caps: CapturePublic[] = [{ ...captureList[0]!, artifact_kinds: ['fio-json', 'perf-sched', 'perf-offcpu'] }];
+    const cells = parse(starterUrl(caps, caps[0]!.id)).view;
+    expect(cells.page === 'compare' && cells.cells.map((c) => c.kind)).toEqual(['note', 'fio', 'sched', 'flame', 'offcpu']);
+  });
+
   it('a notebook whose cells were all removed says cells=none and stays empty', () => {
     expect(viewToUrl({ page: 'compare', captures: ['aaaa', 'bbbb'], baseline: 'aaaa', cells: [] })).toBe('/compare?v=1&captures=aaaa,bbbb&baseline=aaaa&cells=none');
     const p = parse('/compare?v=1&captures=aaaa,bbbb&baseline=aaaa&cells=none');

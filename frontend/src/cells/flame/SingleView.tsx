@@ -5,7 +5,7 @@ import { frameFills } from '../../charts/flameCanvas';
 import { NoneSelected } from '../../components/EmptyState';
 import { ErrorBox } from '../../components/ErrorBox';
 import { GREY, matchedWeight, MATCH, searchMatches, type FlameLayout, type FunctionRow } from '../../logic/flame';
-import { fmtInt, fmtPct, fmtWeight, pctOf } from '../../logic/flameFormat';
+import { fmtInt, fmtPct, fmtWeight, pctOf, sampleWord } from '../../logic/flameFormat';
 import { exactPattern } from '../../logic/flameSelect';
 import { FlameChart } from './FlameChart';
 import { InvertedView } from './InvertedView';
@@ -59,13 +59,17 @@ export function SingleView({ id, state, set, noStacks }: { id: string; state: Fl
           <tr>
             <th>Total</th>
             <td className="num">{fmtPct(pctOf(lay.total[n]!, total))}</td>
-            <td className="num">{fmtInt(view.samples()[n]!)} samples</td>
+            <td className="num">
+              {fmtInt(view.samples()[n]!)} {sampleWord(data.filters.event, view.samples()[n]!)}
+            </td>
             <td className="num">{fmtWeight(lay.total[n]!, unit)}</td>
           </tr>
           <tr>
             <th>Self</th>
             <td className="num">{fmtPct(pctOf(lay.self[n]!, total))}</td>
-            <td className="num">{fmtInt(view.selfSamples[n]!)} samples</td>
+            <td className="num">
+              {fmtInt(view.selfSamples[n]!)} {sampleWord(data.filters.event, view.selfSamples[n]!)}
+            </td>
             <td className="num">{fmtWeight(lay.self[n]!, unit)}</td>
           </tr>
           {view.span && view.span.max[n]! > 1 && (
@@ -140,7 +144,7 @@ const Summary = memo(function Summary({ data, nodes, loading, shown }: { data: F
   const runs = data.filters.runs ?? data.runs.map((r) => r.id);
   return (
     <p className="flame-summary muted" data-testid="flame-summary">
-      <strong>{fmtInt(data.total_samples)}</strong> samples · {fmtWeight(data.total_weight, data.weight_unit)}
+      <strong>{fmtInt(data.total_samples)}</strong> {sampleWord(data.filters.event, data.total_samples)} · {fmtWeight(data.total_weight, data.weight_unit)}
       {data.weight_unit === 'ns' ? (data.filters.event === 'offcpu' ? ' off the CPU' : ' CPU') : ''} · {data.filters.event ?? 'no event name'} · {runs.length === 1 ? `run ${runs[0]}` : `${runs.length} runs merged`} ·{' '}
       {fmtInt(nodes)} frames
       {data.stackless_samples > 0 && <> · {fmtInt(data.stackless_samples)} samples without a usable stack not drawn</>}

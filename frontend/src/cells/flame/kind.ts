@@ -17,7 +17,8 @@ export const flameCell = defineCell<FlameState>({
     preloadViews(s);
     prefetchFlame(ctx, s);
   },
-  starter: (caps) => caps.some((c) => (c.artifact_kinds ?? []).includes('perf-script')),
+  // sampled stacks (--stacks) or off-CPU stacks (--offcpu: the graph then weighs time off the CPU)
+  starter: (caps) => caps.some((c) => (c.artifact_kinds ?? []).some((k) => k === 'perf-script' || k === 'perf-offcpu')),
   // A baseline without stacks: the starter names the capture the cell would show once the capture
   // list is known (FlameCell), so that the flame answer asked for from the URL before that list
   // (boot.ts, prefetchFlame) is of a capture with stacks, not a 404 in the console.
