@@ -5,9 +5,9 @@ import react from '@vitejs/plugin-react';
 
 // How a notebook page loads (issue 17: the flame graph's first paint):
 // - src/main.tsx, the first script: the styles and boot.ts, which starts the notebook's requests and
-//   its cells' code from the URL; then it imports src/render.tsx (react-dom, the app, the pages).
+//   its cells' code from the URL; then it imports src/render.tsx (the renderer, the app, the pages).
 // - index.html preloads render.tsx's chunk and the flame cell's code (the cell most notebooks show):
-//   they download while the first script runs, and boot's requests start before react-dom is
+//   they download while the first script runs, and boot's requests start before the renderer is
 //   evaluated.
 // - The flame cell's view is one chunk ('flame'), not the seven scripts and two stylesheets the
 //   automatic split made of it (each a request on the critical path of its first paint).
@@ -132,8 +132,25 @@ function compileHint(): Plugin {
 
 // Served by `iolens serve` at / (index.html fallback for every non-/api path), so assets use
 // absolute paths. In development the API runs separately: `iolens serve --port 8000`.
+// React's API from Preact (preact/compat): the page runs Preact, ~15 KB minified against react-dom's
+// ~207 KB, which V8 compiled (off the page's thread, but before React's first render could start)
+// and whose first render of the notebook cost more of the page's thread (issue 17: the 51k flame
+// graph's first paint). The code imports 'react' and is typechecked against React's types; every
+// import of React's packages, in the build and in Vitest (and in @testing-library/react, inlined
+// for that), is Preact's, so that the tests test what ships.
+export const REACT_ALIASES = [
+  { find: /^react$/, replacement: 'preact/compat' },
+  { find: /^react\/jsx-runtime$/, replacement: 'preact/compat/jsx-runtime' },
+  { find: /^react\/jsx-dev-runtime$/, replacement: 'preact/compat/jsx-dev-runtime' },
+  { find: /^react-dom$/, replacement: 'preact/compat' },
+  { find: /^react-dom\/client$/, replacement: 'preact/compat/client' },
+  { find: /^react-dom\/server$/, replacement: 'preact/compat/server' },
+  { find: /^react-dom\/test-utils$/, replacement: 'preact/test-utils' },
+];
+
 export default defineConfig({
   base: '/',
+  resolve: { alias: REACT_ALIASES },
   plugins: [react(), preloadPage(), compileHint()],
   server: {
     proxy: { '/api': 'http://127.0.0.1:8000' },
@@ -156,5 +173,9 @@ export default defineConfig({
     // runs the other suites beside Vitest; `npm test` alone has the same limit).
     testTimeout: 20_000,
     env: { TZ: 'UTC', LC_ALL: 'C' },
+    // @testing-library/react's ES module, through Vite's resolver, so that its imports of react and
+    // react-dom are Preact's (REACT_ALIASES); its CommonJS main would require React's own
+    alias: [{ find: /^@testing-library\/react$/, replacement: '@testing-library/react/dist/@testing-library/react.esm.js' }],
+    server: { deps: { inline: ['@testing-library/react'] } },
   },
 });

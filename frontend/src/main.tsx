@@ -1,7 +1,7 @@
 // The page's first script: the styles, then boot.ts (the notebook's requests and its cells' code,
-// from the URL), then React (render.tsx, preloaded by index.html: vite.config.ts). boot.ts runs
-// before react-dom and the app are evaluated, so its requests start that much earlier; the first
-// render waits for its answers and the UI font, at most FIRST_RENDER_WAIT_MS (boot.ts says why).
+// from the URL), then the renderer and the app (render.tsx, preloaded by index.html: vite.config.ts).
+// boot.ts runs before they are evaluated, so its requests start that much earlier; the first render
+// waits for its answers and the UI font, at most FIRST_RENDER_WAIT_MS (boot.ts says why).
 import '@fontsource-variable/inter/wght.css';
 import './styles.css';
 // the flame cell's styles (and the time notice's it shows) in the first stylesheet: no request

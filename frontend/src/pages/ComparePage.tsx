@@ -1,4 +1,4 @@
-import { Suspense, useEffect, useMemo, useRef, useState } from 'react';
+import { Suspense, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { ApiError, postNotebook, type CapturePublic, type FioComparison, type NotebookVersion } from '../api/client';
 import { askForToken } from '../api/auth';
 import { useCaptureList, useFioComparison, useNotebook, useTimelineOverview } from '../api/queries';
@@ -647,6 +647,10 @@ function CellMenu({ first, last, onUp, onDown, onDuplicate, onRemove }: { first:
 
 function CopyLinkDialog({ longUrl, onClose, onSaveAndCopy }: { longUrl: string; onClose: () => void; onSaveAndCopy: () => void }) {
   useShortcut('Escape', onClose);
+  // focused when the dialog opens, so that Enter saves: `autoFocus` is only an attribute in Preact
+  // (React focused the element itself), and a browser heeds it once per page, not in a dialog added later
+  const primary = useRef<HTMLButtonElement>(null);
+  useLayoutEffect(() => primary.current?.focus(), []);
   return (
     <div className="modal-backdrop" onClick={onClose}>
       <div className="modal copy-dialog" role="dialog" aria-modal="true" aria-labelledby="copy-dialog-title" onClick={(e) => e.stopPropagation()}>
@@ -661,7 +665,7 @@ function CopyLinkDialog({ longUrl, onClose, onSaveAndCopy }: { longUrl: string; 
           and break in a 72-column email. Saving makes an immutable version with a short link, <code>/n/ID</code>.
         </p>
         <div className="dialog-actions">
-          <button type="button" className="button primary" autoFocus onClick={onSaveAndCopy}>
+          <button ref={primary} type="button" className="button primary" onClick={onSaveAndCopy}>
             Save and copy the short link <kbd>Enter</kbd>
           </button>
           <button
