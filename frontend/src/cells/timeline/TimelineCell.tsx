@@ -11,13 +11,13 @@ import { useQuery } from '../../api/useQuery';
 import { useDebounced, useWidth } from '../../charts/useWidth';
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorBox } from '../../components/ErrorBox';
-import { kindsNoun, type DataKey } from '../../logic/dataKinds';
+import { hasData, kindsNoun, type DataKey } from '../../logic/dataKinds';
 import { fmtInt } from '../../logic/flameFormat';
 import { formatValue } from '../../logic/format';
 import { AXIS_H, brushed, LABEL_W, layoutRows, taskColour, tOf, TRACK_NAMES, xOf, type RowSpec, type Scale, type TrackKind, type TrackShape } from '../../logic/timeline';
 import type { CellProps } from '../types';
 import { canvasWidth, drawAxis, drawRow } from './draw';
-import { missingCaptureNotice, missingRunNotice, runOptionText, sharedTimeText, shownCapture, shownRun } from './shared';
+import { missingCaptureNotice, missingRunNotice, runOptionText, sharedTimeText, shownCapture, shownRun, undrawnTracks } from './shared';
 import type { TimelineState } from './state';
 import './timeline.css';
 
@@ -40,6 +40,7 @@ const TIMELINE_DATA: readonly DataKey[] = ['sched', 'block', 'fiologs', 'stacks'
 export function TimelineCell({ ctx, state, setState }: CellProps<TimelineState>) {
   const list = useCaptureList();
   const label = (id: string) => list.data?.find((c) => c.id === id)?.label ?? id;
+  const capOf = (id: string) => list.data?.find((c) => c.id === id);
   // a cap= the notebook does not have: draw the baseline, and say so (as for a run=, below)
   const cap = shownCapture(state.cap, ctx.captures, ctx.baseline);
   const capMissing = missingCaptureNotice(state.cap, ctx.captures, ctx.baseline, label);
@@ -109,6 +110,21 @@ export function TimelineCell({ ctx, state, setState }: CellProps<TimelineState>)
       )}
       {!run ? (
         <p className="muted">This capture has no runs.</p>
+      ) : !Object.values(run.tracks).some(Boolean) && undrawnTracks(run, capOf(cap)).length > 0 ? (
+        // recorded, but nothing that can go on the run's time axis: say why, not "record with"
+        <div className="empty-note" data-testid="timeline-undrawn">
+          <h3>
+            Run {run.id} of {label(cap)} has nothing the timeline can put on the run's time axis
+          </h3>
+          <ul className="empty-missing">
+            {undrawnTracks(run, capOf(cap)).map((u) => (
+              <li key={u.track}>{u.note}</li>
+            ))}
+          </ul>
+          {run.tracks.fio === false && hasData(capOf(cap) ?? {}, 'fiologs') && (
+            <p className="empty-next">The fio log over time cell draws fio&apos;s own logs from the job&apos;s start (Add cell · fio log over time).</p>
+          )}
+        </div>
       ) : !Object.values(run.tracks).some(Boolean) ? (
         // nothing to draw: the shared empty state of the kinds the timeline draws (any one makes a
         // track), not an empty 0.001 µs axis

@@ -1,6 +1,7 @@
 // The notebook's one shared time selection: the `sel` of its first timeline cell that has one. It
 // lives in that cell's state, so it is in the URL and the saved notebook with it; the flame, block
 // and scheduler cells read it from the notebook context (cells/types.ts NotebookContext.time).
+import { hasData, type DataKey } from '../../logic/dataKinds';
 import type { TimelineState } from './state';
 
 export interface SharedTime {
@@ -105,4 +106,18 @@ export { runSpan } from '../../logic/timeline';
 export function runOptionText(r: { id: string; repeat: number; duration_ns: number; tracks: Record<string, boolean> }): string {
   const known = Object.values(r.tracks).some(Boolean) && r.duration_ns > 0;
   return `${r.id} · repeat ${r.repeat} · ${known ? `${(r.duration_ns / 1e9).toFixed(2)} s` : 'no tracks'}`;
+}
+
+/** The data kind behind each track of the timeline (logic/dataKinds.ts). */
+const TRACK_DATA: Readonly<Record<string, DataKey>> = { cpu: 'sched', block: 'block', fio: 'fiologs', samples: 'stacks' };
+
+/**
+ * The tracks a run cannot draw although its capture recorded their data (an fio log without a
+ * clock, for one), each with the server's reason: the empty state says why, not "record with".
+ */
+export function undrawnTracks(r: { tracks: Record<string, boolean>; notes: Record<string, string> }, capture: { artifact_kinds?: string[] } | undefined): { track: string; note: string }[] {
+  if (!capture) return [];
+  return Object.keys(TRACK_DATA)
+    .filter((t) => r.tracks[t] === false && hasData(capture, TRACK_DATA[t]!) && r.notes[t])
+    .map((t) => ({ track: t, note: r.notes[t]! }));
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { vectors } from '../../testdata/vectors';
-import { clearSharedTime, missingCaptureNotice, missingRunNotice, offsetText, runOptionText, runSpan, sharedTimeCapture, sharedTimeOf, sharedTimeText, shownCapture, shownRun, timelineRun } from './shared';
+import { clearSharedTime, missingCaptureNotice, missingRunNotice, offsetText, runOptionText, runSpan, sharedTimeCapture, sharedTimeOf, sharedTimeText, shownCapture, shownRun, timelineRun, undrawnTracks } from './shared';
 import { decodeTimeline, defaultTimelineState, encodeTimeline } from './state';
 
 describe('timeline cell state', () => {
@@ -79,6 +79,23 @@ describe('the shared time selection', () => {
     expect(out[1]).toBe(cells[1]);
   });
   it('reads as seconds of a run', () => expect(sharedTimeText({ capture: 'c', run: 'r000', from: 2e9, to: 5.5e9 })).toBe('2.000–5.500 s of run r000'));
+});
+
+describe('tracks recorded but not drawn', () => {
+  const notes = {
+    cpu: 'no scheduler trace in this run (iolens-collect run --sched)',
+    fio: "fio's IOPS log has no clock (an older fio or collector): not on the run's axis, not drawn",
+    samples: 'no perf samples in this run (iolens-collect run --stacks)',
+  };
+  const run = { tracks: { cpu: false, block: false, fio: false, samples: false }, notes };
+  it("say the server's reason for the data the capture has (datasets/xfs-unwritten-ramp: fio logs without a clock)", () => {
+    expect(undrawnTracks(run, { artifact_kinds: ['fio-json', 'fio-log'] })).toEqual([{ track: 'fio', note: notes.fio }]);
+  });
+  it('a capture without the data: nothing recorded, the empty state says how to record it', () => {
+    expect(undrawnTracks(run, { artifact_kinds: ['fio-json'] })).toEqual([]);
+    expect(undrawnTracks({ ...run, tracks: { ...run.tracks, fio: true } }, { artifact_kinds: ['fio-log'] })).toEqual([]);
+    expect(undrawnTracks(run, undefined)).toEqual([]);
+  });
 });
 
 describe('run picker', () => {
