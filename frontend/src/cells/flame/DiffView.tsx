@@ -244,6 +244,11 @@ function DiffLegend({ maxAbs, data, by, few, la, lb }: { maxAbs: number; data: F
   );
 }
 
+/** Why the largest changes list fewer rows than the functions counted. */
+export function listedText(listed: number, count: number): string {
+  return `${fmtInt(listed)} of the ${fmtInt(count)} functions listed: the largest changes of self share and of total share; the other ${fmtInt(count - listed)} changed less.`;
+}
+
 /** A function's sandwich in either side of the difference (a right click on a frame or a name). */
 function DiffMenu({ name, x, y, la, lb, onSandwich, onClose }: { name: string; x: number; y: number; la: string; lb: string; onSandwich: (fn: string, side: DiffSide) => void; onClose: () => void }) {
   useShortcut('Escape', onClose);
@@ -366,9 +371,14 @@ export function DiffTable({ rows, count, by, onBy, la, lb, noise, few, onPick, o
         </tbody>
       </table>
       {sorted.length > FIRST_ROWS && (
-        <button type="button" className="link-button show-more" onClick={() => setAll(!all)}>
-          {all ? 'Show fewer' : `Show all ${sorted.length}`}
+        <button type="button" className="link-button show-more" onClick={() => setAll(!all)} title={sorted.length < count ? listedText(sorted.length, count) : undefined}>
+          {all ? 'Show fewer' : sorted.length < count ? `Show ${fmtInt(sorted.length)} of ${fmtInt(count)}` : `Show all ${fmtInt(sorted.length)}`}
         </button>
+      )}
+      {(all || sorted.length <= FIRST_ROWS) && sorted.length < count && (
+        <p className="muted small" data-testid="flame-diff-unlisted">
+          {listedText(sorted.length, count)}
+        </p>
       )}
     </section>
   );

@@ -58,3 +58,17 @@ test("two time ranges' function opens the sandwich of range A, or of range B as 
   // B from the run's start: 0 is stored as null
   expect(sandwichOfRange('f', 'b', { from: 0, to: 2e9 })).toMatchObject({ from: null, to: 2e9 });
 });
+
+test('the largest changes say how many of the functions they list: "Show 30 of 50", not "Show all 30"', () => {
+  const many = Array.from({ length: 30 }, (_, i) => row(`f${i}`, 30 - i, 0));
+  render(<DiffTable rows={many} count={50} by="self" onBy={() => {}} la="a" lb="b" noise={false} few={false} onPick={() => {}} />);
+  expect(screen.queryByText(/^Show all/)).toBeNull();
+  fireEvent.click(screen.getByRole('button', { name: 'Show 30 of 50' }));
+  expect(screen.getByTestId('flame-diff-unlisted').textContent).toBe('30 of the 50 functions listed: the largest changes of self share and of total share; the other 20 changed less.');
+  expect(screen.getByTestId('flame-diff-table').querySelectorAll('tbody tr')).toHaveLength(30);
+  cleanup();
+  // every function listed: "Show all"
+  render(<DiffTable rows={many} count={30} by="self" onBy={() => {}} la="a" lb="b" noise={false} few={false} onPick={() => {}} />);
+  expect(screen.getByRole('button', { name: 'Show all 30' })).toBeTruthy();
+  expect(screen.queryByTestId('flame-diff-unlisted')).toBeNull();
+});
