@@ -167,6 +167,9 @@ def test_short_names_for_text_tables():
     assert short_names(["6.18.44-fc-v669-xfs", "6.18.44-fc-v669-ext4"]) == ["xfs", "ext4"]
     assert short_names(["lock_stat 5.11-rc5 revert; fio here", "lock_stat 5.11-rc5 vanilla; fio here"]) == ["revert", "vanilla"]
     assert short_names(["a" * 20, "b" * 20, "c" * 20]) == ["A", "B", "C"]
+    # datasets/vmlab-deb61-vs-deb612: the kernel versions, not '1' and '12' (numbers among the figures)
+    assert short_names(["dio-probes-6.1-xfs", "dio-probes-6.12-xfs"]) == ["6.1", "6.12"]
+    assert short_names(["dio-sweep-6.1-ext4-randwrite", "dio-sweep-6.12-ext4-randwrite", "dio-sweep-6.18-ext4-randwrite"]) == ["6.1", "6.12", "6.18"]
 
 
 def test_ratio_text_has_three_significant_digits_and_no_exponent():

@@ -70,21 +70,30 @@ def fit(s: str, n: int) -> str:
 def short_names(labels: list[str], width: int = 16) -> list[str]:
     """Names of captures that fit a table column: the labels when they fit; else the labels
     without the part they share at the start and end ('6.18.44-fc-xfs', '6.18.44-fc-ext4' ->
-    'xfs', 'ext4'); else A, B, C..."""
+    'xfs', 'ext4'; 'dio-6.1-xfs', 'dio-6.12-xfs' -> '6.1', '6.12', not the bare numbers '1', '12');
+    else A, B, C..."""
     labels = [to_ascii(x) for x in labels]
     if all(len(x) <= width for x in labels) and len(set(labels)) == len(labels):
         return labels
     if len(labels) > 1:
-        seps = "-_ .:/,;=+"
-        pre = _common_prefix(labels)
-        cut = max((pre.rfind(c) for c in seps), default=-1) + 1
-        rest = [x[cut:] for x in labels]
-        suf = _common_prefix([x[::-1] for x in rest])[::-1]
-        keep = len(suf) - (min((suf.find(c) for c in seps if c in suf), default=len(suf)))
-        rest = [x[: len(x) - keep] if keep else x for x in rest]
-        if all(0 < len(x) <= width for x in rest) and len(set(rest)) == len(rest):
+        rest = _distinct_parts(labels, "-_ .:/,;=+")
+        # bare numbers ('6.1-xfs', '6.12-xfs' -> '1', '12') read as figures in a table: a version
+        # keeps its dots ('6.1', '6.12')
+        if rest and all(x.isdigit() for x in rest):
+            rest = _distinct_parts(labels, "-_ :/,;=+")
+        if rest and all(0 < len(x) <= width for x in rest) and len(set(rest)) == len(rest):
             return rest
     return [_letters(i) for i in range(len(labels))]
+
+
+def _distinct_parts(labels: list[str], seps: str) -> list[str]:
+    """The labels without the part they share at the start and end, cut at a separator."""
+    pre = _common_prefix(labels)
+    cut = max((pre.rfind(c) for c in seps), default=-1) + 1
+    rest = [x[cut:] for x in labels]
+    suf = _common_prefix([x[::-1] for x in rest])[::-1]
+    keep = len(suf) - (min((suf.find(c) for c in seps if c in suf), default=len(suf)))
+    return [x[: len(x) - keep] if keep else x for x in rest]
 
 
 def _common_prefix(items: list[str]) -> str:
