@@ -78,3 +78,23 @@ def test_the_flame_graph_and_the_capture_page_weigh_the_time_off_the_cpu(api):
         # thread's: a few µs of 1.49 s apart here
         assert figs["fio's share"]["value"] == pytest.approx(100.0 * mine / run["blocked_ns"], rel=1e-3)
         assert all("--offcpu" in f["source"] for f in p["figures"])
+
+
+def test_the_text_report_of_an_offcpu_flame_graph_says_waits_and_time_off_the_cpu(api):
+    """The flame cell of event offcpu in the plain-text report: its figures are waits and time off
+    the CPU (where it said 'samples' and 'of CPU', 'weight: CPU time')."""
+    from iolens.exports import textfmt as tf
+    from notebook_helpers import save
+
+    fl = api.get(f"/api/captures/{api.cid}/flame", params={"event": "offcpu", "comm": "fio"}).json()
+    doc = {"format_version": 1, "title": "off-CPU flame", "captures": [api.cid], "baseline": api.cid,
+           "cells": [{"type": "view", "kind": "flame", "state": "ev=offcpu;comm=fio", "full": False}]}
+    r = save(api, doc)
+    assert r.status_code == 201, r.text
+    text = api.get(f"/api/notebooks/{r.json()['id']}/export").text
+    flat = " ".join(text.split())
+    assert "off-CPU waits with call stacks (sched_switch, from each switch-out to the switch-in; --offcpu)" in flat
+    assert "(weight: time off the CPU)" in flat
+    assert f"{fl['total_samples']:,} waits, {tf.format_value(fl['total_weight'], 'ns')} off the CPU" in flat
+    assert "n: their waits." in flat
+    assert "of CPU" not in flat and "CPU time" not in flat and " samples" not in flat.split("-- [1]")[1].split("Share:")[0]

@@ -30,6 +30,7 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..store.derived import OFFCPU_EVENT, OFFCPU_EVENTS, WAKEUP_EVENT
 from ..store.rules.flame_stacks import OPS
 from ..store.stats import MIN_REPEATS, too_few_repeats
 from ..views import flame as flame_view
@@ -289,11 +290,21 @@ class FlameExport:
         return ctx.cell_link(data.index) if data.index is not None else ctx.permalink
 
     def _weight(self, data: FlameData, w: int) -> str:
-        return tf.format_value(w, "ns") + " of CPU" if data.unit == "ns" else f"{w:,} events"
+        if data.unit != "ns":
+            return f"{w:,} events"
+        return tf.format_value(w, "ns") + (" off the CPU" if data.event == OFFCPU_EVENT else " of CPU")
+
+    @staticmethod
+    def _samples(data: FlameData, n: int | None = None) -> str:
+        """n samples, or waits (offcpu), or wakeups (wakeup): what one of the event's stacks is;
+        without n, the plural alone."""
+        one = "wait" if data.event == OFFCPU_EVENT else "wakeup" if data.event == WAKEUP_EVENT else "sample"
+        return f"{one}s" if n is None else f"{n:,} {one}{'s' if n != 1 else ''}"
 
     def _scope(self, data: FlameData) -> str:
         """Event, tasks, CPUs and time range of the selection."""
-        unit = "weight: CPU time" if data.unit == "ns" else "weight: the event's count"
+        unit = ("weight: time off the CPU" if data.event == OFFCPU_EVENT else "weight: CPU time") if data.unit == "ns" \
+            else "weight: the event's count"
         tasks = (f"command {data.comm} ({data.comm_why})" if data.comm is not None else data.comm_why)
         if data.tid is not None:
             tasks += f", thread {data.tid}"
@@ -308,14 +319,17 @@ class FlameExport:
             when = (f"two time ranges of one capture, A {(lo or 0) / 1e9:.3f} to "
                     f"{'the end' if hi is None else f'{hi / 1e9:.3f} s'}, B {blo / 1e9:.3f} to "
                     f"{'the end' if bhi is None else f'{bhi / 1e9:.3f} s'} since each run's first sample")
-        return f"perf {data.event} samples with call stacks ({unit}); tasks: {tasks}; {cpus}; {when}"
+        what = (f"perf {data.event} samples with call stacks" if data.event not in OFFCPU_EVENTS else
+                "off-CPU waits with call stacks (sched_switch, from each switch-out to the switch-in; --offcpu)"
+                if data.event == OFFCPU_EVENT else "wakeups with the waker's call stacks (sched_waking; --offcpu)")
+        return f"{what} ({unit}); tasks: {tasks}; {cpus}; {when}"
 
     def _side_line(self, ctx: ExportContext, data: FlameData, tag: str, s: Side) -> list[str]:
         star = " (*)" if s.capture == ctx.doc.baseline and len(ctx.captures) > 1 else ""
         runs = (f"run{'s' if len(s.runs) != 1 else ''} {', '.join(s.runs)}" if s.runs else
                 "all runs" if data.view == "flame" else "no runs with samples")
         lost = f"; {s.stackless:,} without a stack, left out" if s.stackless else ""
-        return tf.wrap(f"{tag}{ctx.name(s.capture)}{star}: {runs}; {s.samples:,} sample{'s' if s.samples != 1 else ''}, "
+        return tf.wrap(f"{tag}{ctx.name(s.capture)}{star}: {runs}; {self._samples(data, s.samples)}, "
                        f"{self._weight(data, s.weight)}{lost}", indent="    ", subsequent="      ")
 
     def text(self, ctx: ExportContext, data: FlameData) -> list[str]:
@@ -350,7 +364,8 @@ class FlameExport:
             key = "total" if data.by == "total" else "self"
             lines += tf.wrap(f"Share: % of the selection's weight (self: samples ending in the function; total: "
                              f"samples with it anywhere in the stack). The {len(data.rows)} of {data.functions:,} "
-                             f"functions with the largest {key} share; n: their samples.", indent="    ")
+                             f"functions with the largest {key} share; n: their "
+                             f"{self._samples(data)}.", indent="    ")
             lines += ["", f"    {'function':<30}{'self %':>8}{'total %':>9}{'self n':>10}{'total n':>10}"]
             for r in data.rows:
                 lines += _long_name(r.name, 29)
@@ -377,7 +392,7 @@ class FlameExport:
         if data.missing:
             return notice + f'<p class="muted">{e(data.missing)} <a href="{link}">Open it in iolens</a>.</p>'
         sides = "; ".join(f"{'A' if i == 0 and data.view == 'diff' else 'B' if data.view == 'diff' else ''} "
-                          f"{ctx.label(s.capture)}: {len(s.runs) or 'all'} runs, {s.samples:,} samples, {self._weight(data, s.weight)}"
+                          f"{ctx.label(s.capture)}: {len(s.runs) or 'all'} runs, {self._samples(data, s.samples)}, {self._weight(data, s.weight)}"
                           for i, s in enumerate(data.sides))
         ctx_p = f'<p class="muted">{e(tf.for_html(self._scope(data)))}. {e(sides.strip())}.</p>'
         if data.view == "diff":
