@@ -51,21 +51,21 @@ class Settings:
         return self.data_dir / "bundles"
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 
-def get_store(request: Request) -> Store:
+async def get_store(request: Request) -> Store:
     return request.app.state.store
 
 
 StoreDep = Annotated[Store, Depends(get_store)]
 
 
-def require_write_token(request: Request) -> None:
+async def require_write_token(request: Request) -> None:
     """Uploads and saves: when the server has a token, the request must carry it."""
     token = request.app.state.settings.token
     if not token:
@@ -86,7 +86,7 @@ def require_write_token(request: Request) -> None:
 WriteDep = Annotated[None, Depends(require_write_token)]
 
 
-def get_sandbox(request: Request) -> Sandbox:
+async def get_sandbox(request: Request) -> Sandbox:
     return request.app.state.sandbox
 
 

@@ -39,13 +39,27 @@ def _public(row: dict[str, Any]) -> models.CapturePublic:
 
 
 def count(store: Store) -> int:
-    """How many captures the store holds."""
-    return store.query("SELECT count(*) FROM captures").scalar()
+    """How many captures the store holds (kept until the store's next write: Store.kept)."""
+    return store.kept(_COUNT, lambda: store.query("SELECT count(*) FROM captures").scalar())
 
 
 def list_captures(store: Store) -> list[models.CapturePublic]:
-    rows = store.query(f"SELECT {_CAPTURE_COLUMNS} FROM captures ORDER BY created_at DESC, label").dicts()
-    return [_public(r) for r in rows]
+    """Every capture, newest first (kept until the store's next write: Store.kept; shared, not to be changed)."""
+    return store.kept(_LIST, lambda: [_public(r) for r in store.query(
+        f"SELECT {_CAPTURE_COLUMNS} FROM captures ORDER BY created_at DESC, label").dicts()])
+
+
+_COUNT, _LIST = "captures.count", "captures.list"
+
+
+def kept_count(store: Store) -> int | None:
+    """count(store) if it is kept (no query), else None."""
+    return store.kept_now(_COUNT)
+
+
+def kept_list(store: Store) -> list[models.CapturePublic] | None:
+    """list_captures(store) if it is kept (no query), else None."""
+    return store.kept_now(_LIST)
 
 
 def _num(v: object, kind: type = float) -> Any:

@@ -66,6 +66,11 @@ class Answer:
         return self._gz
 
     @property
+    def gzip_made(self) -> bytes | None:
+        """The gzip if gzipped() has made it, else None."""
+        return self._gz
+
+    @property
     def size(self) -> int:
         return len(self.body) + (len(self._gz) if self._gz else 0)
 
@@ -150,6 +155,13 @@ def diff_answer(store: Store, a: str, b: str, f: flame_view.Filters = flame_view
     arrays without a FlameDiffTree model (bench/flame_diff.py, bench/README.md)."""
     key = ("diff", a, b, f, runs_a, runs_b, limit, range_b, fmt)
     return _kept(store, key, lambda: _encode_diff(store, a, b, f, runs_a, runs_b, limit, range_b, fmt))
+
+
+def kept_flame_answer(store: Store, cid: str, f: flame_view.Filters = flame_view.Filters(),
+                      fmt: Format = "json") -> Answer | None:
+    """flame_answer()'s answer if it is kept (made since the store's last write), else None: no
+    query, no wait (the server answers a kept answer without its thread pool: api/routes/flame.py)."""
+    return _cache(store).get(store.generation, ("flame", cid, f, fmt))
 
 
 def _kept(store: Store, key: tuple, make: Callable[[], Answer]) -> Answer:

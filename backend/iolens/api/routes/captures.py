@@ -21,8 +21,11 @@ router = APIRouter()
 
 
 @router.get("/api/captures", response_model=list[models.CapturePublic], tags=["captures"])
-def list_captures(s: StoreDep) -> list[models.CapturePublic]:
-    return captures_view.list_captures(s)
+async def list_captures(s: StoreDep) -> list[models.CapturePublic]:
+    # kept until the store's next write: answered from here, with no trip through the thread pool
+    # (a notebook's first render waits for this list: api/routes/flame.py says why it matters)
+    kept = captures_view.kept_list(s)
+    return kept if kept is not None else await run_in_threadpool(captures_view.list_captures, s)
 
 
 @router.post(

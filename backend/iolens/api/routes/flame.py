@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import PlainTextResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from ... import models
 from ...store.db import Store
@@ -16,7 +17,7 @@ from ..deps import ERRORS, StoreDep, cpus_param, disposition, runs_param
 
 
 # --- flame graphs: the selection every flame route takes ---
-def flame_filters(
+async def flame_filters(
     event: Annotated[str | None, Query(description="perf event (default: the capture's first sampled one).")] = None,
     runs: Annotated[str | None, Query(description="Comma-separated run ids, merged (default: every run).")] = None,
     cpus: Annotated[str | None, Query(description="CPUs, a list like '1,3-4' (default: all).")] = None,
@@ -29,7 +30,7 @@ def flame_filters(
                               from_ns=from_ns, to_ns=to_ns)
 
 
-def flame_diff_filters(
+async def flame_diff_filters(
     event: Annotated[str | None, Query(description="perf event (default: the first capture's first sampled one).")] = None,
     cpus: Annotated[str | None, Query(description="CPUs, a list like '1,3-4', on both sides (default: all).")] = None,
     comm: Annotated[str | None, Query(description="Only tasks with this command name, on both sides.")] = None,
@@ -79,16 +80,22 @@ COLUMNS_DOC = (
     200: {"description": "The flame graph: JSON (FlameGraph), or its columns answer when asked for by Accept.",
           "content": {flame_wire.MEDIA_TYPE: {"schema": {"type": "string", "format": "binary", "description": COLUMNS_DOC}}}},
 })
-def flame_graph(capture_id: str, s: StoreDep, f: FlameFiltersDep, request: Request, wire: FormatQ = None):
+async def flame_graph(capture_id: str, s: StoreDep, f: FlameFiltersDep, request: Request, wire: FormatQ = None):
     # kept per selection and format until the store changes (flame_answer.py); the format by the
     # request's Accept (JSON unless it names the columns type), or by `format` (the page asks with
     # format=columns: index.html's preload of this answer, api/index_preload.py, cannot set Accept)
     fmt: flame_answer.Format = wire or ("columns" if _accepts(request.headers.get("accept"), flame_wire.MEDIA_TYPE) else "json")
-    a = _flame(flame_answer.flame_answer, s, capture_id, f, fmt=fmt)
+    # A kept answer is sent from here, on the event loop; one to make (the queries, the tree) or to
+    # gzip is made in the thread pool. Each trip through the pool is a wake-up of another thread
+    # and back, which a loaded machine (the browser loading the page beside the server) delays.
+    a = flame_answer.kept_flame_answer(s, capture_id, f, fmt)
+    if a is None:
+        a = await run_in_threadpool(_flame, flame_answer.flame_answer, s, capture_id, f, fmt=fmt)
     media = flame_wire.MEDIA_TYPE if fmt == "columns" else "application/json"
     vary = {"Vary": "Accept, Accept-Encoding"}
     if flame_answer.wants_gzip(request.headers.get("accept-encoding"), a):
-        return Response(a.gzipped(), media_type=media, headers={"Content-Encoding": "gzip", **vary})
+        gz = a.gzip_made or await run_in_threadpool(a.gzipped)
+        return Response(gz, media_type=media, headers={"Content-Encoding": "gzip", **vary})
     return Response(a.body, media_type=media, headers=vary)
 
 
