@@ -11,6 +11,8 @@ export const SHORTCUTS: readonly { key: string; what: string }[] = [
   { key: '3 / 4', what: 'Flame graph: sandwich of a function (callers and callees) / inverted call tree; in a difference, 3 opens the zoomed function\'s sandwich in the after capture' },
   { key: '5', what: 'Flame graph: time order of one thread or CPU (+ / - zoom, ← → pan, 0 the whole run)' },
   { key: 'f m d r R', what: 'On the zoomed frame or the sandwich function: focus, merge into callers, drop its samples, collapse recursion, collapse direct recursion only (R: shift r)' },
+  { key: 'W S A D', what: 'Timeline, once clicked: zoom in, zoom out, pan left, pan right (as Perfetto; also + - ← →), 0 the whole run' },
+  { key: '← → - +', what: 'Block layer charts, once clicked: pan, zoom out, zoom in; Esc or a double click the whole run' },
   { key: '?', what: 'Show these shortcuts' },
   { key: 'Esc', what: 'Close a dialog, leave the filter; zoom out one level (flame graph)' },
 ];

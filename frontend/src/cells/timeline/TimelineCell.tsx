@@ -3,7 +3,7 @@
 // and the perf sample density. Drag across the tracks to brush a range: it becomes the notebook's
 // shared time selection (shared.ts), which the flame, block and scheduler cells apply. Each track is
 // one API answer with a column per pixel (views/timeline.py); layout in logic/timeline.ts.
-import { useEffect, useMemo, useRef, useState, type PointerEvent as ReactPointerEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type PointerEvent as ReactPointerEvent } from 'react';
 import { api, unwrap } from '../../api/client';
 import { useCaptureList, useTimelineOverview } from '../../api/queries';
 import type { components } from '../../api/schema';
@@ -17,7 +17,7 @@ import { formatValue } from '../../logic/format';
 import { AXIS_H, brushed, LABEL_W, layoutRows, taskColour, tOf, TRACK_NAMES, xOf, type RowSpec, type Scale, type TrackKind, type TrackShape } from '../../logic/timeline';
 import type { CellProps } from '../types';
 import { canvasWidth, drawAxis, drawRow } from './draw';
-import { missingCaptureNotice, missingRunNotice, runOptionText, sharedTimeText, shownCapture, shownRun, undrawnTracks } from './shared';
+import { missingCaptureNotice, missingRunNotice, runOptionText, sharedTimeText, shownCapture, shownRun, timelineKey, undrawnTracks } from './shared';
 import type { TimelineState } from './state';
 import './timeline.css';
 
@@ -56,8 +56,27 @@ export function TimelineCell({ ctx, state, setState }: CellProps<TimelineState>)
   // under a cap= the notebook lacks, the run= and selection are of that capture: not drawn here
   const missing = capMissing ? null : missingRunNotice(state.run, ids);
   const foreign = capMissing !== null || missing !== null;
+  // W S A D (Perfetto), + - ← →, 0 / Esc: once the timeline has the focus (a click on it)
+  const onKey = (e: ReactKeyboardEvent<HTMLDivElement>) => {
+    if (!run || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.target instanceof HTMLTextAreaElement) return;
+    if (e.key === 'Escape' && !state.win) return; // nothing to zoom out of: Esc is the page's
+    const next = timelineKey(e.key, state.win, run.duration_ns);
+    if (next === undefined) return;
+    e.preventDefault();
+    e.stopPropagation(); // not the page's keys too (d drops a function in a flame graph)
+    set({ win: next });
+  };
   return (
-    <div className="timeline-cell">
+    <div
+      className="timeline-cell"
+      tabIndex={-1}
+      onKeyDown={onKey}
+      onPointerDown={(e) => {
+        // a click on the tracks focuses the cell, for its keys; the controls keep their focus
+        if (e.target instanceof HTMLCanvasElement) e.currentTarget.focus({ preventScroll: true });
+      }}
+    >
       <div className="cell-toolbar timeline-toolbar">
         <label className="select-label">
           Capture
@@ -153,7 +172,8 @@ export function TimelineCell({ ctx, state, setState }: CellProps<TimelineState>)
             ) : (
               'Drag across the tracks to select a time range: the flame graph, block and scheduler cells of the notebook then show that range.'
             )}{' '}
-            Time: since the run's start{run.aligned ? ' (its clock reading, the block views’ time 0)' : ' — not aligned: this run has no clock reading, each track counts from its own first event'}.
+            Time: since the run's start{run.aligned ? ' (its clock reading, the block views’ time 0)' : ' — not aligned: this run has no clock reading, each track counts from its own first event'}. Keys, once
+            clicked: <kbd>W</kbd> <kbd>S</kbd> zoom, <kbd>A</kbd> <kbd>D</kbd> pan (or <kbd>+</kbd> <kbd>-</kbd> <kbd>←</kbd> <kbd>→</kbd>), <kbd>0</kbd> the whole run.
           </p>
           <Tracks key={`${cap}|${run.id}`} cap={cap} run={run} state={foreign ? { ...state, sel: null } : state} onSelect={(sel) => set({ cap, run: run.id, sel })} onZoom={(win) => set({ win })} />
           {o.notes.map((n) => (

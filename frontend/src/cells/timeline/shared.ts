@@ -1,6 +1,7 @@
 // The notebook's one shared time selection: the `sel` of its first timeline cell that has one. It
 // lives in that cell's state, so it is in the URL and the saved notebook with it; the flame, block
 // and scheduler cells read it from the notebook context (cells/types.ts NotebookContext.time).
+import { panRange, zoomRange } from '../../logic/blockPlan';
 import { hasData, type DataKey } from '../../logic/dataKinds';
 import type { TimelineState } from './state';
 
@@ -120,4 +121,23 @@ export function undrawnTracks(r: { tracks: Record<string, boolean>; notes: Recor
   return Object.keys(TRACK_DATA)
     .filter((t) => r.tracks[t] === false && hasData(capture, TRACK_DATA[t]!) && r.notes[t])
     .map((t) => ({ track: t, note: r.notes[t]! }));
+}
+
+/**
+ * The timeline's keys (Perfetto's W S A D, and the block charts' + - ← →): the window shown after
+ * `key`, null for the whole run, or undefined for a key it does not use. W / + zoom in on the
+ * window's centre, S / - out, A / ← and D / → pan by a quarter of it, 0 and Esc show the whole run.
+ */
+export function timelineKey(key: string, win: readonly [number, number] | null, durationNs: number): [number, number] | null | undefined {
+  const full = { from: 0, to: Math.max(durationNs, 1) };
+  const r = win ? { from: win[0], to: win[1] } : full;
+  const k = key.length === 1 ? key.toLowerCase() : key;
+  const next = k === 'w' || k === '+' || k === '=' ? zoomRange(r, full, 0.5)
+    : k === 's' || k === '-' ? zoomRange(r, full, 2)
+    : k === 'a' || k === 'ArrowLeft' ? panRange(r, full, -0.25)
+    : k === 'd' || k === 'ArrowRight' ? panRange(r, full, 0.25)
+    : k === '0' || k === 'Escape' ? full
+    : undefined;
+  if (next === undefined) return undefined;
+  return next.from <= full.from && next.to >= full.to ? null : [next.from, next.to];
 }

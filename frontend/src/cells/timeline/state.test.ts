@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { vectors } from '../../testdata/vectors';
-import { clearSharedTime, missingCaptureNotice, missingRunNotice, offsetText, runOptionText, runSpan, sharedTimeCapture, sharedTimeOf, sharedTimeText, shownCapture, shownRun, timelineRun, undrawnTracks } from './shared';
+import { clearSharedTime, missingCaptureNotice, missingRunNotice, offsetText, runOptionText, runSpan, sharedTimeCapture, sharedTimeOf, sharedTimeText, shownCapture, shownRun, timelineKey, timelineRun, undrawnTracks } from './shared';
 import { decodeTimeline, defaultTimelineState, encodeTimeline } from './state';
 
 describe('timeline cell state', () => {
@@ -102,5 +102,28 @@ describe('run picker', () => {
   it('says the length of a run with data, "no tracks" for one without (not 0.00 s)', () => {
     expect(runOptionText({ id: 'r001', repeat: 1, duration_ns: 12_345_000_000, tracks: { cpu: true, block: false } })).toBe('r001 · repeat 1 · 12.35 s');
     expect(runOptionText({ id: 'r002', repeat: 2, duration_ns: 0, tracks: { cpu: false, block: false } })).toBe('r002 · repeat 2 · no tracks');
+  });
+});
+
+describe("the timeline's keys (Perfetto's W S A D, + - ← →, 0)", () => {
+  const run = 10e9;
+  it('zoom in and out on the centre of the window, the whole run at most', () => {
+    expect(timelineKey('w', null, run)).toEqual([2.5e9, 7.5e9]);
+    expect(timelineKey('W', null, run)).toEqual([2.5e9, 7.5e9]);
+    expect(timelineKey('+', [2e9, 4e9], run)).toEqual([2.5e9, 3.5e9]);
+    expect(timelineKey('s', [2e9, 4e9], run)).toEqual([1e9, 5e9]);
+    expect(timelineKey('-', [2.5e9, 7.5e9], run)).toBeNull(); // the whole run: no window
+  });
+  it('pan by a quarter of the window, inside the run', () => {
+    expect(timelineKey('d', [2e9, 4e9], run)).toEqual([2.5e9, 4.5e9]);
+    expect(timelineKey('ArrowLeft', [2e9, 4e9], run)).toEqual([1.5e9, 3.5e9]);
+    expect(timelineKey('a', [0, 2e9], run)).toEqual([0, 2e9]);
+    expect(timelineKey('d', [9e9, 10e9], run)).toEqual([9e9, 10e9]);
+  });
+  it('0 and Esc: the whole run; other keys are not the timeline\'s', () => {
+    expect(timelineKey('0', [2e9, 4e9], run)).toBeNull();
+    expect(timelineKey('Escape', [2e9, 4e9], run)).toBeNull();
+    expect(timelineKey('f', [2e9, 4e9], run)).toBeUndefined();
+    expect(timelineKey('Enter', null, run)).toBeUndefined();
   });
 });
