@@ -7,6 +7,7 @@ import { formatBytes, formatDate, formatDuration, formatSpread, formatValue } fr
 import { probeRows } from '../logic/probes';
 import { shellJoin } from '../logic/shell';
 import { Link } from '../components/router';
+import { captureNotebookUrl } from '../state/url';
 import { ProbeHeadlines } from './CaptureHeadlines';
 
 export function CapturePage({ id }: { id: string }) {
@@ -52,6 +53,9 @@ function CaptureBody({ c }: { c: CaptureDetail }) {
           ))}
         </span>
         <div className="spacer" />
+        <Link className="button primary" to={captureNotebookUrl(c.id)} title="Its flame graph, scheduler, block, off-CPU and other cells for what it recorded, in a new notebook">
+          Open in a notebook
+        </Link>
         <a className="button" href={bundleUrl(c.id)} download>
           Download bundle <span className="muted">({formatBytes(c.bundle_bytes)})</span>
         </a>

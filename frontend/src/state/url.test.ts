@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { captureList } from '../testdata/fixtures';
 import type { CapturePublic } from '../api/client';
 import { documentToView } from './document';
-import { compareUrl, encodeQueryValue, parseUrl, starterUrl, upgraders, URL_VERSION, viewToUrl, withStarterCells, type View } from './url';
+import { captureNotebookUrl, compareUrl, encodeQueryValue, parseUrl, starterUrl, upgraders, URL_VERSION, viewToUrl, withStarterCells, type View } from './url';
 
 const parse = (url: string) => {
   const u = new URL(url, 'http://x');
@@ -96,6 +96,12 @@ describe('URL versions', () => {
     expect(started?.cells.map((c) => c.kind)).toEqual(['note', 'fio', 'sched']);
     // the cells of the library's Compare (starterUrl) over the same captures
     expect(parse(starterUrl(caps, a!)).view).toMatchObject({ cells: started?.cells });
+  });
+
+  it("the capture page's notebook link has not chosen its cells: it opens with the capture's starter cells", () => {
+    const u = captureNotebookUrl('e2c50753b6e5e221');
+    expect(u).toBe('/compare?v=1&captures=e2c50753b6e5e221&baseline=e2c50753b6e5e221');
+    expect(parse(u).view).toEqual({ page: 'compare', captures: ['e2c50753b6e5e221'], baseline: 'e2c50753b6e5e221', cells: [], starter: true });
   });
 
   it('a capture of off-CPU stacks alone starts with a flame graph (of the time off the CPU) beside the off-CPU cell', () => {

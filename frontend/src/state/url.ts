@@ -265,6 +265,12 @@ export function compareUrl(captures: string[], baseline?: string): string {
   return viewToUrl({ page: 'compare', captures, baseline: baseline ?? captures[0] ?? '', cells });
 }
 
+/** A notebook of one capture that has not chosen its cells: it opens with the starter cells of what
+ *  the capture recorded (the capture page's "Open in a notebook"). */
+export function captureNotebookUrl(id: string): string {
+  return viewToUrl({ page: 'compare', captures: [id], baseline: id, cells: [], starter: true });
+}
+
 /** A link that never chose cells (CompareView.starter) with the starter cells of its captures, the rest as it was. */
 export function withStarterCells(view: CompareView, captures: readonly CapturePublic[]): CompareView {
   const { starter: _, ...rest } = view;
