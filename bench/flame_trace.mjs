@@ -5,7 +5,7 @@
 // flame_speed.mjs times it. Per load: that time (wall), when the first frame was drawn, and the
 // CPU time of the page's main thread until then (the thread time of its tasks, which other
 // processes on the cores change far less than wall time), with its compile, layout, style and GC
-// parts; when the scripts and the API answers were in (Resource Timing) and when React's first render
+// parts, and the renderer's CPU on all its threads; when the scripts and the API answers were in (Resource Timing) and when React's first render
 // (the task that draws the first frame) began. Medians per URL.
 // Usage (the store and capture of flame_speed.py; headless Chromium):
 //   node bench/flame_trace.mjs RUNS 'http://127.0.0.1:P1/compare?v=1&captures=ID&baseline=ID&cell=flame' 'http://127.0.0.1:P2/...'
@@ -73,7 +73,24 @@ async function load(url) {
   const main = events.find((e) => e.ph === 'M' && e.name === 'thread_name' && e.pid === nav.pid && e.args.name === 'CrRendererMain');
   const end = nav.ts + paint * 1000;
   const mine = events.filter((e) => e.pid === nav.pid && e.tid === main.tid && e.ph === 'X' && e.ts >= nav.ts && e.ts <= end).sort((a, b) => a.ts - b.ts);
-  const r = { paint, draw, read, lay: layout, api, scripts, render: NaN, renderCpu: NaN, cpu: 0, compile: 0, layout: 0, style: 0, gc: 0 };
+  const r = { paint, draw, read, lay: layout, api, scripts, render: NaN, renderCpu: NaN, cpu: 0, compile: 0, layout: 0, style: 0, gc: 0, all: 0 };
+  // the renderer's CPU on all its threads until the paint (the main thread's, and its workers': V8's
+  // off-thread compiles, the raster, GC helpers), the outermost tasks of each thread: on two cores
+  // the workers' work competes with the main thread's, the browser's and the server's
+  const threads = new Map();
+  for (const e of events) {
+    if (e.pid !== nav.pid || e.ph !== 'X' || e.ts < nav.ts || e.ts > end) continue;
+    if (!threads.has(e.tid)) threads.set(e.tid, []);
+    threads.get(e.tid).push(e);
+  }
+  for (const list of threads.values()) {
+    let upto = 0;
+    for (const e of list.sort((x, y) => x.ts - y.ts)) {
+      if (e.ts < upto) continue;
+      upto = e.ts + e.dur;
+      r.all += (e.tdur ?? e.dur) / 1000;
+    }
+  }
   const cpu = (e) => (e.tdur ?? e.dur) / 1000;
   let until = 0; // tasks nest: count the outermost
   for (const e of mine) {
@@ -105,6 +122,7 @@ for (const [j, url] of urls.entries()) {
   const all = (k) => out[j].map((x) => x[k].toFixed(0)).join(', ');
   console.log(`${url}\n  paint ${m('paint')} ms (${all('paint')}), first frame drawn at ${m('draw')} ms`);
   console.log(`  main thread CPU until paint ${m('cpu')} ms (${all('cpu')}): compile ${m('compile')}, layout ${m('layout')}, style ${m('style')}, GC ${m('gc')}`);
+  console.log(`  the renderer's CPU on all its threads until paint ${m('all')} ms (${all('all')})`);
   console.log(`  scripts in ${m('scripts')} ms, API answers in ${m('api')} ms (${all('api')}), React's first render from ${m('render')} ms (${all('render')}), its task's CPU ${m('renderCpu')} ms (${all('renderCpu')})`);
   console.log(`  the cell's answer read ${m('read')} ms (${all('read')}), flame layout ${m('lay')} ms (${all('lay')})`);
 }
