@@ -18,7 +18,7 @@ import { TimeOrderView } from './TimeOrderView';
 import { SelectionBar } from './Selection';
 import { FunctionMenu, StacksBar } from './StacksBar';
 import { TimePanel } from './TimePanel';
-import { topInSlices } from './topSlices';
+import { showMoreText, topInSlices } from './topSlices';
 import { selectionNarrowing, type FlameState } from './state';
 
 /** `noStacks`: shown instead of an error when the server says the capture has no stacks (a 404: a
@@ -324,7 +324,7 @@ function TopTable({
       </table>
       {rows.length > FIRST_ROWS && (
         <button type="button" className="link-button show-more" onClick={() => setAll(!all)}>
-          {all ? 'Show fewer' : `Show all ${rows.length}${rows.length === 500 ? '+' : ''}`}
+          {all ? 'Show fewer' : showMoreText(rows.length)}
         </button>
       )}
     </section>

@@ -3,7 +3,7 @@
 import { describe, expect, test } from 'vitest';
 import { layoutTree, topFunctions, TOP_STEP } from '../../logic/flame';
 import { syntheticTree } from '../../testdata/flameSynthetic';
-import { topInSlices } from './topSlices';
+import { showMoreText, topInSlices, TOP_ROWS } from './topSlices';
 
 const s = syntheticTree(120_000, 7);
 const lay = layoutTree({ names: s.names, name: s.name, depth: s.depth, self: s.self_weight });
@@ -51,4 +51,9 @@ describe('topInSlices', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(called).toBe(false);
   });
+});
+
+test('"show more" says all only when the table has every function: not "Show all 500+"', () => {
+  expect(showMoreText(290)).toBe('Show all 290');
+  expect(showMoreText(TOP_ROWS)).toBe('Show the first 500 (every function: the inverted tree, 4)');
 });

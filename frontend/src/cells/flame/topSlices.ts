@@ -1,6 +1,14 @@
 // The top functions table of a flame graph, made in slices of a few ms (SingleView.tsx's TopTable).
 import { topFunctionsWork, type FlameLayout, type FunctionRow } from '../../logic/flame';
 
+/** Rows of the table at most: the first of the functions in its order (the inverted tree has every one). */
+export const TOP_ROWS = 500;
+
+/** The table's "show more" button: every row it has, or the first TOP_ROWS of more. */
+export function showMoreText(rows: number): string {
+  return rows >= TOP_ROWS ? `Show the first ${TOP_ROWS} (every function: the inverted tree, 4)` : `Show all ${rows}`;
+}
+
 /** Longest a slice of a table's work runs before the page may draw a frame, ms. */
 export const TOP_SLICE_MS = 4;
 
@@ -11,7 +19,7 @@ export const TOP_SLICE_MS = 4;
  * returned stops it.
  */
 export function topInSlices(lay: FlameLayout, zoom: number, by: 'self' | 'total', fnDepth: number, done: (rows: FunctionRow[], slices: number) => void): () => void {
-  const work = topFunctionsWork(lay, zoom, by, 500, fnDepth);
+  const work = topFunctionsWork(lay, zoom, by, TOP_ROWS, fnDepth);
   const ch = new MessageChannel();
   let stopped = false;
   let slices = 0;
