@@ -50,3 +50,13 @@ def test_a_run_it_lacks_is_refused_naming_the_parameter(exports) -> None:
         assert "! r=r009: capture " in flat and "has no off-CPU stacks in run 'r009' (runs with them: r000)" in flat
         assert "waits weighted" not in flat and "pair in" not in flat
     assert "r=r009: capture " in exports["html"]
+
+
+def test_times_in_sentences_read_in_their_unit_columns_stay_in_ms(exports) -> None:
+    """The run's line as the app's cell says it (72.4 s, not 72,369.1 ms); the threads' column keeps
+    ms, so that its rows compare at a glance."""
+    whole = " ".join(exports["whole"].split())
+    assert "9,595 waits weighted, 72.4 s off the CPU over all threads" in whole
+    assert "still off at the end (>= 34.1 s)" in whole
+    rows = [ln for ln in exports["whole"].splitlines() if ln.startswith("      fio[")]
+    assert rows and all(" ms " in ln for ln in rows)

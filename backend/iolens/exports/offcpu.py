@@ -37,7 +37,13 @@ class OffcpuData:
 
 
 def _ms(ns: int) -> str:
+    """A column's time: always ms, so that the rows compare at a glance."""
     return f"{ns / 1e6:,.1f} ms"
+
+
+def _time(ns: int) -> str:
+    """A time in a sentence, in the unit that reads best (72.4 s, not 72,369.1 ms), as the app shows it."""
+    return tf.format_value(ns, "ns")
 
 
 def top_stacks(tree: models.FlameTree, n: int = TOP_STACKS) -> list[tuple[list[str], int]]:
@@ -115,9 +121,9 @@ class OffcpuExport:
             lines.append(f"    {ctx.name(s.capture.id)}"[:72])
             for r in s.runs:
                 lost = "  LOST EVENTS" if r.events_lost else ""
-                lines += tf.wrap(f"{r.run_id}: {r.intervals:,} waits weighted, {_ms(r.blocked_ns)} off the CPU over all "
+                lines += tf.wrap(f"{r.run_id}: {r.intervals:,} waits weighted, {_time(r.blocked_ns)} off the CPU over all "
                                  f"threads; not weighted: {r.open_at_end:,} still off at the end (>= "
-                                 f"{_ms(r.open_at_end_ns)}), {r.in_at_start:,} off since before, {r.unpaired:,} "
+                                 f"{_time(r.open_at_end_ns)}), {r.in_at_start:,} off since before, {r.unpaired:,} "
                                  f"unpaired{lost}", indent="      ")
                 for c in r.checks:
                     if c.ok is False:
@@ -134,8 +140,8 @@ class OffcpuExport:
             lines.append("")
             lines.append(f"    pair in {p.run_id}: {p.a.label} <-> {p.b.label}"[:72])
             for side, other in ((p.a, p.b), (p.b, p.a)):
-                lines += tf.wrap(f"{side.label}: {_ms(side.blocked_ns)} off the CPU in {side.intervals:,} waits; "
-                                 f"{side.woken_by_partner:,} waits ({_ms(side.woken_by_partner_ns)}) ended by "
+                lines += tf.wrap(f"{side.label}: {_time(side.blocked_ns)} off the CPU in {side.intervals:,} waits; "
+                                 f"{side.woken_by_partner:,} waits ({_time(side.woken_by_partner_ns)}) ended by "
                                  f"{other.label}; {side.wakeups_by_partner:,} of its {side.wakeups:,} wakeups "
                                  "raised by it", indent="      ")
                 lines.append("        blocked in (by time):")
