@@ -34,11 +34,10 @@ Source = Union[str, "os.PathLike[str]", bytes]
 # The tables of write_tables_arrow, read in runs: `next_table()` names the table of the next
 # batches ("samples": SAMPLE_COLUMNS, ts_ns, cpu, pid, tid as int64, stack_id uint32, weight
 # uint64; "stacks": STACK_COLUMNS, stack_id uint32), None when every row was read; a scan of
-# the stream (`__arrow_c_stream__`) reads that table's batches up to the other table's, or to the
-# end of the run the pass marked (the samples come in runs of one DuckDB row group, each its own
-# INSERT: compressed while the text is parsed). DuckDB casts the values to the table's types on
-# insert. `cancel()` stops the pass (its next batch
-# fails with BrokenPipeError).
+# the stream (`__arrow_c_stream__`) reads that table's batches up to the other table's: every
+# sample, then every stack, in batches of one DuckDB row group each (compressed and written by
+# the INSERT as they come: the samples' while the text is parsed). DuckDB casts the values to the
+# table's types on insert. `cancel()` stops the pass (its next batch fails with BrokenPipeError).
 TableStream = iolens_native.TableStream
 
 # The tables of write_tables_arrow: column name and DuckDB type, in the stream's order.

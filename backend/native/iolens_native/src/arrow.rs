@@ -8,14 +8,19 @@
 //! order it makes them; the load reads them in runs: `next_table()` says which table the next
 //! batch belongs to (None at the end), and one scan of the stream (one INSERT statement,
 //! `Writer.insert_arrow`) reads the batches of that table up to the first batch of the other
-//! (kept for the next run), or up to the end of the run the pass marked (`Sender::end_run`).
-//! tables.rs sends the samples while it parses, in runs of one DuckDB row group (`RUN_ROWS`),
-//! then the stacks in one run, in the one transaction of the ingest: DuckDB compresses and writes
-//! the row groups of an INSERT when it ends, so the samples' are compressed while the text is
-//! parsed, not all after it (573k samples: ~0.3 s of one CPU moved from after the pass into it).
-//! The stream ends when the pass has written every row; when the pass fails, the scan (or `next_table`) fails too (and the pass's
-//! error is the one reported); when the load stops (`cancel`), the pass's next batch fails with
-//! BrokenPipe and the pass ends.
+//! (kept for the next run). tables.rs sends the samples while it parses, then the stacks, in the
+//! one transaction of the ingest: two runs, two INSERTs.
+//!
+//! A batch holds one DuckDB row group (`ROW_GROUP`, 122,880 rows) of either table: DuckDB's batch
+//! insert compresses and writes a batch of a full row group as soon as the next one comes, on the
+//! thread that scanned it, while the INSERT runs; smaller batches wait to be merged when the
+//! INSERT ends (or, for an INSERT of less than a row group in all, until the commit), serially.
+//! So the samples' row groups are compressed while the text is parsed, and an INSERT's last,
+//! partial row group is written when it ends (~0.05 s of one CPU at a 344 MB text's commit).
+//!
+//! The stream ends when the pass has written every row; when the pass fails, the scan (or
+//! `next_table`) fails too (and the pass's error is the one reported); when the load stops
+//! (`cancel`), the pass's next batch fails with BrokenPipe and the pass ends.
 //!
 //! Columns of the samples (SAMPLE_COLUMNS of formats/perf_script_native.py, in order): ts_ns,
 //! cpu, pid, tid as int64, comm as utf8, stack_id as uint32, weight as uint64, event as utf8
@@ -83,16 +88,16 @@ impl Table {
     }
 }
 
-/// Rows of a run of samples (one INSERT): DuckDB's row group (its default, 122,880 rows). A run
-/// of fewer rows is left in the transaction's storage until the commit (compressed there,
-/// serially); a run of whole row groups is compressed and written when its INSERT ends.
-pub const RUN_ROWS: usize = 122_880;
-/// Rows per batch of samples (two batches a run), and the string bytes after which a batch is
-/// sent sooner (utf8 offsets are 32-bit: a batch must hold less than 2 GiB of one column's text).
-const BATCH_ROWS: usize = RUN_ROWS / 2;
+/// Rows per batch of either table: DuckDB's row group (its default, 122,880 rows; see the
+/// module's comment). Against batches of half a row group (samples, in runs of a row group) and
+/// of 65,536 stacks, the pass and load of a 344 MB text (distinct-450k of bench/fold_ingest.py)
+/// took 0.85 s instead of 0.96 s, 1.39 s of CPU instead of 1.49 s, and ~0.21 s after its last
+/// sample instead of ~0.32 s (medians of 6 alternations, bench/README.md, 2026-11-28 21:58 UTC).
+const ROW_GROUP: usize = 122_880;
+/// The string bytes after which a batch of samples is sent sooner (utf8 offsets are 32-bit: a
+/// batch must hold less than 2 GiB of one column's text).
 const BATCH_TEXT_BYTES: usize = 256 << 20;
-/// A batch of stacks is sent at this many rows or bytes of text.
-const STACK_BATCH_ROWS: usize = 1 << 16;
+/// The bytes of text after which a batch of stacks is sent sooner.
 const STACK_BATCH_BYTES: usize = 64 << 20;
 
 /// One record batch of samples being filled (the arrow-rs builders of its columns).
@@ -110,14 +115,14 @@ pub struct SampleBatch {
 impl Default for SampleBatch {
     fn default() -> Self {
         SampleBatch {
-            ts_ns: Int64Builder::with_capacity(BATCH_ROWS),
-            cpu: Int64Builder::with_capacity(BATCH_ROWS),
-            pid: Int64Builder::with_capacity(BATCH_ROWS),
-            tid: Int64Builder::with_capacity(BATCH_ROWS),
-            comm: StringBuilder::with_capacity(BATCH_ROWS, BATCH_ROWS * 16),
-            stack: UInt32Builder::with_capacity(BATCH_ROWS),
-            weight: UInt64Builder::with_capacity(BATCH_ROWS),
-            event: StringBuilder::with_capacity(BATCH_ROWS, BATCH_ROWS * 8),
+            ts_ns: Int64Builder::with_capacity(ROW_GROUP),
+            cpu: Int64Builder::with_capacity(ROW_GROUP),
+            pid: Int64Builder::with_capacity(ROW_GROUP),
+            tid: Int64Builder::with_capacity(ROW_GROUP),
+            comm: StringBuilder::with_capacity(ROW_GROUP, ROW_GROUP * 16),
+            stack: UInt32Builder::with_capacity(ROW_GROUP),
+            weight: UInt64Builder::with_capacity(ROW_GROUP),
+            event: StringBuilder::with_capacity(ROW_GROUP, ROW_GROUP * 8),
         }
     }
 }
@@ -156,7 +161,7 @@ impl SampleBatch {
 
     /// Whether the batch is big enough to send.
     pub fn full(&self) -> bool {
-        self.len() >= BATCH_ROWS
+        self.len() >= ROW_GROUP
             || self.comm.values_slice().len() >= BATCH_TEXT_BYTES
             || self.event.values_slice().len() >= BATCH_TEXT_BYTES
     }
@@ -225,7 +230,7 @@ impl Texts {
     }
 }
 
-/// The batches of stacks `ends` cuts into (first, last + 1): a batch ends at STACK_BATCH_ROWS
+/// The batches of stacks `ends` cuts into (first, last + 1): a batch ends at `max_rows`
 /// texts or once it holds `max_bytes` of text (at least one text each).
 fn stack_batches(ends: &[usize], max_rows: usize, max_bytes: usize) -> Vec<(usize, usize)> {
     let mut cuts = Vec::new();
@@ -244,15 +249,15 @@ fn stack_batches(ends: &[usize], max_rows: usize, max_bytes: usize) -> Vec<(usiz
 
 // --- the stream -----------------------------------------------------------------------------
 
-/// The batches (and ends of runs) the channel holds before the pass waits for the load: 4 batches
-/// of samples (245,760, ~43% of a 344 MB text's) and their 2 ends of runs. `iolens ingest`'s early
-/// pass fills them while the main thread imports DuckDB and the rest (ingest/early.py).
-const CHANNEL_PARTS: usize = 6;
+/// The batches the channel holds before the pass waits for the load: 3 batches of samples
+/// (368,640, ~64% of a 344 MB text's). `iolens ingest`'s early pass fills them while the main
+/// thread imports DuckDB and the rest (ingest/early.py).
+const CHANNEL_PARTS: usize = 3;
 
-/// A batch of one of the tables, or (`batch` None) the end of a run of that table.
+/// A batch of one of the tables.
 struct Part {
     table: Table,
-    batch: Option<RecordBatch>,
+    batch: RecordBatch,
 }
 
 /// What the load side holds: the channel, and the batch read ahead (the first of the next run).
@@ -285,13 +290,7 @@ impl Sender {
     /// Sends a batch; BrokenPipe when the load stopped reading (cancelled).
     fn send(&self, table: Table, batch: Result<RecordBatch, ArrowError>) -> io::Result<()> {
         let batch = batch.map_err(io::Error::other)?;
-        self.put(Part {
-            table,
-            batch: Some(batch),
-        })
-    }
-
-    fn put(&self, part: Part) -> io::Result<()> {
+        let part = Part { table, batch };
         if self.shared.cancelled.load(Ordering::Acquire) || self.tx.send(part).is_err() {
             return Err(io::Error::new(
                 io::ErrorKind::BrokenPipe,
@@ -306,14 +305,14 @@ impl Sender {
     }
 
     /// Sends the stacks whose texts `texts` holds, with ids 0.., in batches of at most
-    /// STACK_BATCH_ROWS rows or about STACK_BATCH_BYTES of text; each batch's text column is a
+    /// ROW_GROUP rows or about STACK_BATCH_BYTES of text; each batch's text column is a
     /// slice of `texts.bytes`, not a copy (at 218k stacks, 34.5 MB: the copy, its page faults and
     /// a free per stack were ~0.05-0.1 s of one CPU between the last sample and the stacks'
     /// INSERT). The texts are UTF-8 (the folder replaces bad bytes per line, as inferno does);
     /// any that were not would be replaced here the same way.
     pub fn stack_texts(&self, texts: Texts) -> io::Result<()> {
         let texts = if texts.utf8() { texts } else { texts.lossy() };
-        let cuts = stack_batches(&texts.ends, STACK_BATCH_ROWS, STACK_BATCH_BYTES);
+        let cuts = stack_batches(&texts.ends, ROW_GROUP, STACK_BATCH_BYTES);
         let Texts { bytes, ends } = texts;
         let values = Buffer::from_vec(bytes);
         for (first, last) in cuts {
@@ -339,11 +338,6 @@ impl Sender {
             self.send(Table::Stacks, batch)?;
         }
         Ok(())
-    }
-
-    /// Ends the run of `table` being sent: its next batch starts another scan (INSERT).
-    pub fn end_run(&self, table: Table) -> io::Result<()> {
-        self.put(Part { table, batch: None })
     }
 
     /// Every row was sent: the stream ends after the batches in the channel.
@@ -396,21 +390,17 @@ impl TableStream {
                 "the perf script tables were cancelled or are being read",
             ));
         };
-        let got = loop {
-            if let Some(p) = reading.pending.as_ref() {
-                break Ok(Some(p.table));
-            }
-            match reading.rx.recv() {
-                // the end of a run that no scan was reading (an empty run): nothing to load
-                Ok(Part { batch: None, .. }) => continue,
+        let got = match reading.pending.as_ref() {
+            Some(p) => Ok(Some(p.table)),
+            None => match reading.rx.recv() {
                 Ok(p) => {
                     let t = p.table;
                     reading.pending = Some(p);
-                    break Ok(Some(t));
+                    Ok(Some(t))
                 }
-                Err(_) if shared.complete.load(Ordering::Acquire) => break Ok(None),
-                Err(_) => break Err(io::Error::other(FAILED)),
-            }
+                Err(_) if shared.complete.load(Ordering::Acquire) => Ok(None),
+                Err(_) => Err(io::Error::other(FAILED)),
+            },
         };
         if !shared.cancelled.load(Ordering::Acquire) {
             *shared.reading.lock().expect("not poisoned") = Some(reading);
@@ -526,12 +516,7 @@ impl Iterator for TableReader {
             None => reading.rx.recv(),
         };
         let out = match got {
-            // the end of this run (marked by the pass)
-            Ok(Part { batch: None, .. }) => None,
-            Ok(Part {
-                table,
-                batch: Some(batch),
-            }) if table == self.table => Some(Ok(batch)),
+            Ok(Part { table, batch }) if table == self.table => Some(Ok(batch)),
             Ok(p) => {
                 reading.pending = Some(p); // the next run's first batch
                 None
@@ -626,6 +611,18 @@ mod tests {
     }
 
     #[test]
+    fn a_batch_of_samples_is_full_at_a_row_group() {
+        let mut b = SampleBatch::default();
+        for _ in 0..ROW_GROUP - 1 {
+            b.push(Some(1), None, None, None, "a", Some(0), 1, None);
+        }
+        assert!(!b.full());
+        b.push(Some(1), None, None, None, "a", Some(0), 1, None);
+        assert!(b.full());
+        assert_eq!(b.finish().unwrap().num_rows(), 122_880);
+    }
+
+    #[test]
     fn the_runs_follow_the_tables_of_the_batches() {
         let stream = TableStream::make();
         let sender = stream.sender().unwrap();
@@ -657,43 +654,6 @@ mod tests {
         assert_eq!((r.table, rows(&mut r)), (Table::Samples, vec![4]));
         let mut r = reader(&stream);
         assert_eq!((r.table, rows(&mut r)), (Table::Stacks, vec![5, 6]));
-        assert_eq!(stream.next_run().unwrap(), None);
-        t.join().unwrap();
-    }
-
-    #[test]
-    fn a_run_ends_where_the_pass_marks_it() {
-        let stream = TableStream::make();
-        let sender = stream.sender().unwrap();
-        let t = std::thread::spawn(move || {
-            let samples = |n: usize| {
-                let mut b = SampleBatch::default();
-                for _ in 0..n {
-                    b.push(Some(1), None, None, None, "a", None, 1, None);
-                }
-                sender.samples(b).unwrap();
-            };
-            samples(1);
-            samples(2);
-            sender.end_run(Table::Samples).unwrap();
-            samples(3);
-            sender.end_run(Table::Samples).unwrap();
-            sender.end_run(Table::Samples).unwrap(); // an empty run: skipped
-            samples(4);
-            let mut t = Texts::default();
-            t.push(b"a;f");
-            sender.stack_texts(t).unwrap();
-            sender.end_run(Table::Stacks).unwrap();
-            sender.complete();
-        });
-        let mut r = reader(&stream);
-        assert_eq!((r.table, rows(&mut r)), (Table::Samples, vec![1, 2]));
-        let mut r = reader(&stream);
-        assert_eq!((r.table, rows(&mut r)), (Table::Samples, vec![3]));
-        let mut r = reader(&stream);
-        assert_eq!((r.table, rows(&mut r)), (Table::Samples, vec![4]));
-        let mut r = reader(&stream);
-        assert_eq!((r.table, rows(&mut r)), (Table::Stacks, vec![1]));
         assert_eq!(stream.next_run().unwrap(), None);
         t.join().unwrap();
     }
@@ -741,7 +701,7 @@ mod tests {
 
         let stream = TableStream::make();
         let sender = stream.sender().unwrap();
-        let n = STACK_BATCH_ROWS + 3;
+        let n = ROW_GROUP + 3;
         let t = std::thread::spawn(move || {
             let mut t = Texts::default();
             for i in 0..n {
@@ -756,7 +716,7 @@ mod tests {
         let batches: Vec<RecordBatch> = r.by_ref().map(|b| b.unwrap()).collect();
         assert_eq!(
             batches.iter().map(|b| b.num_rows()).collect::<Vec<_>>(),
-            vec![STACK_BATCH_ROWS, 4]
+            vec![ROW_GROUP, 4]
         );
         let mut want = 0u32;
         for b in &batches {

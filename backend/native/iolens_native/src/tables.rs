@@ -5,13 +5,13 @@
 //!   stacks:  stack_id, folded_stack   (each distinct stack once, as it first appears)
 //!   samples: ts_ns, cpu, pid, tid, comm, stack_id, weight, event
 //!
-//! Stack ids count from 0 in order of first appearance in the input. The samples go in runs of
-//! one DuckDB row group each (arrow.rs), the stacks in one run after them.
+//! Stack ids count from 0 in order of first appearance in the input. The samples go while the
+//! text is parsed, the stacks after the last sample (arrow.rs: each a run, one INSERT).
 
 use std::hash::Hasher;
 use std::io;
 
-use crate::arrow::{SampleBatch, Sender, Table, Texts, RUN_ROWS};
+use crate::arrow::{SampleBatch, Sender, Texts};
 use crate::fold::{Emit, Meta, Options, Stack};
 use crate::fxhash::{FxHashMap, FxHasher};
 
@@ -190,8 +190,6 @@ fn tables(
     let mut events: FxHashMap<String, usize> = FxHashMap::default();
     let mut summary = Summary::default();
     let mut local_to_global: Vec<u32> = Vec::new();
-    // the samples sent in the current run (arrow.rs: a run of RUN_ROWS rows is one INSERT)
-    let mut run_rows = 0usize;
 
     let (bytes, weird) = map_ordered(
         source,
@@ -248,12 +246,7 @@ fn tables(
                     event,
                 );
                 if samples.full() {
-                    run_rows += samples.len();
                     sender.samples(std::mem::take(&mut samples))?;
-                    if run_rows >= RUN_ROWS {
-                        sender.end_run(Table::Samples)?;
-                        run_rows = 0;
-                    }
                 }
             }
             Ok(())
@@ -262,10 +255,11 @@ fn tables(
     if !samples.is_empty() {
         sender.samples(samples)?;
     }
-    // The stacks after every sample, in one run: DuckDB compresses and writes the full row groups
-    // of one large INSERT while it runs, but leaves the rows of many small ones to the commit
-    // (runs of stacks between the samples cost ~0.7 s of CPU at the commit of a 450k-node text,
-    // serial, instead of ~0.05 s).
+    // The stacks after every sample, in one run. Runs of stacks between the samples leave their
+    // rows to the commit unless each is a row group or more (runs of a few thousand stacks: ~0.7 s
+    // of CPU at the commit of a 450k-node text, serial, instead of ~0.05 s); a run of the first
+    // 122,880 stacks sent while the text was parsed left the rest (less than a row group) to the
+    // commit, and the part after the last sample was no shorter (bench/README.md).
     summary.stacks = ids.len() as u64;
     sender.stack_texts(ids.texts)?;
     sender.complete();
