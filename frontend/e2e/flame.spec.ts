@@ -181,6 +181,20 @@ test('a link naming a capture without stacks: the empty state names it and the c
   await empty.getByTestId('empty-add').getByRole('link', { name: label(ids[1]!) }).click();
   await expect(page).toHaveURL(new RegExp(`captures=${plain.id}(,|%2C)${ids[1]}&`));
   await expect(cell.getByTestId('flame-canvas')).toBeVisible();
+  // a notebook of that capture alone, its heatmap asked for, the capture list slow: what index.html
+  // said is enough for the empty state at once, and nothing asks for its flame answer (it did: a 404)
+  let free!: () => void;
+  const slow = new Promise<void>((r) => (free = r));
+  await page.route('**/api/captures', async (route) => {
+    await slow;
+    await route.continue();
+  });
+  await page.goto(`/compare?v=1&captures=${plain.id}&baseline=${plain.id}&cell=flame:hm=50`);
+  await expect(empty).toBeVisible();
+  free();
+  await expect(empty.getByRole('heading')).toHaveText(`No call stacks in ${plain.label}`);
+  await page.unroute('**/api/captures');
+  expect(flameAsked.filter((p) => p.includes(plain.id))).toEqual([]);
   expect(errors).toEqual([]);
 });
 

@@ -137,7 +137,9 @@ export function FlameCell({ ctx, state, setState }: CellProps<FlameState>) {
         />
       </div>
       {shared.notice}
-      {list.data && (withStacks.length === 0 || (!diff && !hasStacks(cap)) || (diff && sidesWithout.length > 0)) ? (
+      {/* before the capture list, what the server said: a capture without stacks shows the empty
+          state at once, rather than asking for its flame answer (a 404 in the console) */}
+      {(list.data || said.length > 0) && (withStacks.length === 0 || (!diff && !hasStacks(cap)) || (diff && sidesWithout.length > 0)) ? (
         noStacks(withStacks.length === 0 ? ctx.captures : diff ? sidesWithout : [cap])
       ) : diff ? (
         b ? (
