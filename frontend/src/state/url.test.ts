@@ -98,6 +98,12 @@ describe('URL versions', () => {
     expect(parse(starterUrl(caps, a!)).view).toMatchObject({ cells: started?.cells });
   });
 
+  it('a capture page typed as /capture/ID (singular) is the capture page, not "Nothing here"', () => {
+    expect(parse('/capture/e2c50753b6e5e221').view).toEqual({ page: 'capture', id: 'e2c50753b6e5e221' });
+    expect(viewToUrl(parse('/capture/e2c50753b6e5e221').view)).toBe('/captures/e2c50753b6e5e221');
+    expect(parse('/capturesx/e2c50753b6e5e221').view.page).toBe('not-found');
+  });
+
   it("the capture page's notebook link has not chosen its cells: it opens with the capture's starter cells", () => {
     const u = captureNotebookUrl('e2c50753b6e5e221');
     expect(u).toBe('/compare?v=1&captures=e2c50753b6e5e221&baseline=e2c50753b6e5e221');

@@ -116,7 +116,8 @@ export function parseUrl(pathname: string, search: string): Parsed {
 
   if (path === '/' || path === '') return { view: { page: 'library', query: q.get('q') ?? '', sort: parseSort(q.get('sort'), problems) }, problems };
 
-  const m = /^\/captures\/([^/]+)$/.exec(path);
+  // /capture/ID too: the singular is what a hand-typed link says as often as not
+  const m = /^\/captures?\/([^/]+)$/.exec(path);
   if (m) {
     let id = m[1] ?? '';
     try {
