@@ -83,8 +83,9 @@ def test_the_flame_graph_and_the_capture_page_weigh_the_time_off_the_cpu(api):
 def test_the_text_report_of_an_offcpu_flame_graph_says_waits_and_time_off_the_cpu(api):
     """The flame cell of event offcpu in the plain-text report: its figures are waits and time off
     the CPU (where it said 'samples' and 'of CPU', 'weight: CPU time')."""
-    from iolens.exports import textfmt as tf
     from notebook_helpers import save
+
+    from iolens.exports import textfmt as tf
 
     fl = api.get(f"/api/captures/{api.cid}/flame", params={"event": "offcpu", "comm": "fio"}).json()
     doc = {"format_version": 1, "title": "off-CPU flame", "captures": [api.cid], "baseline": api.cid,
