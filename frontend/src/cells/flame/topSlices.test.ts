@@ -1,9 +1,9 @@
 // The top functions table made in slices: the same rows as in one piece, in several tasks, and
 // nothing once stopped.
 import { describe, expect, test } from 'vitest';
-import { layoutTree, topFunctions, TOP_STEP } from '../../logic/flame';
+import { layoutTree, topFunctions, topFunctionsWork, TOP_STEP } from '../../logic/flame';
 import { syntheticTree } from '../../testdata/flameSynthetic';
-import { showMoreText, topInSlices, TOP_ROWS } from './topSlices';
+import { showMoreText, topInSlices, TOP_ROWS, TOP_SLICE_MS } from './topSlices';
 
 const s = syntheticTree(120_000, 7);
 const lay = layoutTree({ names: s.names, name: s.name, depth: s.depth, self: s.self_weight });
@@ -33,15 +33,28 @@ describe('topInSlices', () => {
   });
 
   test('a large tree is made in more than one task, each pausing within its budget of steps', async () => {
-    // the work pauses every TOP_STEP nodes: 120k nodes are ~30 pauses, so a slice budget of 4 ms
-    // gives several tasks unless each step of 4096 nodes ran in under 0.13 ms
+    // a clock that moves 1 ms at each reading, so every step of TOP_STEP nodes "takes" 1 ms whatever
+    // the machine's load: a slice reads it once at its start and once after each step, and must
+    // pause after TOP_SLICE_MS steps. (Timed by performance.now(), this test failed under load: one
+    // slice that was slow to be scheduled looked like a table made in one piece.)
     expect(lay.n / TOP_STEP).toBeGreaterThan(20);
-    const t0 = performance.now();
-    const { slices } = await run(0, 'self', 2);
-    const ms = performance.now() - t0;
-    // one task only when the whole table took less than a slice's budget
-    if (ms > 8) expect(slices).toBeGreaterThan(1);
-    expect(slices).toBeGreaterThanOrEqual(1);
+    let clock = 0;
+    const { rows, slices } = await new Promise<{ rows: ReturnType<typeof topFunctions>; slices: number }>((resolve) => {
+      topInSlices(lay, 0, 'self', 2, (rows, slices) => resolve({ rows, slices }), () => {
+        clock += 1;
+        return clock;
+      });
+    });
+    expect(rows).toEqual(topFunctions(lay, 0, 'self', 500, 2));
+    // pauses of the work: one per TOP_STEP nodes, then in the table of the functions
+    let pauses = 0;
+    const work = topFunctionsWork(lay, 0, 'self', 500, 2);
+    while (!work.next().done) pauses++;
+    // every slice but the last runs TOP_SLICE_MS steps, the last the rest and the end: the clock is
+    // read at each slice's start and after each step but the end
+    expect(slices).toBe(Math.ceil((pauses + 1) / TOP_SLICE_MS));
+    expect(slices).toBeGreaterThan(5);
+    expect(clock).toBe(slices + pauses);
   });
 
   test('stopped: never calls back', async () => {
