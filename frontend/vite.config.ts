@@ -173,6 +173,9 @@ export default defineConfig({
     // runs the other suites beside Vitest; `npm test` alone has the same limit).
     testTimeout: 20_000,
     env: { TZ: 'UTC', LC_ALL: 'C' },
+    // What the page installs before its first render (main.tsx): React's DOM behaviours that
+    // preact/compat lacks, so that the components are tested as they run.
+    setupFiles: ['src/reactParity.ts'],
     // @testing-library/react's ES module, through Vite's resolver, so that its imports of react and
     // react-dom are Preact's (REACT_ALIASES); its CommonJS main would require React's own
     alias: [{ find: /^@testing-library\/react$/, replacement: '@testing-library/react/dist/@testing-library/react.esm.js' }],

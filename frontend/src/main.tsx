@@ -8,6 +8,9 @@ import './styles.css';
 // of its own before the cell's first paint
 import './cells/flame/flame.css';
 import './cells/timeline/timeline.css';
+// React's DOM behaviours that preact/compat lacks, before any element is made (the cells' code boot
+// starts loading included)
+import './reactParity';
 import { bootFromUrl, FIRST_RENDER_WAIT_MS } from './boot';
 import { openDrafts } from './components/drafts';
 import { withoutStacksOfPage } from './state/pageHints';
