@@ -125,3 +125,34 @@ def test_the_text_report_gives_the_two_ranges(served):
     assert f"run r000; {a:,} samples" in text and f"run r000; {b:,} samples" in text
     page = client.get(f"/api/notebooks/{r.json()['id']}/export", params={"format": "html"}).text
     assert 'aria-label="Differential flame graph of two time ranges of' in page
+
+
+def test_the_text_report_says_why_two_ranges_are_grey_as_the_app(served):
+    """Two ranges of one run of a capture of 4: grey '?', and the report says the ranges over every run
+    colour it (no `--repeat 3` advice: more repeats do not help two ranges of one run); over every run
+    the same cell has no '?'. A capture of one run: no noise estimate, and no advice."""
+    from notebook_helpers import save
+
+    from iolens.exports.flame import range_few_text
+    client, cid = served
+
+    def report(state: str, fmt: str = "text") -> str:
+        doc = {"format_version": 1, "title": "ramp vs steady", "captures": [cid], "baseline": cid,
+               "cells": [{"type": "view", "kind": "flame", "state": state, "full": False}]}
+        r = save(client, doc)
+        assert r.status_code in (200, 201), r.text
+        got = client.get(f"/api/notebooks/{r.json()['id']}/export", params={"format": fmt}).text
+        return " ".join(got.split()) if fmt == "text" else got
+
+    one = report("runs=r000;t=0-1000000000;hm=50;tb=2000000000-3000000000")
+    assert ("'?': not judged. Both ranges are of one run of this capture's 4: fewer than 3 repeats are too few to "
+            "tell a change from noise") in one
+    assert "In the app: 'the ranges over every run (4)'." in one
+    assert "--repeat" not in one and "noise needs 3 or more repeats" not in one
+    page = report("runs=r000;t=0-1000000000;hm=50;tb=2000000000-3000000000", "html")
+    assert "Both ranges are of one run of this capture&#x27;s 4" in page
+    every = report("t=0-1000000000;hm=50;tb=2000000000-3000000000")
+    assert "runs r000, r001, r002, r003" in every and "not judged" not in every and "Both ranges" not in every
+    text, every_run = range_few_text(1, 1)
+    assert not every_run and text.startswith("This capture has one run with samples: a difference of two time ranges "
+                                             "of it has no noise estimate.") and "repeat 3" not in text

@@ -83,8 +83,10 @@ test('heatmap: select a range, the flame graph shows that range; a second range 
   await expect(page.getByTestId('flame-diff-table')).toBeVisible();
   // one run a side: too few repeats to judge a change (the compared-metric tables' rule): no frame
   // red or blue, the changes grey with a '?', and the legend says why
-  await expect(page.getByTestId('flame-diff-few')).toContainText('has one run');
-  await expect(page.getByTestId('flame-diff-few')).toContainText('fewer than 3 repeats on a side are too few to tell a change from noise');
+  // and, the ranges being of one run, no `--repeat 3` advice: the ranges over every run instead
+  await expect(page.getByTestId('flame-diff-few')).toContainText("Both ranges are of one run of this capture's 4: fewer than 3 repeats are too few to tell a change from noise");
+  await expect(page.getByTestId('flame-diff-few')).not.toContainText('--repeat');
+  await expect(page.getByTestId('range-every-run')).toHaveText('the ranges over every run (4)');
   await expect(page.getByTestId('flame-diff-table').locator('.few-mark').first()).toBeVisible();
   await expect(page.getByTestId('flame-diff-table').locator('td.grew, td.shrank')).toHaveCount(0);
   expect(await huedPixels(page)).toBe(0);
@@ -99,4 +101,18 @@ test('heatmap: select a range, the flame graph shows that range; a second range 
   // clearing B goes back to range A's flame graph
   await page.getByTestId('clear-range-b').click();
   await expect.poll(() => samplesShown(page)).toBe(want);
+});
+
+test('two ranges of one run of a capture of 4: one click gives the ranges over every run, coloured red and blue', async ({ page }) => {
+  await page.goto(`/compare?v=1&captures=${id}&baseline=${id}&cell=flame:runs=r000;t=200000000-1500000000;hm=50;tb=2000000000-3000000000`);
+  await expect(page.getByTestId('flame-diff-legend')).toHaveAttribute('data-few', 'true');
+  await shot(page, 'timerange-range-diff-one-run');
+  await page.getByTestId('range-every-run').click();
+  await expect(page).toHaveURL(/cell=flame:t=200000000-1500000000;hm=50;tb=2000000000-3000000000$/);
+  await expect(page.getByTestId('range-diff-note')).toContainText('every run');
+  await expect(page.getByTestId('flame-diff-summary')).toContainText('4 runs');
+  await expect(page.getByTestId('flame-diff-legend')).not.toHaveAttribute('data-few', 'true');
+  await expect(page.getByTestId('flame-diff-few')).toHaveCount(0);
+  await expect.poll(() => huedPixels(page)).toBeGreaterThan(0);
+  await shot(page, 'timerange-range-diff-every-run');
 });

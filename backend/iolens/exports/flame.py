@@ -100,6 +100,7 @@ class FlameData:
     svg: str = ""                  # the graph, for the HTML export (svg_flame.py)
     range_b: tuple[int, int | None] | None = None  # two ranges of one capture: B's (window is A's)
     time_note: str | None = None   # the timeline selection: applied (how) or not (why)
+    range_runs: int = 0            # two ranges of one capture: the capture's runs with samples
 
     @property
     def few(self) -> bool:
@@ -282,7 +283,15 @@ class FlameExport:
         except (flame_view.NoStacks, flame_view.BadQuery) as exc:
             data.missing = str(exc)
             return data
+        data.range_runs = len(d.a.all_runs)
         return self._diff_rows(data, d)
+
+    @staticmethod
+    def _range_few(data: FlameData) -> str:
+        """Why a difference of two time ranges is grey, as the app's legend says it (range_few_text),
+        with the app's one click named."""
+        text, every_run = range_few_text(len(data.sides[0].runs), data.range_runs)
+        return text + (f" In the app: 'the ranges over every run ({data.range_runs})'." if every_run else "")
 
     # --- text -------------------------------------------------------------------------------
 
@@ -348,9 +357,10 @@ class FlameExport:
                 f"anywhere in the stack). B-A: change in percentage points. The {min(len(data.rows), TOP)} of "
                 f"{data.functions:,} functions whose {key} share changed most"
                 + (", '~' where the change is within the spread between repeats." if data.noise else
-                   f"; no noise mark: {data.noise_reason}.")
-                + (f" '?': too few repeats to judge a change (fewer than {MIN_REPEATS} on a side), as in the "
-                   "compared-metric tables." if few else ""), indent="    ")
+                   "." if few and data.range_b is not None else f"; no noise mark: {data.noise_reason}.")
+                + ("" if not few else f" '?': not judged. {self._range_few(data)}" if data.range_b is not None else
+                   f" '?': too few repeats to judge a change (fewer than {MIN_REPEATS} on a side), as in the "
+                   "compared-metric tables."), indent="    ")
             lines += [""]
             lines.append(f"    {'':<24}{'self share, %':^21} {'total share, %':^21}")
             lines.append(f"    {'function':<24}{'A':>6}{'B':>7}{'B-A':>7}  {'A':>6}{'B':>7}{'B-A':>7}")
@@ -395,6 +405,8 @@ class FlameExport:
                           f"{ctx.label(s.capture)}: {len(s.runs) or 'all'} runs, {self._samples(data, s.samples)}, {self._weight(data, s.weight)}"
                           for i, s in enumerate(data.sides))
         ctx_p = f'<p class="muted">{e(tf.for_html(self._scope(data)))}. {e(sides.strip())}.</p>'
+        if data.few and data.range_b is not None:
+            ctx_p += f'<p class="muted" data-few="true">Grey ?: not judged. {e(self._range_few(data))}</p>'
         if data.view == "diff":
             head = ('<tr><th rowspan=2>function</th><th colspan=3 class=cap>self share, %</th>'
                     '<th colspan=3 class=cap>total share, %</th></tr><tr>' + "<th class=num>A</th><th class=num>B</th>"
@@ -413,6 +425,24 @@ class FlameExport:
         return (notice + data.svg + ctx_p + f'<div class="scroll"><table class="fio numbers"><thead>{head}</thead><tbody>{body}'
                 f'</tbody></table></div><p class="small muted">Hover a frame for its figures. Zoom, search, the '
                 f'inverted tree and the sandwich: <a href="{link}">the flame graph in iolens</a>.</p>')
+
+
+def range_few_text(selected: int, every: int) -> tuple[str, bool]:
+    """Why a difference of two time ranges of one capture has too few runs to colour (fewer than
+    MIN_REPEATS in its selection), and whether every run of the capture would colour it: both ranges
+    are of the same runs, so recording more repeats of a side is no answer. The app's legend says the
+    same (src/logic/flameDiff.ts rangeFewText)."""
+    def runs(n: int) -> str:
+        return {0: "no run", 1: "one run", 2: "two runs"}.get(n, f"{n} runs")
+    if every >= MIN_REPEATS:
+        return (f"Both ranges are of {runs(selected)} of this capture's {every}: fewer than {MIN_REPEATS} repeats are "
+                "too few to tell a change from noise (the compared-metric tables' grey ?). Over every run, each range "
+                f"is the same seconds of each of the {every} runs, and a change is coloured where it stands out of the "
+                "spread between them.", True)
+    return (f"This capture has {runs(every)} with samples: a difference of two time ranges of it has no noise "
+            f"estimate. Telling a change from noise takes the spread between {MIN_REPEATS} or more repeats of the "
+            f"same seconds, and both ranges are of the same {'run' if every == 1 else 'runs'}. The tooltips and the "
+            "table give each change, not coloured red or blue.", False)
 
 
 def _long_name(name: str, width: int) -> list[str]:

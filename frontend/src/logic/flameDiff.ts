@@ -7,7 +7,7 @@
 // frames are grey, darker by |change| (fewRgb), whether it grew or shrank. Tests in flameDiff.test.ts; the colours are the backend SVG's
 // (backend/iolens/store/rules/flame.py), both tested on testdata/vectors/flame.json.
 import { GREY, hex, layoutTree, type FlameLayout, type Rgb } from './flame';
-import { tooFewRepeats } from './ratio';
+import { MIN_REPEATS, tooFewRepeats } from './ratio';
 import type { Names } from './flameNames';
 
 export const NEUTRAL: Rgb = [238, 235, 231];
@@ -39,6 +39,31 @@ export function fewRgb(delta: number, maxAbs: number): Rgb {
  *  than MIN_REPEATS runs on a side (the compared-metric tables' grey '?', ratio.ts tooFewRepeats). */
 export function colouredChange(runsA: number, runsB: number): boolean {
   return !tooFewRepeats(runsA, runsB);
+}
+
+/**
+ * Why a difference of two time ranges of one capture is grey (fewer than MIN_REPEATS runs in its
+ * selection: colouredChange), and whether selecting every run of the capture colours it. Both
+ * ranges are of the same runs, so recording more repeats of a side is no answer: with MIN_REPEATS
+ * or more runs in the capture, the ranges over every run (the same seconds since each run's first
+ * sample) are; with fewer, the difference has no noise estimate. The text report says the same
+ * (backend exports/flame.py range_few_text).
+ */
+export function rangeFewText(selected: number, all: number): { text: string; everyRun: boolean } {
+  const runs = (n: number) => (n === 0 ? 'no run' : n === 1 ? 'one run' : n === 2 ? 'two runs' : `${n} runs`);
+  if (all >= MIN_REPEATS)
+    return {
+      everyRun: true,
+      text:
+        `Both ranges are of ${runs(selected)} of this capture's ${all}: fewer than ${MIN_REPEATS} repeats are too few to tell a change from noise (the compared-metric tables' grey ?). ` +
+        `Over every run, each range is the same seconds of each of the ${all} runs, and a change is coloured where it stands out of the spread between them.`,
+    };
+  return {
+    everyRun: false,
+    text:
+      `This capture has ${runs(all)} with samples: a difference of two time ranges of it has no noise estimate. Telling a change from noise takes the spread between ${MIN_REPEATS} or more repeats of the same seconds, ` +
+      `and both ranges are of the same ${all === 1 ? 'run' : 'runs'}. The tooltips and the table give each change, not coloured red or blue.`,
+  };
 }
 
 /** The API's FlameDiffTree (the fields this module reads). */

@@ -2,7 +2,7 @@
 // each frame's share, noise hatched; its legend and the table of the largest changes. With fewer
 // than MIN_REPEATS runs on a side nothing is red or blue: grey frames and grey '?' changes, the
 // compared-metric tables' rule (logic/ratio.ts tooFewRepeats).
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import { noisePattern, type Fill } from '../../charts/flameCanvas';
 import { ErrorBox } from '../../components/ErrorBox';
 import { useShortcut } from '../../components/shortcuts';
@@ -24,7 +24,28 @@ export type DiffSide = 'a' | 'b';
 /** Frames below this depth are the root ('all') and the command names: no sandwich for them. */
 const FN_DEPTH = 2;
 
-export function DiffView({ a, b, state, workComm = null, set, rangeB = null, sideLabels, onSandwich }: { a: string; b: string; state: FlameState; workComm?: string | null; set: (p: Partial<FlameState>) => void; rangeB?: FlameState['rangeB']; sideLabels?: [string, string]; onSandwich?: (fn: string, side: DiffSide) => void }) {
+export function DiffView({
+  a,
+  b,
+  state,
+  workComm = null,
+  set,
+  rangeB = null,
+  sideLabels,
+  onSandwich,
+  fewNote,
+}: {
+  a: string;
+  b: string;
+  state: FlameState;
+  workComm?: string | null;
+  set: (p: Partial<FlameState>) => void;
+  rangeB?: FlameState['rangeB'];
+  sideLabels?: [string, string];
+  onSandwich?: (fn: string, side: DiffSide) => void;
+  /** The legend's why, when too few repeats grey the changes (two ranges of one capture: RangeDiffView). */
+  fewNote?: (data: FlameDiffData) => ReactNode;
+}) {
   const q = useStale(useFlameDiff(a, b, state, rangeB));
   const data = q.data;
   const d = useMemo(() => (data ? cachedDiffLayout(data) : null), [data]);
@@ -176,7 +197,7 @@ export function DiffView({ a, b, state, workComm = null, set, rangeB = null, sid
         onZoom={zoomTo}
         onMenu={onSandwich ? (n, x, y) => lay.depth[n]! >= FN_DEPTH && setMenu({ name: lay.names.get(lay.name[n]!)!, x, y }) : undefined}
       />
-      <DiffLegend maxAbs={colours.maxAbs} data={data} by={state.colour} few={few} la={la} lb={lb} />
+      <DiffLegend maxAbs={colours.maxAbs} data={data} by={state.colour} few={few} la={la} lb={lb} fewNote={fewNote} />
       <DiffTable
         rows={data.functions}
         count={data.functions_count}
@@ -194,7 +215,7 @@ export function DiffView({ a, b, state, workComm = null, set, rangeB = null, sid
   );
 }
 
-function DiffLegend({ maxAbs, data, by, few, la, lb }: { maxAbs: number; data: FlameDiffData; by: 'self' | 'total'; few: boolean; la: string; lb: string }) {
+export function DiffLegend({ maxAbs, data, by, few, la, lb, fewNote }: { maxAbs: number; data: FlameDiffData; by: 'self' | 'total'; few: boolean; la: string; lb: string; fewNote?: (data: FlameDiffData) => ReactNode }) {
   const stops = [-1, -0.5, 0, 0.5, 1].map((t) => hex((few ? fewRgb : diffRgb)(t * maxAbs, maxAbs)));
   const runs = (n: number) => (n === 1 ? 'one run' : n === 2 ? 'two runs' : `${n} runs`);
   if (few)
@@ -209,9 +230,15 @@ function DiffLegend({ maxAbs, data, by, few, la, lb }: { maxAbs: number; data: F
           </span>
         </span>
         <span className="flame-few" data-testid="flame-diff-few">
-          <strong>{shortLabel(la)}</strong> has {runs(data.a.runs.length)}, <strong>{shortLabel(lb)}</strong> {runs(data.b.runs.length)} in this selection: fewer than {MIN_REPEATS} repeats on a side are too few to tell a
-          change from noise (the compared-metric tables' grey ?). The tooltips and the table give each change; record {MIN_REPEATS} or more repeats of each (<code>iolens-collect run --repeat {MIN_REPEATS}</code>) to see which
-          changes stand out.
+          {fewNote ? (
+            fewNote(data)
+          ) : (
+            <>
+              <strong>{shortLabel(la)}</strong> has {runs(data.a.runs.length)}, <strong>{shortLabel(lb)}</strong> {runs(data.b.runs.length)} in this selection: fewer than {MIN_REPEATS} repeats on a side are too few to
+              tell a change from noise (the compared-metric tables' grey ?). The tooltips and the table give each change; record {MIN_REPEATS} or more repeats of each (<code>iolens-collect run --repeat {MIN_REPEATS}</code>) to
+              see which changes stand out.
+            </>
+          )}
         </span>
         <span>
           <i className="sw" style={{ background: hex(NEUTRAL) }} /> unchanged

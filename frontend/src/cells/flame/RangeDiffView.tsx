@@ -1,5 +1,6 @@
 // Two time ranges of one capture as a difference (FlameScope's compare): range A (the state's t=)
 // before, range B (tb=) after, on the runs of the selection; the heatmap above to change them.
+import { rangeFewText } from '../../logic/flameDiff';
 import { rangeText } from '../../logic/heatmap';
 import { DiffView } from './DiffView';
 import { TimePanel } from './TimePanel';
@@ -27,7 +28,25 @@ export function RangeDiffView({ id, state, set }: { id: string; state: FlameStat
         rangeB={b}
         sideLabels={sides}
         onSandwich={(fn, side) => set(sandwichOfRange(fn, side, b))}
+        fewNote={(data) => <RangeFew selected={data.a.runs.length} all={data.a.all_runs.length} onEveryRun={() => set({ runs: null, zoom: [] })} />}
       />
+    </>
+  );
+}
+
+/** Why the difference of two ranges is grey, and where the capture has enough runs, the one click
+ *  that colours it: the ranges over every run (runs= dropped; the ranges stay, as seconds since
+ *  each run's first sample). */
+export function RangeFew({ selected, all, onEveryRun }: { selected: number; all: number; onEveryRun: () => void }) {
+  const t = rangeFewText(selected, all);
+  return (
+    <>
+      {t.text}{' '}
+      {t.everyRun && (
+        <button type="button" className="link-button" data-testid="range-every-run" onClick={onEveryRun}>
+          the ranges over every run ({all})
+        </button>
+      )}
     </>
   );
 }
