@@ -17,6 +17,7 @@ from iolens.exports import textfmt as tf
 BUNDLE = Path(__file__).resolve().parents[2] / "datasets" / "vmlab-lockstat-6.12" / "lockstat-plain.iolens.tar.gz"
 SEL = (1_000_000_000, 2_000_000_000)  # ns since the run's start
 WORDS = "Time range 1.000-2.000 s of run r000 (timeline selection)"
+OWN = "runs=r001;t=0-500000000;hm=50;tb=600000000-900000000"  # a flame cell's own ranges A and B of run r001
 
 
 def _doc(cid: str, timeline: str) -> dict:
@@ -36,9 +37,12 @@ def exported(tmp_path_factory) -> dict:
         assert r.status_code in (200, 201), r.text
         cid = r.json()["id"]
         out: dict = {"cid": cid, "timeline": api.get(f"/api/captures/{cid}/timeline").json()}
-        # (two notebooks: with the selection and without)
-        for name, state in (("sel", f"run=r000;sel={SEL[0]}-{SEL[1]}"), ("none", "")):
-            nid = api.post("/api/notebooks", json={"document": _doc(cid, state), "parent": None}).json()["id"]
+        # (three notebooks: with the selection, without, and with it over a flame cell with its own ranges)
+        for name, state in (("sel", f"run=r000;sel={SEL[0]}-{SEL[1]}"), ("none", ""), ("own", f"run=r000;sel={SEL[0]}-{SEL[1]}")):
+            doc = _doc(cid, state)
+            if name == "own":
+                doc["cells"][1]["state"] = OWN
+            nid = api.post("/api/notebooks", json={"document": doc, "parent": None}).json()["id"]
             for fmt in ("text", "html"):
                 r = api.get(f"/api/notebooks/{nid}/export", params={"format": fmt}, timeout=300)
                 assert r.status_code == 200, r.text
@@ -103,6 +107,26 @@ def test_flame_counts_the_samples_of_the_range(exported) -> None:
     # the HTML graph is of the same samples: its root frame's count
     fig = re.search(r'<figure class="chart" data-chart="flame">.*?</figure>', exported["sel_html"], re.S).group(0)
     assert f"<title>all\n{n:,} samples," in fig and "runs r000, time " in fig
+
+
+def test_flame_says_the_timeline_range_replaces_the_cells_own(exported) -> None:
+    """A flame cell with its own ranges A and B (of another run): the timeline's selection is what is
+    counted, and the report says so twice, as the app's notice: in the notice (what it replaces) and in
+    the table's scope (which range the numbers are of)."""
+    off = exported["timeline"]["runs"][0]["samples_offset_ns"]
+    span = f"{(SEL[0] - off) / 1e9:.3f} to {(SEL[1] - off) / 1e9:.3f} s"
+    own = "ranges A 0.000-0.500 s and B 0.600-0.900 s of run r001"
+    for fmt in ("text", "html"):
+        cell = _flat(_cell(exported[f"own_{fmt}"], "Flame graph")) if fmt == "text" else _flat(exported["own_html"])
+        assert "since its first sample (the flame graph's time 0, " in cell.replace("&#x27;", "'")
+        assert f"in place of the cell's own {own}." in cell.replace("&#x27;", "'"), cell[:800]
+        assert (f"the timeline's selection, {span} since run r000's first sample (not the cell's own {own})"
+                in cell.replace("&#x27;", "'")), cell[:1500]
+    # the figures are the selection's, not the cell's own ranges (no difference of A and B)
+    cell = _flat(_cell(exported["own_text"], "Flame graph"))
+    assert f"run r000; {exported['samples']:,} samples" in cell and "B-A" not in cell
+    # a cell without its own ranges: nothing replaced, nothing said
+    assert "in place of" not in exported["sel_text"] and "not the cell's own" not in exported["sel_text"]
 
 
 def test_block_counts_the_ios_of_the_range(exported) -> None:

@@ -101,6 +101,7 @@ class FlameData:
     range_b: tuple[int, int | None] | None = None  # two ranges of one capture: B's (window is A's)
     time_note: str | None = None   # the timeline selection: applied (how) or not (why)
     range_runs: int = 0            # two ranges of one capture: the capture's runs with samples
+    timeline: tuple[str, str | None] | None = None  # the timeline's range applied: its run, the cell's own it replaces
 
     @property
     def few(self) -> bool:
@@ -182,9 +183,11 @@ class FlameExport:
             return selection.notice(ctx, t, f"run {t.run} has no perf samples: not applied")
         lo = max(0, t.from_ns - off)
         hi = max(lo + 1, t.to_ns - off)
-        st.update({"runs": [t.run], "from": lo or None, "to": hi, "rangeB": None})
+        own = own_ranges_text(st["from"], st["to"], st["rangeB"], st["runs"])
+        st.update({"runs": [t.run], "from": lo or None, "to": hi, "rangeB": None, "timeline": (t.run, own)})
         return selection.notice(ctx, t, f"applied: run {t.run}, {lo / 1e9:.3f}-{hi / 1e9:.3f} s since its first "
-                                        f"sample (the flame graph's time 0, {selection.offset_text(off)})")
+                                        f"sample (the flame graph's time 0, {selection.offset_text(off)})"
+                                + (f", in place of the cell's own {own}" if own else ""))
 
     def _table(self, ctx: ExportContext, st: dict[str, Any], state: str) -> FlameData:
         index = next((i for i, c in enumerate(ctx.doc.cells)
@@ -206,6 +209,7 @@ class FlameExport:
         f = flame_view.Filters(event=st["event"], cpus=tuple(st["cpus"]) if st["cpus"] is not None else None,
                                from_ns=st["from"], to_ns=st["to"])
         data.cpus, data.window = st["cpus"], (st["from"], st["to"])
+        data.timeline = st.get("timeline")
         if st["view"] == "flame" and st["rangeB"] is not None:
             return self._ranges(ctx, st, data, f, st["cap"] if st["cap"] in caps else first)
         if st["view"] == "diff":
@@ -323,6 +327,10 @@ class FlameExport:
         when = ("whole runs" if lo is None and hi is None else
                 f"{(lo or 0) / 1e9:.3f} to {'the end' if hi is None else f'{hi / 1e9:.3f} s'} since each run's "
                 "first sample")
+        if data.timeline is not None:
+            run, own = data.timeline
+            when = (f"the timeline's selection, {(lo or 0) / 1e9:.3f} to {(hi or 0) / 1e9:.3f} s since run {run}'s first "
+                    "sample" + (f" (not the cell's own {own})" if own else ""))
         if data.range_b is not None:
             blo, bhi = data.range_b
             when = (f"two time ranges of one capture, A {(lo or 0) / 1e9:.3f} to "
@@ -425,6 +433,21 @@ class FlameExport:
         return (notice + data.svg + ctx_p + f'<div class="scroll"><table class="fio numbers"><thead>{head}</thead><tbody>{body}'
                 f'</tbody></table></div><p class="small muted">Hover a frame for its figures. Zoom, search, the '
                 f'inverted tree and the sandwich: <a href="{link}">the flame graph in iolens</a>.</p>')
+
+
+def own_ranges_text(lo: int | None, hi: int | None, range_b: dict[str, Any] | None, runs: list[str] | None) -> str | None:
+    """The cell's own time range(s) and runs that a timeline selection replaces, in words (the app's
+    notice says the same: src/cells/flame/sharedTime.tsx ownRangesText), or None without any."""
+    def span(a: int | None, b: int | None) -> str:
+        return f"{(a or 0) / 1e9:.3f} s to the end" if b is None else f"{(a or 0) / 1e9:.3f}-{b / 1e9:.3f} s"
+    parts = []
+    if range_b is not None:
+        parts.append(f"ranges A {span(lo, hi)} and B {span(range_b['from'], range_b['to'])}")
+    elif lo is not None or hi is not None:
+        parts.append(f"range {span(lo, hi)}")
+    if runs:
+        parts.append(f"run{'s' if len(runs) != 1 else ''} {', '.join(runs)}")
+    return " of ".join(parts) if parts else None
 
 
 def range_few_text(selected: int, every: int) -> tuple[str, bool]:

@@ -23,10 +23,24 @@ export function useSharedTime(ctx: NotebookContext, cap: string, diff: boolean, 
   }
   const [from, to] = runSpan(t.from, t.to, off);
   const applied = { ...state, runs: [t.run], from: from || null, to, rangeB: null };
+  const own = ownRangesText(state);
   const notice = (
     <TimeApplied time={t} onClear={ctx.clearTime}>
       applied: run {t.run}, {(from / 1e9).toFixed(3)}–{(to / 1e9).toFixed(3)} s since its first sample (the flame graph&apos;s time 0, {offsetText(off)})
+      {own && <span data-testid="time-overrides">, in place of the cell&apos;s own {own}</span>}
     </TimeApplied>
   );
   return { state: applied, notice };
+}
+
+/** The cell's own time range(s) and runs that the timeline's selection replaces, in words, or null
+ *  without any (the text and HTML reports say the same: exports/flame.py own_ranges_text). */
+export function ownRangesText(s: Pick<FlameState, 'from' | 'to' | 'rangeB' | 'runs'>): string | null {
+  const sec = (ns: number | null) => ((ns ?? 0) / 1e9).toFixed(3);
+  const span = (a: number | null, b: number | null) => (b === null ? `${sec(a)} s to the end` : `${sec(a)}–${sec(b)} s`);
+  const parts: string[] = [];
+  if (s.rangeB) parts.push(`ranges A ${span(s.from, s.to)} and B ${span(s.rangeB.from, s.rangeB.to)}`);
+  else if (s.from !== null || s.to !== null) parts.push(`range ${span(s.from, s.to)}`);
+  if (s.runs?.length) parts.push(`run${s.runs.length === 1 ? '' : 's'} ${s.runs.join(', ')}`);
+  return parts.length ? parts.join(' of ') : null;
 }
