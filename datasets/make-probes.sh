@@ -15,12 +15,16 @@
 #   offcpu   datasets/offcpu-xfs-dio/: 4k O_DIRECT writes (libaio, iodepth 4) on an XFS loop
 #            device pinned to CPU 1, with --offcpu and --sched: off-CPU and wakeup stacks, the
 #            completion kworker's side of the ping-pong (issue 17)
+#   ramp     datasets/xfs-unwritten-ramp-stacks/: scenario 1's unwritten-extent ramp (4k random
+#            O_DIRECT writes, libaio, iodepth 32, into a new preallocated 1 GiB file on an XFS loop
+#            device, 3 x 20 s) with --stacks and fio's logs on the stacks' clock (issue 17's
+#            subsecond heatmap and ramp-vs-steady range difference)
 #
 # Needs root (losetup, mkfs, mount, perf system-wide, cgroups), fio, perf, xfsprogs. Writes only to
 # files it creates under $WORK, to the loop devices it attaches, and to the cgroup the collector
 # creates and removes; removes all of them at the end.
 #
-#   sudo datasets/make-probes.sh                 # all five
+#   sudo datasets/make-probes.sh                 # all six
 #   sudo datasets/make-probes.sh sched           # one of them
 #   sudo OUT=/var/tmp/try datasets/make-probes.sh   # elsewhere, leaving datasets/ alone
 set -euo pipefail
@@ -28,7 +32,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 WORK=${WORK:-/var/tmp/iolens-probe-datasets}
 what=("$@")
-[ ${#what[@]} -gt 0 ] || what=(stacks sched block block-vda offcpu)
+[ ${#what[@]} -gt 0 ] || what=(stacks sched block block-vda offcpu ramp)
 # the RECIPE's device line; the block-vda part says its own
 loopline="loop devices over 2 GiB sparse files (\`truncate -s 2G\`) on the host's ext4 root
   (virtio disk vda), made with default \`mkfs\` and mount options; scheduler as the kernel set it."
@@ -273,6 +277,19 @@ S
             --fio-args="--name=randwrite-4k --directory=$WORK/mnt-xfs --size=16m --rw=randwrite --bs=4k --ioengine=libaio --iodepth=4 --direct=1 --rate_iops=3000 --runtime=1 --time_based"
         python3 "$here/offcpu-shows.py" "$OUT/offcpu-xfs-dio/$kernel-offcpu-xfs-dio.iolens.tar.gz" >> "$OUT/offcpu-xfs-dio/RECIPE.md"
         ;;
-    *) echo "unknown dataset $w (stacks, sched, block, block-vda, offcpu)" >&2; exit 2 ;;
+    ramp)
+        [ -n "${DEV[xfs]:-}" ] || make_fs xfs
+        setup_cmds() { echo 'truncate -s 2G xfs.img && dev=$(losetup -f --show xfs.img) && mkfs.xfs $dev && mount $dev mnt-xfs'; }
+        # unlink=1: fio removes its file after each repeat, so every repeat preallocates a new one
+        # (fio's default fallocate: all of its extents start unwritten) and ramps again.
+        capture "$kernel-xfs-unwritten-ramp-stacks" "$OUT/xfs-unwritten-ramp-stacks" \
+            "4k random O_DIRECT writes (libaio, iodepth 32) for 20 s into a new 1 GiB file on XFS over a loop device, preallocated by fio (posix_fallocate: every extent starts unwritten and the first write to each block converts it), 3 repeats, each into a new file (\`unlink=1\`), with call stacks of both CPUs (\`--stacks --freq 99\`: perf record -a -g, frame pointers) and fio's bandwidth, IOPS and latency logs averaged over 250 ms (\`--fio-logs 250\`) on CLOCK_MONOTONIC, the clock of the stacks, each log with the run's clock reading at fio's start: scenario 1's ramp with the stacks of the slow first seconds and of the steady state, for the subsecond heatmap, the timeline and the difference of two time ranges (issue 17)." \
+            "- No block-layer or scheduler events: at 40k-200k IOPS a 20 s run is 2-4 million writes, each at least two block events (issue, completion) and about as many context switches; block-loop's 2 x 3 s of 12k I/Os/s already take 1.5 MB. The stacks and fio's logs are what the range difference needs; sched-pinned and block-loop show those cells.
+- 1 GiB and 20 s: on this machine the ramp (about 40k IOPS) lasted about 6 s in a trial run before these, then IOPS climbed within 3 s, which leaves about 10 s of steady state to select." \
+            --tag fs=xfs --tag device=loop --tag fallocate=fallocate --repeat 3 --stacks --freq 99 --fio-logs 250 \
+            --fio-args="$(job "$WORK/mnt-xfs" 1g 20 --unlink=1)"
+        { echo; python3 "$here/ramp-shows.py" "$OUT/xfs-unwritten-ramp-stacks/$kernel-xfs-unwritten-ramp-stacks.iolens.tar.gz"; } >> "$OUT/xfs-unwritten-ramp-stacks/RECIPE.md"
+        ;;
+    *) echo "unknown dataset $w (stacks, sched, block, block-vda, offcpu, ramp)" >&2; exit 2 ;;
     esac
 done
