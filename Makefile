@@ -69,14 +69,15 @@ api-client: deps-python deps-node
 bundle-schema: deps-python
 	$(UV) run python -m iolens.bundle.schema > docs/bundle-manifest.schema.json
 
-# The comparisons of the kernel lab's datasets (scripts/lab-demo-url.py --demo): `make demo` prints
-# them and opens the first, 6.12 built plain vs with CONFIG_LOCK_STAT (datasets/vmlab-*).
+# The comparisons of the kernel lab's datasets and notebooks of other datasets (scripts/lab-demo-url.py
+# --demo): `make demo` prints them and opens the first, 6.12 built plain vs with CONFIG_LOCK_STAT
+# (datasets/vmlab-*).
 demo: deps build
 	@mkdir -p $(DEMO_DIR)
 	$(UV) run iolens ingest --db $(DEMO_DB) $(DATASETS)
 	@links=$$(cd $(CURDIR) && python3 scripts/lab-demo-url.py --demo http://$(HOST):$(PORT)) && \
 	  if [ -n "$$links" ]; then \
-	    echo "" && echo "  the kernel lab's comparisons (the first opens):" && \
+	    echo "" && echo "  the kernel lab's comparisons and datasets' notebooks (the first opens):" && \
 	    while IFS= read -r l; do echo "  - $$l"; done <<< "$$links" && echo "" && \
 	    url=$${links%%$$'\n'*} && url=http$${url#*: http} && \
 	    { [ -n "$$DISPLAY" ] && command -v xdg-open >/dev/null && (sleep 3; xdg-open "$$url" >/dev/null 2>&1) & true; }; fi

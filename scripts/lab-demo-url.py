@@ -8,7 +8,9 @@
 --demo prints the lab's comparisons of datasets/ (those whose bundles are there), one per line as
 "TITLE: URL", the first being the one `make demo` opens: Debian's 6.12 source built plain and with
 CONFIG_LOCK_STAT (every cell: fio, blktrace queue depth, flame difference, context switches and the
-real lock classes), then Debian's 6.1 vs 6.12 packages, then 6.12 with and without a patch.
+real lock classes), then Debian's 6.1 vs 6.12 packages, then 6.12 with and without a patch; then
+the notebooks of one capture of datasets/ (NOTEBOOKS), such as the XFS unwritten-extent ramp with
+its ramp and its steady state as two time ranges.
 
 A capture's id is the first 16 hex digits of the SHA-256 of its canonical manifest
 (docs/bundle-format.md), so the URL is known before the server starts. The notebook opens with the
@@ -40,6 +42,24 @@ DEMO = (
      "datasets/vmlab-patched-mq-deadline/mqdl-plain.iolens.tar.gz",
      "datasets/vmlab-patched-mq-deadline/mqdl-mqdl.iolens.tar.gz"),
 )
+
+S = 1_000_000_000
+# (title, cells as in the URL, bundle): notebooks of one capture, after the comparisons. The ramp:
+# the timeline (fio's IOPS log over the stacks), fio's samples in the subsecond heatmap (lighter
+# while the ramp lasts), and the flame difference of the ramp (2-5 s) and the steady state
+# (9-19 s) of every run, all tasks (the conversion runs in kworkers), coloured by total share.
+NOTEBOOKS = (
+    ("XFS unwritten-extent ramp: ramp vs steady state",
+     ("timeline", "flame:comm=fio;hm=10",
+      f"flame:comm=*;t={2 * S}-{5 * S};c=total;by=total;hm=50;tb={9 * S}-{19 * S}"),
+     "datasets/xfs-unwritten-ramp-stacks/6.18.44-fc-v669-xfs-unwritten-ramp-stacks.iolens.tar.gz"),
+)
+
+
+def notebook_url(url: str, bundle: str, title: str, cells: tuple[str, ...]) -> str:
+    cid = capture_id(bundle)
+    query = f"v=1&captures={cid}&baseline={cid}" + "".join(f"&cell={quote(c, safe=':;=,*')}" for c in cells)
+    return f"{url.rstrip('/')}/compare?{query}&title={quote(title)}"
 
 
 def capture_id(path: str) -> str:
@@ -74,6 +94,9 @@ def main() -> int:
         for title, cells, base, other in DEMO:
             if os.path.exists(base) and os.path.exists(other):
                 print(f"{title}: {compare_url(args.demo, base, other, title, cells)}")
+        for title, nb_cells, bundle in NOTEBOOKS:
+            if os.path.exists(bundle):
+                print(f"{title}: {notebook_url(args.demo, bundle, title, nb_cells)}")
         return 0
     if len(args.bundles) != 3:
         ap.error("give BASE.iolens.tar.gz OTHER.iolens.tar.gz http://HOST:PORT, or --demo http://HOST:PORT")
