@@ -99,3 +99,28 @@ def test_the_text_report_of_an_offcpu_flame_graph_says_waits_and_time_off_the_cp
     assert f"{fl['total_samples']:,} waits, {tf.format_value(fl['total_weight'], 'ns')} off the CPU" in flat
     assert "n: their waits." in flat
     assert "of CPU" not in flat and "CPU time" not in flat and " samples" not in flat.split("-- [1]")[1].split("Share:")[0]
+
+
+def test_the_text_report_of_an_offcpu_flame_graph_defaults_to_the_workloads_tasks(api):
+    """One capture's off-CPU flame cell with no task chosen: the report counts fio's waits (the app's
+    default for off-CPU stacks, views/workload.py single_comm) and says why; comm=* counts every task."""
+    from notebook_helpers import save
+
+    from iolens.exports import textfmt as tf
+
+    def flat(state: str) -> str:
+        doc = {"format_version": 1, "title": "off-CPU flame default", "captures": [api.cid], "baseline": api.cid,
+               "cells": [{"type": "view", "kind": "flame", "state": state, "full": False}]}
+        r = save(api, doc)
+        assert r.status_code in (200, 201), r.text
+        return " ".join(api.get(f"/api/notebooks/{r.json()['id']}/export").text.split())
+
+    fio = api.get(f"/api/captures/{api.cid}/flame", params={"event": "offcpu", "comm": "fio"}).json()
+    every = api.get(f"/api/captures/{api.cid}/flame", params={"event": "offcpu"}).json()
+    assert fio["total_samples"] < every["total_samples"]
+    text = flat("")
+    assert "tasks: command fio (the workload's own, the default for off-CPU stacks)" in text
+    assert f"{fio['total_samples']:,} waits, {tf.format_value(fio['total_weight'], 'ns')} off the CPU" in text
+    text = flat("comm=*")
+    assert "tasks: all tasks (chosen)" in text
+    assert f"{every['total_samples']:,} waits" in text

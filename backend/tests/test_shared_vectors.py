@@ -222,6 +222,13 @@ def test_pair_comm_vectors(case):
     assert pair_comm(case["a"], case["b"]) == case["comm"]
 
 
+@pytest.mark.parametrize("case", [pytest.param(c, id=c["name"]) for c in WORKLOAD_COMM["single"]])
+def test_single_comm_vectors(case):
+    from iolens.views.workload import single_comm
+
+    assert single_comm(case["capture"], case["event"]) == case["comm"]
+
+
 # --- which .config options are debug options: the backend's rule and the collector's copy ----------
 
 KCONFIG_DEBUG = vectors("kconfig-debug")

@@ -104,6 +104,25 @@ test('the flame cell draws event offcpu as time off the CPU', async ({ page }) =
   if (shots) await cell.screenshot({ path: path.join(shots, 'offcpu-01-flame.png') });
 });
 
+test("one capture's off-CPU flame graph shows the workload's tasks by default, says so, and every task in one click", async ({ page }) => {
+  test.skip(!cap.id, 'needs the upload');
+  await page.goto(`/compare?v=1&captures=${cap.id}&baseline=${cap.id}&cell=flame`);
+  const cell = page.locator('section.cell[data-kind="flame"]');
+  const summary = cell.getByTestId('flame-summary');
+  await expect(summary).toContainText('off the CPU', { timeout: 60_000 });
+  await expect(cell.getByTestId('flame-default-tasks')).toContainText("tasks: fio, the workload's own (the default for off-CPU stacks");
+  await expect(cell.getByRole('combobox', { name: 'Task' })).toHaveValue('comm:fio');
+  const waits = async () => Number(((await summary.locator('strong').first().textContent()) ?? '').replace(/,/g, ''));
+  const fio = await waits();
+  if (shots) await cell.screenshot({ path: path.join(shots, 'offcpu-00-flame-default-tasks.png') });
+  await cell.getByTestId('flame-default-tasks').getByRole('button', { name: 'every task' }).click();
+  await expect(page).toHaveURL(/cell=flame:comm=\*$/);
+  await expect(cell.getByTestId('flame-default-tasks')).toHaveCount(0);
+  await expect(cell.getByRole('combobox', { name: 'Task' })).toHaveValue('all');
+  await expect.poll(waits).toBeGreaterThan(fio);
+  if (shots) await cell.screenshot({ path: path.join(shots, 'offcpu-00-flame-every-task.png') });
+});
+
 test('a ping-pong row opens both sides of the pair', async ({ page }) => {
   test.skip(!cap.id, 'needs the upload');
   await page.goto(`/compare?v=1&captures=${cap.id}&baseline=${cap.id}&cell=sched:v=pingpong;cpus=workload;by=group`);

@@ -34,7 +34,7 @@ from ..store.derived import OFFCPU_EVENT, OFFCPU_EVENTS, WAKEUP_EVENT
 from ..store.rules.flame_stacks import OPS
 from ..store.stats import MIN_REPEATS, too_few_repeats
 from ..views import flame as flame_view
-from ..views.workload import pair_comm, workload_comm  # noqa: F401 - the rule lives in views
+from ..views.workload import pair_comm, single_comm, workload_comm  # noqa: F401 - the rule lives in views
 from . import selection, svg_flame
 from . import textfmt as tf
 from .context import ExportContext, parse_state
@@ -236,8 +236,13 @@ class FlameExport:
                 return data
             return self._diff_rows(data, d)
         cap = st["cap"] if st["cap"] in caps else first
+        work = single_comm(caps.get(cap), st["event"])  # off-CPU stacks: the workload's own tasks, as the app
         if st["comm"] not in (None, ALL_TASKS):
             data.comm, data.comm_why = st["comm"], "chosen"
+        elif st["comm"] is None and st["tid"] is None and work is not None:
+            data.comm, data.comm_why = work, "the workload's own, the default for off-CPU stacks"
+        elif st["comm"] == ALL_TASKS and work is not None:
+            data.comm_why = "all tasks (chosen)"
         else:
             data.comm_why = "all tasks"
         data.tid = st["tid"]

@@ -36,3 +36,16 @@ def pair_comm(a: Any, b: Any) -> str | None:
     """The pair's default task filter: the workload's command when both captures ran the same one."""
     ca = workload_comm(a)
     return ca if ca is not None and ca == workload_comm(b) else None
+
+
+def single_comm(c: Any, event: str | None) -> str | None:
+    """One capture's default task filter: the workload's own tasks when its graph is of off-CPU stacks
+    (event offcpu or wakeup, or no event chosen on a capture whose only stacks are off-CPU ones: the
+    flame view's default event), where every sleeping task of the machine has some and other processes
+    fill it; a CPU profile shows every task. The frontend's singleComm, both tested on
+    testdata/vectors/workload-comm.json."""
+    if c is None:
+        return None
+    kinds = (c.get("artifact_kinds") if isinstance(c, dict) else getattr(c, "artifact_kinds", None)) or []
+    offcpu = event in ("offcpu", "wakeup") or (event is None and "perf-offcpu" in kinds and "perf-script" not in kinds)
+    return workload_comm(c) if offcpu else None

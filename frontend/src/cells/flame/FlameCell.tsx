@@ -21,7 +21,7 @@ import { exportUrl } from './queries';
 import { diffView, rangeDiffView } from './lazyViews';
 import { SingleView } from './SingleView';
 import { useSharedTime } from './sharedTime';
-import { ALL_TASKS, pairComm, sandwichOfPair, type FlameState } from './state';
+import { pairComm, sandwichOfPair, singleComm, withDefaultTasks, type FlameState } from './state';
 import './flame.css';
 
 const DiffView = diffView.Component;
@@ -48,7 +48,7 @@ export function FlameCell({ ctx, state, setState }: CellProps<FlameState>) {
   const diff = state.view === 'diff';
   // The pair shows the workload's own tasks unless the user chose a command or "All tasks".
   const work = b ? pairComm(byId.get(a), byId.get(b)) : null;
-  const pairState = state.comm === ALL_TASKS ? { ...state, comm: null } : state.comm === null && work ? { ...state, comm: work } : state;
+  const pairState = withDefaultTasks(state, work);
 
   // A capture named by the link (cap=, a=, b=) that has no stacks: the empty state names it and the
   // captures that have them, which it shows with a click (a link by hand, or a reload of one).
@@ -66,6 +66,9 @@ export function FlameCell({ ctx, state, setState }: CellProps<FlameState>) {
 
   // the notebook's shared time selection (a timeline cell's brush), applied to one capture's graph
   const shared = useSharedTime(ctx, cap, diff, state);
+  // one capture's graph of off-CPU stacks shows the workload's own tasks too, unless chosen otherwise
+  const single = diff ? null : singleComm(byId.get(cap), state.event);
+  const singleState = withDefaultTasks(shared.state, single);
   const root = useRef<HTMLDivElement>(null);
   const copyLink = () => {
     const id = root.current?.closest('section.cell')?.id;
@@ -129,8 +132,8 @@ export function FlameCell({ ctx, state, setState }: CellProps<FlameState>) {
                   { label: 'Folded difference (difffolded.pl format)', href: exportUrl('folded', pairState, { a, b }) },
                 ]
               : [
-                  { label: `SVG image (for a mailing list)${state.transforms.length ? ', with the transforms' : ''}`, href: exportUrl('svg', state, { cap }) },
-                  { label: `Folded stacks (inferno / flamegraph.pl)${state.transforms.length ? ', with the transforms' : ''}`, href: exportUrl('folded', state, { cap }) },
+                  { label: `SVG image (for a mailing list)${state.transforms.length ? ', with the transforms' : ''}`, href: exportUrl('svg', withDefaultTasks(state, single), { cap }) },
+                  { label: `Folded stacks (inferno / flamegraph.pl)${state.transforms.length ? ', with the transforms' : ''}`, href: exportUrl('folded', withDefaultTasks(state, single), { cap }) },
                 ]),
             { label: 'Copy link to this view', onSelect: copyLink },
           ]}
@@ -161,12 +164,12 @@ export function FlameCell({ ctx, state, setState }: CellProps<FlameState>) {
           <p className="muted">Pick a second capture.</p>
         )
       ) : (
-        shared.state.rangeB ? (
+        singleState.rangeB ? (
           <Suspense fallback={viewLoading}>
-            <RangeDiffView id={cap} state={shared.state} set={set} />
+            <RangeDiffView id={cap} state={singleState} set={set} />
           </Suspense>
         ) : (
-          <SingleView id={cap} state={shared.state} set={set} noStacks={noStacks([cap])} />
+          <SingleView id={cap} state={singleState} set={set} noStacks={noStacks([cap])} workComm={single} />
         )
       )}
     </div>

@@ -7,7 +7,7 @@ import { ALL_TASKS, type FlameState } from './state';
 
 // memo: a zoom renders the view again with the same data, state and setter (drawn before the URL
 // follows), and this bar's ~70 options need not be compared again in the zoom's frame
-export const SelectionBar = memo(function SelectionBar({ data, state, set }: { data: FlameGraphData; state: FlameState; set: (p: Partial<FlameState>) => void }) {
+export const SelectionBar = memo(function SelectionBar({ data, state, set, workComm = null }: { data: FlameGraphData; state: FlameState; set: (p: Partial<FlameState>) => void; workComm?: string | null }) {
   const runs = runOptions(data.runs.map((r) => ({ id: r.id, repeat: r.repeat, params: r.params as Record<string, unknown> })));
   const runValue = runOptionValue(runs, state.runs);
   const task = state.tid !== null ? `tid:${state.tid}` : state.comm !== null && state.comm !== ALL_TASKS ? `comm:${state.comm}` : 'all';
@@ -58,7 +58,8 @@ export const SelectionBar = memo(function SelectionBar({ data, state, set }: { d
           aria-label="Task"
           onChange={(e) => {
             const v = e.target.value;
-            if (v === 'all') set({ tid: null, comm: null });
+            // with a default task filter (workComm), "All tasks" is a choice kept in the URL (comm=*)
+            if (v === 'all') set({ tid: null, comm: workComm ? ALL_TASKS : null });
             else if (v.startsWith('tid:')) set({ tid: Number(v.slice(4)), comm: null });
             else set({ comm: v.slice(5), tid: null });
           }}

@@ -19,11 +19,24 @@ import { SelectionBar } from './Selection';
 import { FunctionMenu, StacksBar } from './StacksBar';
 import { TimePanel } from './TimePanel';
 import { showMoreText, topInSlices } from './topSlices';
-import { selectionNarrowing, type FlameState } from './state';
+import { ALL_TASKS, selectionNarrowing, type FlameState } from './state';
 
 /** `noStacks`: shown instead of an error when the server says the capture has no stacks (a 404: a
  *  link naming a capture without them, answered before the capture list said so). */
-export function SingleView({ id, state, set, noStacks }: { id: string; state: FlameState; set: (p: Partial<FlameState>) => void; noStacks?: ReactNode }) {
+export function SingleView({
+  id,
+  state,
+  set,
+  noStacks,
+  workComm = null,
+}: {
+  id: string;
+  state: FlameState;
+  set: (p: Partial<FlameState>) => void;
+  noStacks?: ReactNode;
+  /** The default task filter (off-CPU stacks: the workload's own tasks, singleComm), or null. */
+  workComm?: string | null;
+}) {
   const q = useStale(useFlame(id, state));
   const data = q.data;
   const view = useMemo(() => (data ? cachedView(data, state.order, state.transforms) : null), [data, state.order, state.transforms]);
@@ -95,7 +108,7 @@ export function SingleView({ id, state, set, noStacks }: { id: string; state: Fl
 
   return (
     <>
-      {state.show !== 'time' && <SelectionBar data={data} state={state} set={set} />}
+      {state.show !== 'time' && <SelectionBar data={data} state={state} set={set} workComm={workComm} />}
       <TimePanel id={id} state={state} set={set} />
       <div className="flame-bar">
         <SearchBox
@@ -113,7 +126,16 @@ export function SingleView({ id, state, set, noStacks }: { id: string; state: Fl
         />
         {state.show !== 'time' && <ModeToggle state={state} set={set} />}
       </div>
-      {state.show !== 'time' && <Summary data={data} nodes={lay.n} loading={q.loading} shown={state.transforms.length > 0 ? total : null} />}
+      {state.show !== 'time' && (
+        <Summary
+          data={data}
+          nodes={lay.n}
+          loading={q.loading}
+          shown={state.transforms.length > 0 ? total : null}
+          work={workComm !== null && state.comm === workComm ? workComm : null}
+          onEveryTask={() => set({ comm: ALL_TASKS, tid: null, zoom: [] })}
+        />
+      )}
       <StacksBar state={state} set={set} missing={view.missing} current={current} unknownRun={cachedUnknownRun(data)} />
       {menu && <FunctionMenu name={menu.name} x={menu.x} y={menu.y} state={state} set={set} onClose={closeMenu} />}
       {state.show === 'time' ? (
@@ -140,7 +162,21 @@ export function SingleView({ id, state, set, noStacks }: { id: string; state: Fl
 }
 
 // Summary and Legend do not change with a zoom: memo keeps them out of the zoom's render
-const Summary = memo(function Summary({ data, nodes, loading, shown }: { data: FlameGraphData; nodes: number; loading: boolean; shown: number | null }) {
+const Summary = memo(function Summary({
+  data,
+  nodes,
+  loading,
+  shown,
+  work = null,
+  onEveryTask,
+}: {
+  data: FlameGraphData;
+  nodes: number;
+  loading: boolean;
+  shown: number | null;
+  work?: string | null;
+  onEveryTask?: () => void;
+}) {
   const runs = data.filters.runs ?? data.runs.map((r) => r.id);
   return (
     <p className="flame-summary muted" data-testid="flame-summary">
@@ -153,6 +189,15 @@ const Summary = memo(function Summary({ data, nodes, loading, shown }: { data: F
           {' '}
           · after the transforms: <strong>{fmtPct(pctOf(shown, data.total_weight))}</strong> ({fmtWeight(shown, data.weight_unit)}), percentages of that
         </>
+      )}
+      {work !== null && (
+        <span data-testid="flame-default-tasks">
+          {' '}
+          · tasks: <strong>{work}</strong>, the workload&apos;s own (the default for off-CPU stacks: other processes&apos; waits would fill the graph),{' '}
+          <button type="button" className="link-button" onClick={onEveryTask}>
+            every task
+          </button>
+        </span>
       )}
       {loading && <span className="flame-busy"> · loading the new selection…</span>}
     </p>

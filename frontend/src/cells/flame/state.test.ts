@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { vectors } from '../../testdata/vectors';
-import { ALL_TASKS, decodeFlame, defaultFlameState, encodeFlame, pairComm, selectionNarrowing, workloadComm, type FlameState } from './state';
+import { ALL_TASKS, decodeFlame, defaultFlameState, encodeFlame, pairComm, selectionNarrowing, singleComm, withDefaultTasks, workloadComm, type FlameState } from './state';
 
 const full: FlameState = {
   view: 'diff',
@@ -90,6 +90,15 @@ describe("the pair's default tasks: the workload's own (testdata/vectors/workloa
   const v = vectors<{ cases: { name: string; capture: Cap; comm: string | null }[]; pairs: { a: Cap; b: Cap; comm: string | null }[] }>('workload-comm');
   it.each(v.cases.map((c) => [c.name, c] as const))('%s', (_, c) => expect(workloadComm(c.capture ?? undefined)).toBe(c.comm));
   it.each(v.pairs.map((p, i) => [i, p] as const))('pair %s', (_, p) => expect(pairComm(p.a ?? undefined, p.b ?? undefined)).toBe(p.comm));
+  const single = vectors<{ single: { name: string; capture: Cap; event: string | null; comm: string | null }[] }>('workload-comm').single;
+  it.each(single.map((c) => [c.name, c] as const))('one capture: %s', (_, c) => expect(singleComm(c.capture ?? undefined, c.event)).toBe(c.comm));
+  it('the default applies when no command, thread or "All tasks" was chosen', () => {
+    expect(withDefaultTasks(defaultFlameState, 'fio').comm).toBe('fio');
+    expect(withDefaultTasks({ ...defaultFlameState, comm: ALL_TASKS }, 'fio').comm).toBeNull();
+    expect(withDefaultTasks({ ...defaultFlameState, comm: 'kworker' }, 'fio').comm).toBe('kworker');
+    expect(withDefaultTasks({ ...defaultFlameState, tid: 812 }, 'fio')).toEqual({ ...defaultFlameState, tid: 812 });
+    expect(withDefaultTasks(defaultFlameState, null)).toEqual(defaultFlameState);
+  });
   it('"All tasks" is kept in the URL', () => {
     const s = { ...defaultFlameState, view: 'diff' as const, comm: ALL_TASKS };
     expect(encodeFlame(s)).toBe('v=diff;comm=*');

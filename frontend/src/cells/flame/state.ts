@@ -114,6 +114,23 @@ export function pairComm(a: Parameters<typeof workloadComm>[0], b: Parameters<ty
   return ca !== null && ca === workloadComm(b) ? ca : null;
 }
 
+/** One capture's default task filter: the workload's own tasks when its graph is of off-CPU stacks
+ *  (event offcpu or wakeup, or no event chosen on a capture whose only stacks are off-CPU ones: the
+ *  server's default), where every sleeping task of the machine has some and other processes fill
+ *  it; a CPU profile shows every task. Tested with pairComm on testdata/vectors/workload-comm.json. */
+export function singleComm(c: Parameters<typeof workloadComm>[0], event: string | null): string | null {
+  const kinds = c?.artifact_kinds ?? [];
+  const offcpu = event === 'offcpu' || event === 'wakeup' || (event === null && kinds.includes('perf-offcpu') && !kinds.includes('perf-script'));
+  return offcpu ? workloadComm(c) : null;
+}
+
+/** The state a view draws: the default task filter `work` (pairComm, singleComm) when the user chose
+ *  no command, thread or "All tasks" (ALL_TASKS, then no filter). */
+export function withDefaultTasks(s: FlameState, work: string | null): FlameState {
+  if (s.comm === ALL_TASKS) return { ...s, comm: null };
+  return s.comm === null && s.tid === null && work ? { ...s, comm: work } : s;
+}
+
 /** From a difference of two captures to one side's sandwich of `fn`: the flame view of capture
  *  `id` (the state's cap is null for the cell's first capture), over the pair's tasks (`comm`: the
  *  workload's own by default), every run, CPU and thread. */
