@@ -1,7 +1,7 @@
 // What part of one capture's samples the graph shows: the event, runs, CPU, task, time range.
 import { memo, useEffect, useState } from 'react';
 import { parseSeconds, runOptions, runOptionValue, secondsText } from '../../logic/flameSelect';
-import { fmtInt } from '../../logic/flameFormat';
+import { fmtInt, sampleWord } from '../../logic/flameFormat';
 import type { FlameGraphData } from './queries';
 import { ALL_TASKS, type FlameState } from './state';
 
@@ -20,7 +20,7 @@ export const SelectionBar = memo(function SelectionBar({ data, state, set, workC
           <select value={data.filters.event ?? ''} onChange={(e) => set({ event: e.target.value === data.events[0]?.event ? null : e.target.value, zoom: [] })}>
             {data.events.map((ev) => (
               <option key={ev.event ?? ''} value={ev.event ?? ''}>
-                {ev.event ?? '(none)'} · {fmtInt(ev.samples)} samples
+                {ev.event ?? '(none)'} · {fmtInt(ev.samples)} {sampleWord(ev.event, ev.samples)}
               </option>
             ))}
           </select>
