@@ -2,9 +2,10 @@
 // each frame's share, noise hatched; its legend and the table of the largest changes. With fewer
 // than MIN_REPEATS runs on a side nothing is red or blue: grey frames and grey '?' changes, the
 // compared-metric tables' rule (logic/ratio.ts tooFewRepeats).
-import { useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
 import { noisePattern, type Fill } from '../../charts/flameCanvas';
 import { ErrorBox } from '../../components/ErrorBox';
+import { useDismiss } from '../../components/dismiss';
 import { useShortcut } from '../../components/shortcuts';
 import { commsOf, hex, matchedWeight, searchMatches } from '../../logic/flame';
 import { colouredChange, diffColours, diffFill, diffNodeInfo, diffRgb, fewRgb, formatPp, NEUTRAL, NOISE, sortDiffFunctions } from '../../logic/flameDiff';
@@ -278,16 +279,7 @@ export function listedText(listed: number, count: number): string {
 
 /** A function's sandwich in either side of the difference (a right click on a frame or a name). */
 function DiffMenu({ name, x, y, la, lb, onSandwich, onClose }: { name: string; x: number; y: number; la: string; lb: string; onSandwich: (fn: string, side: DiffSide) => void; onClose: () => void }) {
-  useShortcut('Escape', onClose);
-  useEffect(() => {
-    const close = () => onClose();
-    window.addEventListener('click', close);
-    window.addEventListener('scroll', close, true);
-    return () => {
-      window.removeEventListener('click', close);
-      window.removeEventListener('scroll', close, true);
-    };
-  }, [onClose]);
+  useDismiss(onClose);
   const act = (side: DiffSide) => {
     onSandwich(name, side);
     onClose();

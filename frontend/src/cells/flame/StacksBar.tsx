@@ -7,7 +7,7 @@
 // is not on by default: perf report, inferno, flamegraph.pl and speedscope all show every frame, the
 // folded export is inferno's text, and the transform costs a pass over every stack at first paint
 // (docs/flame-graphs.md).
-import { useEffect } from 'react';
+import { useDismiss } from '../../components/dismiss';
 import { useShortcut } from '../../components/shortcuts';
 import { TRANSFORM_LABEL, type Transform, type TransformOp } from '../../logic/flameStacks';
 import { UNKNOWN } from './layouts';
@@ -109,16 +109,7 @@ export function StacksBar({ state, set, missing, current, unknownRun = 0 }: { st
 
 /** The actions on one function: sandwich, the four transforms, at (x, y) in the window. */
 export function FunctionMenu({ name, x, y, state, set, onClose }: { name: string; x: number; y: number; state: FlameState; set: (p: Partial<FlameState>) => void; onClose: () => void }) {
-  useShortcut('Escape', onClose);
-  useEffect(() => {
-    const close = () => onClose();
-    window.addEventListener('click', close);
-    window.addEventListener('scroll', close, true);
-    return () => {
-      window.removeEventListener('click', close);
-      window.removeEventListener('scroll', close, true);
-    };
-  }, [onClose]);
+  useDismiss(onClose);
   const act = (p: Partial<FlameState>) => {
     set(p);
     onClose();
