@@ -4,35 +4,16 @@
 // the ranges over every run; the flame cell shows their difference over the 3 runs, each side the heatmap's cells of its range, coloured
 // (3 repeats a side: not greyed), and the conversion of unwritten extents among the largest changes
 // of total share, shrinking. IOLENS_SHOTS=dir saves a screenshot.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { huedPixels } from './flameCanvas';
+import { drag } from './heatmap';
 
 const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'datasets', 'xfs-unwritten-ramp-stacks');
 const bundle = path.join(dir, fs.readdirSync(dir).find((f) => f.endsWith('.iolens.tar.gz'))!);
 const shots = process.env.IOLENS_SHOTS;
-
-async function cellXY(page: Page, col: number, row: number): Promise<{ x: number; y: number }> {
-  const c = page.getByTestId('heatmap-canvas');
-  await c.scrollIntoViewIfNeeded();
-  const box = (await c.boundingBox())!;
-  const d = await c.evaluate((el) => ({ ...(el as HTMLElement).dataset }));
-  return { x: box.x + Number(d.left) + (col + 0.5) * Number(d.cellw), y: box.y + Number(d.top) + (row + 0.5) * Number(d.cellh) };
-}
-
-async function drag(page: Page, from: [number, number], to: [number, number], shift = false) {
-  const a = await cellXY(page, ...from);
-  const b = await cellXY(page, ...to);
-  if (shift) await page.keyboard.down('Shift');
-  await page.mouse.move(a.x, a.y);
-  await page.mouse.down();
-  await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2, { steps: 4 });
-  await page.mouse.move(b.x, b.y, { steps: 4 });
-  await page.mouse.up();
-  if (shift) await page.keyboard.up('Shift');
-}
 
 test('ramp vs steady state of the shipped XFS ramp: two ranges over 3 runs, coloured, the conversion shrinking', async ({ page, request }) => {
   const r = await request.post('/api/captures', { multipart: { file: { name: path.basename(bundle), mimeType: 'application/gzip', buffer: fs.readFileSync(bundle) } } });

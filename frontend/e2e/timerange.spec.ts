@@ -6,6 +6,7 @@ import { expect, test, type Page } from '@playwright/test';
 import fs from 'node:fs';
 import path from 'node:path';
 import { huedPixels } from './flameCanvas';
+import { drag } from './heatmap';
 import { xfsStacksBundle } from './stackBundles';
 
 const shots = process.env.IOLENS_SHOTS;
@@ -20,27 +21,6 @@ const flame = (page: Page) => page.locator('section.cell[data-kind="flame"]');
 const shot = async (page: Page, name: string) => {
   if (shots) await flame(page).screenshot({ path: path.join(shots, `${name}.png`) });
 };
-
-/** Page coordinates of the centre of heatmap cell (col, row). */
-async function cellXY(page: Page, col: number, row: number): Promise<{ x: number; y: number }> {
-  const c = page.getByTestId('heatmap-canvas');
-  await c.scrollIntoViewIfNeeded();
-  const box = (await c.boundingBox())!;
-  const d = await c.evaluate((el) => ({ ...(el as HTMLElement).dataset }));
-  return { x: box.x + Number(d.left) + (col + 0.5) * Number(d.cellw), y: box.y + Number(d.top) + (row + 0.5) * Number(d.cellh) };
-}
-
-async function drag(page: Page, from: [number, number], to: [number, number], shift = false) {
-  const a = await cellXY(page, ...from);
-  const b = await cellXY(page, ...to);
-  if (shift) await page.keyboard.down('Shift');
-  await page.mouse.move(a.x, a.y);
-  await page.mouse.down();
-  await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2, { steps: 4 });
-  await page.mouse.move(b.x, b.y, { steps: 4 });
-  await page.mouse.up();
-  if (shift) await page.keyboard.up('Shift');
-}
 
 const samplesShown = async (page: Page) => Number(((await page.getByTestId('flame-summary').locator('strong').first().textContent()) ?? '').replace(/,/g, ''));
 
