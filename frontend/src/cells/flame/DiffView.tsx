@@ -14,7 +14,7 @@ import { changeTone, fmtInt, fmtPct, pctOf, shortLabel } from '../../logic/flame
 import { exactPattern, secondsText } from '../../logic/flameSelect';
 import { FlameChart } from './FlameChart';
 import { cachedDiffLayout } from './layouts';
-import { Breadcrumb, FIRST_ROWS, ModeToggle, useStale, useZoom } from './parts';
+import { Breadcrumb, FIRST_ROWS, FunctionName, ModeToggle, useStale, useZoom } from './parts';
 import { useFlameDiff, type FlameDiffData, type FlameDiffFunction } from './queries';
 import { SearchBox } from './SearchBox';
 import { ALL_TASKS, type FlameState } from './state';
@@ -347,26 +347,7 @@ export function DiffTable({ rows, count, by, onBy, la, lb, noise, few, onPick, o
             <tr key={r.name} className={isNoise(r) ? 'noise' : ''}>
               <td className="rank muted num">{i + 1}</td>
               <td className="fn">
-                {onSandwich && (
-                  <button type="button" className="icon-button sandwich-link" onClick={() => onSandwich(r.name, 'b')} title={`Callers and callees of ${r.name} in ${lb} (sandwich)`} aria-label={`Sandwich of ${r.name}`}>
-                    ⇅
-                  </button>
-                )}
-                <button
-                  type="button"
-                  className="fn-name"
-                  onClick={() => onPick(r.name)}
-                  title={`Highlight ${r.name}`}
-                  onContextMenu={
-                    onMenu &&
-                    ((e) => {
-                      e.preventDefault();
-                      onMenu(r.name, e.clientX, e.clientY);
-                    })
-                  }
-                >
-                  {r.name}
-                </button>
+                <FunctionName name={r.name} where={lb} onSandwich={onSandwich && ((fn) => onSandwich(fn, 'b'))} onPick={onPick} onMenu={onMenu} />
                 {isNoise(r) && (
                   <span className="noise-mark" title="The change lies within the spread between the repeats of the same capture">
                     ~ noise

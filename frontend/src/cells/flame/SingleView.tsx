@@ -10,7 +10,7 @@ import { exactPattern } from '../../logic/flameSelect';
 import { FlameChart } from './FlameChart';
 import { InvertedView } from './InvertedView';
 import { cachedUnknownRun, cachedView, spanText } from './layouts';
-import { Bar, Breadcrumb, FIRST_ROWS, ModeToggle, useStale, useZoom } from './parts';
+import { Bar, Breadcrumb, FIRST_ROWS, FunctionName, ModeToggle, useStale, useZoom } from './parts';
 import { useFlame, type FlameGraphData } from './queries';
 import { SearchBox } from './SearchBox';
 import { SandwichView } from './SandwichView';
@@ -337,21 +337,7 @@ function TopTable({
             <tr key={r.name}>
               <td className="rank muted num">{i + 1}</td>
               <td className="fn">
-                <button type="button" className="icon-button sandwich-link" onClick={() => onSandwich(r.name)} title={`Callers and callees of ${r.name} (sandwich)`} aria-label={`Sandwich of ${r.name}`}>
-                  ⇅
-                </button>
-                <button
-                  type="button"
-                  className="fn-name"
-                  onClick={() => onPick(r.name)}
-                  title={`Highlight ${r.name}`}
-                  onContextMenu={(e) => {
-                    e.preventDefault();
-                    onMenu(r.name, e.clientX, e.clientY);
-                  }}
-                >
-                  {r.name}
-                </button>
+                <FunctionName name={r.name} onSandwich={onSandwich} onPick={onPick} onMenu={onMenu} />
               </td>
               <td className="num">{fmtPct(pctOf(r.self, total))}</td>
               <td className="bar-col">

@@ -94,3 +94,35 @@ export const Bar = ({ v, on }: { v: number; on: boolean }) => (
     <span style={{ width: `${Math.max(0, Math.min(1, v)) * 100}%` }} />
   </span>
 );
+
+/**
+ * A function's name in a table of functions (top functions, the difference's largest changes): ⇅ opens
+ * its sandwich (when given; `where` names the capture it opens in), a click highlights it, a right click
+ * opens its menu (when given).
+ */
+export function FunctionName({ name, where, onSandwich, onPick, onMenu }: { name: string; where?: string; onSandwich?: (fn: string) => void; onPick: (fn: string) => void; onMenu?: (fn: string, x: number, y: number) => void }) {
+  return (
+    <>
+      {onSandwich && (
+        <button type="button" className="icon-button sandwich-link" onClick={() => onSandwich(name)} title={`Callers and callees of ${name}${where ? ` in ${where}` : ''} (sandwich)`} aria-label={`Sandwich of ${name}`}>
+          ⇅
+        </button>
+      )}
+      <button
+        type="button"
+        className="fn-name"
+        onClick={() => onPick(name)}
+        title={`Highlight ${name}`}
+        onContextMenu={
+          onMenu &&
+          ((e) => {
+            e.preventDefault();
+            onMenu(name, e.clientX, e.clientY);
+          })
+        }
+      >
+        {name}
+      </button>
+    </>
+  );
+}
